@@ -1,0 +1,381 @@
+import { randomUUID } from 'node:crypto';
+import type { Dispatcher } from 'undici';
+import { MediaSpacesError } from './errors';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
+import {
+  Channel,
+  ChannelCreateRequest,
+  describeIssues,
+  UUID_PATTERN,
+  type Workflow,
+  WorkflowInputs,
+  WorkflowJob,
+  WorkflowList,
+  WorkflowStatus,
+} from './schemas';
+import { buildSubmitRequest, describeType } from './submit-input';
+import { type ApiResponse, type HttpRequest, Transport } from './transport';
+
+export const WORKFLOW_PREFIXES = ['/workflow/v1', '/workflow/api/v1'] as const;
+export type WorkflowPrefix = (typeof WORKFLOW_PREFIXES)[number];
+
+export interface ClientConfig {
+  /** `{base_url}` of the description, without the `/workflow/v1` prefix. */
+  workflowUrl: string;
+  /** `{livecapture_base_url}`, without `/livecapture/v1`. */
+  liveCaptureUrl?: string;
+  spaceId: string;
+  /** Static API key of the workflow area. */
+  apiKey?: string;
+  /** OAuth 2.0 bearer token of the live-capture area. */
+  accessToken?: string;
+  workflowPrefix?: WorkflowPrefix;
+  liveCapturePrefix?: string;
+  /** Per-attempt timeout in ms (default 30 000). */
+  timeout?: number;
+  connectTimeout?: number;
+  /** Retries after the first attempt (default 3). */
+  retries?: number;
+  retryPolicy?: Partial<RetryPolicy>;
+  /** Query parameter names the description leaves open. */
+  pageTokenParam?: string;
+  statusParam?: string;
+  /** Job-status path (an extension used for polling), relative to the workflow prefix. */
+  jobStatusPath?: string;
+  /** Fields read, in order, for a channel's state. */
+  channelStateFields?: string[];
+  /** TLS certificate verification (default on). */
+  rejectUnauthorized?: boolean;
+  userAgent?: string;
+  dispatcher?: Dispatcher;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface PostOptions extends CallOptions {
+  /** Sent as Idempotency-Key; a random one is used when omitted. */
+  idempotencyKey?: string;
+}
+
+export interface ListWorkflowsOptions extends CallOptions {
+  status?: string;
+  maxResults?: number;
+  pageToken?: string;
+}
+
+export interface SubmitJobOptions extends PostOptions {
+  /** Inputs from the node's settings, merged under the request. */
+  base?: unknown;
+  /** The workflow's declared inputs, used for typecodes of short-form values. */
+  declared?: WorkflowInputs;
+  jobName?: string;
+}
+
+const DEFAULT_JOB_STATUS_PATH = '/{space_id}/workflows/{workflow_id}/jobs/{job_id}';
+
+/** Typed client of the workflow and live-capture areas of one space. */
+export class MediaSpacesClient {
+  private readonly transport: Transport;
+  private readonly config: Required<
+    Pick<ClientConfig, 'workflowPrefix' | 'liveCapturePrefix' | 'pageTokenParam' | 'statusParam' | 'jobStatusPath'>
+  > &
+    ClientConfig;
+
+  constructor(config: ClientConfig) {
+    if (config === null || typeof config !== 'object') throw MediaSpacesError.invalidInput('config must be an object');
+    const workflowPrefix = config.workflowPrefix ?? '/workflow/v1';
+    if (!WORKFLOW_PREFIXES.includes(workflowPrefix)) {
+      throw MediaSpacesError.invalidInput(`workflowPrefix must be one of ${WORKFLOW_PREFIXES.join(', ')}`, {
+        workflowPrefix: 'unknown prefix',
+      });
+    }
+    this.config = {
+      ...config,
+      workflowPrefix,
+      liveCapturePrefix: config.liveCapturePrefix ?? '/livecapture/v1',
+      pageTokenParam: config.pageTokenParam || 'page_token',
+      statusParam: config.statusParam || 'status',
+      jobStatusPath: config.jobStatusPath || DEFAULT_JOB_STATUS_PATH,
+    };
+    const timeoutMs = positive(config.timeout, 30_000);
+    this.transport = new Transport({
+      timeoutMs,
+      connectTimeoutMs: positive(config.connectTimeout, Math.min(timeoutMs, 10_000)),
+      retry: {
+        ...DEFAULT_RETRY_POLICY,
+        ...config.retryPolicy,
+        retries: Math.max(0, Math.floor(config.retries ?? config.retryPolicy?.retries ?? DEFAULT_RETRY_POLICY.retries)),
+      },
+      rejectUnauthorized: config.rejectUnauthorized ?? true,
+      userAgent: config.userAgent ?? 'media-spaces-node-red',
+      dispatcher: config.dispatcher,
+    });
+  }
+
+  // ------------------------------------------------------------ workflow area
+
+  /** One page of the space's workflows. */
+  async listWorkflows(options: ListWorkflowsOptions = {}): Promise<ApiResponse<WorkflowList>> {
+    const query = new URLSearchParams();
+    if (options.maxResults !== undefined) {
+      const n = options.maxResults;
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 100) {
+        throw MediaSpacesError.invalidInput(
+          `max_results must be a whole number from 1 to 100, got ${describeType(n)}`,
+          {
+            max_results: 'must be between 1 and 100',
+          },
+        );
+      }
+      query.set('max_results', String(n));
+    }
+    if (options.status !== undefined && options.status !== '') {
+      const parsed = WorkflowStatus.safeParse(options.status);
+      if (!parsed.success) {
+        throw MediaSpacesError.invalidInput(
+          `status must be one of active, archived, deleted, idle, got ${describeType(options.status)}`,
+          { status: 'must be one of active, archived, deleted, idle' },
+        );
+      }
+      query.set(this.config.statusParam, parsed.data);
+    }
+    if (options.pageToken !== undefined && options.pageToken !== '') {
+      if (typeof options.pageToken !== 'string') {
+        throw MediaSpacesError.invalidInput(`page_token must be text, got ${describeType(options.pageToken)}`, {
+          page_token: 'must be a string',
+        });
+      }
+      query.set(this.config.pageTokenParam, options.pageToken);
+    }
+    const qs = query.toString();
+    return this.workflowCall(
+      'GET',
+      `/${this.space()}/workflows${qs ? `?${qs}` : ''}`,
+      'List workflows',
+      (b) => WorkflowList.parse(b ?? {}),
+      options,
+    );
+  }
+
+  /** Every page, following next_page_token until the service stops giving one. */
+  async *pages(options: Omit<ListWorkflowsOptions, 'pageToken'> = {}): AsyncGenerator<WorkflowList> {
+    let pageToken: string | undefined;
+    const seen = new Set<string>();
+    do {
+      const { data } = await this.listWorkflows({ ...options, pageToken });
+      yield data;
+      pageToken = data.next_page_token ?? undefined;
+      if (pageToken !== undefined) {
+        if (seen.has(pageToken)) {
+          throw new MediaSpacesError({
+            code: 'invalid_response',
+            message: 'List workflows: the service returned the same next_page_token twice; stopping to avoid a loop',
+          });
+        }
+        seen.add(pageToken);
+      }
+    } while (pageToken);
+  }
+
+  /** Async iterator over every workflow of the space, across all pages. */
+  async *workflows(options: Omit<ListWorkflowsOptions, 'pageToken'> = {}): AsyncGenerator<Workflow> {
+    for await (const page of this.pages(options)) yield* page.workflows;
+  }
+
+  async listAllWorkflows(options: Omit<ListWorkflowsOptions, 'pageToken'> = {}): Promise<Workflow[]> {
+    const all: Workflow[] = [];
+    for await (const page of this.pages(options)) all.push(...page.workflows);
+    return all;
+  }
+
+  /** Submits a job; the request may be in the description's shape or the short form. */
+  async submitJob(
+    workflowId: string,
+    request: unknown,
+    options: SubmitJobOptions = {},
+  ): Promise<ApiResponse<WorkflowJob>> {
+    const wf = uuidSegment(workflowId, 'workflow_id');
+    const body = buildSubmitRequest(request, {
+      base: options.base,
+      declared: options.declared,
+      jobName: options.jobName,
+    });
+    return this.workflowCall(
+      'POST',
+      `/${this.space()}/workflows/${wf}/jobs`,
+      'Submit job',
+      (b) => WorkflowJob.parse(b),
+      {
+        ...options,
+        body,
+        idempotencyKey: idempotencyKeyOf(options),
+      },
+    );
+  }
+
+  /** Reads a job's current state (an extension beyond the described operations, used for polling). */
+  async getJob(workflowId: string, jobId: string, options: CallOptions = {}): Promise<ApiResponse<WorkflowJob>> {
+    const path = this.config.jobStatusPath
+      .replace('{space_id}', this.space())
+      .replace('{workflow_id}', uuidSegment(workflowId, 'workflow_id'))
+      .replace('{job_id}', idSegment(jobId, 'job_id'));
+    return this.workflowCall('GET', path, 'Get job', (b) => WorkflowJob.parse(b), options);
+  }
+
+  /** Reads one workflow with its declared inputs, where the service offers it (an extension). */
+  async getWorkflow(
+    workflowId: string,
+    options: CallOptions = {},
+  ): Promise<ApiResponse<Workflow & { inputs?: WorkflowInputs }>> {
+    const wf = uuidSegment(workflowId, 'workflow_id');
+    return this.workflowCall(
+      'GET',
+      `/${this.space()}/workflows/${wf}`,
+      'Get workflow',
+      (b) => {
+        const parsed = (b ?? {}) as Record<string, unknown>;
+        const inputs = parsed.inputs === undefined ? undefined : WorkflowInputs.parse(parsed.inputs);
+        return { ...(parsed as Workflow), inputs };
+      },
+      options,
+    );
+  }
+
+  // ------------------------------------------------------------ live capture
+
+  async createChannel(request: unknown, options: PostOptions = {}): Promise<ApiResponse<Channel>> {
+    const parsed = ChannelCreateRequest.safeParse(request);
+    if (!parsed.success) {
+      const fieldErrors = describeIssues(parsed.error);
+      const list = Object.entries(fieldErrors)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('; ');
+      throw MediaSpacesError.invalidInput(`Invalid channel request: ${list}`, fieldErrors);
+    }
+    return this.liveCall('POST', `/${this.space()}/channels`, 'Create channel', (b) => Channel.parse(b), {
+      ...options,
+      body: parsed.data,
+      idempotencyKey: idempotencyKeyOf(options),
+    });
+  }
+
+  /** Reads a channel (an extension beyond the described operations, used for polling). */
+  async getChannel(channelId: string, options: CallOptions = {}): Promise<ApiResponse<Channel>> {
+    const id = uuidSegment(channelId, 'channel_id');
+    return this.liveCall('GET', `/${this.space()}/channels/${id}`, 'Get channel', (b) => Channel.parse(b), options);
+  }
+
+  async deleteEvent(eventId: string, options: CallOptions = {}): Promise<ApiResponse<unknown>> {
+    const id = idSegment(eventId, 'event_id');
+    return this.liveCall('DELETE', `/${this.space()}/events/${id}`, 'Delete event', (b) => b ?? null, options);
+  }
+
+  /** The channel's state, read from the configured fields (`state`, then `status`). */
+  channelState(channel: Record<string, unknown>): string | undefined {
+    for (const field of this.config.channelStateFields ?? ['state', 'status']) {
+      const value = channel[field];
+      if (typeof value === 'string') return value;
+    }
+    return undefined;
+  }
+
+  /** Aborts in-flight requests and releases the connection pool. */
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  // ------------------------------------------------------------ plumbing
+
+  private space(): string {
+    return uuidSegment(this.config.spaceId, 'space_id');
+  }
+
+  private workflowCall<T>(
+    method: HttpRequest['method'],
+    path: string,
+    context: string,
+    parse: (b: unknown) => T,
+    options: CallOptions & { body?: unknown; idempotencyKey?: string },
+  ): Promise<ApiResponse<T>> {
+    const url = joinUrl(this.config.workflowUrl, 'workflowUrl', this.config.workflowPrefix, path);
+    return this.transport.send({ method, url, credential: this.config.apiKey, context, ...options }, parse);
+  }
+
+  private liveCall<T>(
+    method: HttpRequest['method'],
+    path: string,
+    context: string,
+    parse: (b: unknown) => T,
+    options: CallOptions & { body?: unknown; idempotencyKey?: string },
+  ): Promise<ApiResponse<T>> {
+    const base = this.config.liveCaptureUrl || this.config.workflowUrl;
+    const url = joinUrl(base, 'liveCaptureUrl', this.config.liveCapturePrefix, path);
+    return this.transport.send({ method, url, credential: this.config.accessToken, context, ...options }, parse);
+  }
+}
+
+export function createClient(config: ClientConfig): MediaSpacesClient {
+  return new MediaSpacesClient(config);
+}
+
+function positive(value: unknown, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : fallback;
+}
+
+function idempotencyKeyOf(options: PostOptions): string {
+  const key = options.idempotencyKey;
+  if (key === undefined) return randomUUID();
+  if (typeof key !== 'string' || key.length === 0 || key.length > 255 || /[^\x21-\x7e]/.test(key)) {
+    throw MediaSpacesError.invalidInput('Idempotency-Key must be 1 to 255 visible ASCII characters', {
+      idempotency_key: 'invalid',
+    });
+  }
+  return key;
+}
+
+/** A path id that must be a UUID; checked before anything is sent. */
+export function uuidSegment(value: unknown, name: string): string {
+  if (typeof value !== 'string' || !UUID_PATTERN.test(value)) {
+    throw MediaSpacesError.invalidInput(`${name} must be a UUID (8-4-4-4-12 hex digits), got ${describeType(value)}`, {
+      [name]: 'must be a UUID',
+    });
+  }
+  return value;
+}
+
+/** A free-form path id, encoded so that it can never change the request path. */
+export function idSegment(value: unknown, name: string): string {
+  if (typeof value === 'number' && Number.isFinite(value)) value = String(value);
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw MediaSpacesError.invalidInput(`${name} is required and must be text, got ${describeType(value)}`, {
+      [name]: 'is required',
+    });
+  }
+  if (value.length > 256) {
+    throw MediaSpacesError.invalidInput(`${name} is longer than 256 characters`, { [name]: 'too long' });
+  }
+  if (value === '.' || value === '..') {
+    throw MediaSpacesError.invalidInput(`${name} cannot be "${value}"`, { [name]: 'is a relative path segment' });
+  }
+  return encodeURIComponent(value);
+}
+
+function joinUrl(base: unknown, name: string, prefix: string, path: string): string {
+  if (typeof base !== 'string' || base.trim() === '') {
+    throw MediaSpacesError.invalidInput(`${name} is not set: give the service's base URL`, { [name]: 'is required' });
+  }
+  let url: URL;
+  try {
+    url = new URL(base.trim());
+  } catch {
+    throw MediaSpacesError.invalidInput(`${name} "${base}" is not a valid URL`, { [name]: 'is not a URL' });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw MediaSpacesError.invalidInput(`${name} must start with http:// or https://`, {
+      [name]: 'unsupported scheme',
+    });
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}${prefix}${path}`;
+}

@@ -1,0 +1,149 @@
+import { ErrorMessageShape, ErrorResponseShape, ProblemShape, ValidationShape } from './schemas';
+
+/**
+ * Short codes carried by every MediaSpacesError. HTTP statuses map to the
+ * meanings the description gives them; the rest are client-side failures.
+ */
+export type ErrorCode =
+  | 'invalid_request' // 400
+  | 'unauthorized' // 401
+  | 'subscription_inactive' // 403
+  | 'not_found' // 404
+  | 'conflict' // 409
+  | 'invalid_options' // 422
+  | 'rate_limited' // 429
+  | 'server_error' // 5xx
+  | 'http_error' // any other non-2xx
+  | 'invalid_input' // rejected before sending
+  | 'invalid_response' // 2xx whose body is not what the description says
+  | 'timeout'
+  | 'aborted'
+  | 'network_error';
+
+export interface MediaSpacesErrorInit {
+  status?: number;
+  code: ErrorCode;
+  message: string;
+  fieldErrors?: Record<string, string>;
+  traceId?: string;
+  body?: unknown;
+  cause?: unknown;
+}
+
+/** The one error type for every failure of the library. */
+export class MediaSpacesError extends Error {
+  readonly status: number | undefined;
+  readonly code: ErrorCode;
+  readonly fieldErrors: Record<string, string>;
+  readonly traceId: string | undefined;
+  /** The parsed error body, kept for diagnostics; never contains request headers. */
+  readonly body: unknown;
+
+  constructor(init: MediaSpacesErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = 'MediaSpacesError';
+    this.status = init.status;
+    this.code = init.code;
+    this.fieldErrors = init.fieldErrors ?? {};
+    this.traceId = init.traceId;
+    this.body = init.body;
+  }
+
+  /** Plain data for `msg.error` and logs: no stack, no cause, no secrets. */
+  toJSON(): {
+    name: string;
+    status?: number;
+    code: ErrorCode;
+    message: string;
+    fieldErrors: Record<string, string>;
+    traceId?: string;
+  } {
+    return {
+      name: this.name,
+      ...(this.status === undefined ? {} : { status: this.status }),
+      code: this.code,
+      message: this.message,
+      fieldErrors: { ...this.fieldErrors },
+      ...(this.traceId === undefined ? {} : { traceId: this.traceId }),
+    };
+  }
+
+  static invalidInput(message: string, fieldErrors: Record<string, string> = {}): MediaSpacesError {
+    return new MediaSpacesError({ code: 'invalid_input', message, fieldErrors });
+  }
+}
+
+export function isMediaSpacesError(value: unknown): value is MediaSpacesError {
+  return value instanceof MediaSpacesError;
+}
+
+export function codeForStatus(status: number): ErrorCode {
+  if (status === 400) return 'invalid_request';
+  if (status === 401) return 'unauthorized';
+  if (status === 403) return 'subscription_inactive';
+  if (status === 404) return 'not_found';
+  if (status === 409) return 'conflict';
+  if (status === 422) return 'invalid_options';
+  if (status === 429) return 'rate_limited';
+  if (status >= 500) return 'server_error';
+  return 'http_error';
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'invalid request',
+  401: 'not authorised (wrong key or token, or the key lacks the required scope)',
+  403: "the organisation's subscription is inactive",
+  404: 'not found',
+  409: 'conflict',
+  422: 'invalid options',
+  429: 'too many requests',
+  500: 'internal error of the service',
+  502: 'bad gateway',
+  503: 'service unavailable',
+  504: 'gateway timeout',
+};
+
+/**
+ * Builds the error for a non-2xx response from any of the four error shapes
+ * of the description: `{code,message}`, `{error_message}`,
+ * `{errors:{field:msg}}` and problem details.
+ */
+export function errorFromResponse(status: number, body: unknown, context: string): MediaSpacesError {
+  const code = codeForStatus(status);
+  const fallback = STATUS_TEXT[status] ?? `HTTP ${status}`;
+  let detail: string | undefined;
+  let fieldErrors: Record<string, string> = {};
+  let traceId: string | undefined;
+
+  const problem = ProblemShape.safeParse(body);
+  const isProblem =
+    problem.success &&
+    body !== null &&
+    typeof body === 'object' &&
+    ('title' in body || 'detail' in body || 'trace_id' in body || 'instance' in body);
+  if (isProblem && problem.success) {
+    const p = problem.data;
+    detail = p.detail ?? p.title;
+    traceId = p.trace_id;
+    for (const item of p.errors ?? []) {
+      const key = item.pointer ?? item.type ?? '(request)';
+      fieldErrors[key] = item.detail ?? item.type ?? 'invalid';
+    }
+  } else {
+    const shape1 = ErrorResponseShape.safeParse(body);
+    const shape2 = ErrorMessageShape.safeParse(body);
+    const shape3 = ValidationShape.safeParse(body);
+    if (shape1.success) detail = shape1.data.message;
+    if (shape2.success) detail = shape2.data.error_message;
+    if (shape3.success) {
+      fieldErrors = { ...shape3.data.errors };
+      detail ??= Object.entries(fieldErrors)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('; ');
+    }
+    if (typeof body === 'string' && body.trim() !== '') detail = body.trim().slice(0, 200);
+  }
+
+  const message = `${context} failed: HTTP ${status} ${fallback}${detail ? ` - ${detail}` : ''}`;
+  return new MediaSpacesError({ status, code, message, fieldErrors, traceId, body });
+}

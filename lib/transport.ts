@@ -1,0 +1,220 @@
+import { Agent, type Dispatcher, request } from 'undici';
+import { errorFromResponse, MediaSpacesError } from './errors';
+import { backoffDelay, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy, sleep } from './retry';
+
+export interface TransportOptions {
+  /** Whole-attempt timeout in ms (connect, headers and body). */
+  timeoutMs: number;
+  connectTimeoutMs: number;
+  retry: RetryPolicy;
+  /** TLS certificate verification; on unless a user turns it off. */
+  rejectUnauthorized: boolean;
+  userAgent: string;
+  /** Use this dispatcher instead of an own keep-alive Agent (the caller then owns it). */
+  dispatcher?: Dispatcher;
+}
+
+export interface HttpRequest {
+  method: 'GET' | 'POST' | 'DELETE';
+  url: string;
+  /** Bearer credential; sent in the Authorization header and nowhere else. */
+  credential: string | undefined;
+  body?: unknown;
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+  /** Names the operation in error messages, e.g. "Submit job". */
+  context: string;
+}
+
+export interface ApiResponse<T> {
+  status: number;
+  data: T;
+  /** Attempts made, 1 when the first one succeeded. */
+  attempts: number;
+  /** True when the service replayed the first response for this Idempotency-Key. */
+  replayed: boolean;
+}
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+}
+
+/**
+ * HTTP for the client: one keep-alive undici Agent, a timeout and an abort
+ * signal on every attempt, and retries that never repeat a POST unless it
+ * carries an Idempotency-Key.
+ */
+export class Transport {
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private closed = false;
+
+  constructor(private readonly options: TransportOptions) {
+    this.ownsDispatcher = options.dispatcher === undefined;
+    this.dispatcher =
+      options.dispatcher ??
+      new Agent({
+        keepAliveTimeout: 10_000,
+        keepAliveMaxTimeout: 60_000,
+        connections: 64,
+        pipelining: 1,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+        connect: { timeout: options.connectTimeoutMs, rejectUnauthorized: options.rejectUnauthorized },
+      });
+  }
+
+  async send<T>(req: HttpRequest, parse: (body: unknown) => T): Promise<ApiResponse<T>> {
+    const retryable = req.method !== 'POST' || req.idempotencyKey !== undefined;
+    const maxAttempts = retryable ? this.options.retry.retries + 1 : 1;
+    let lastError: MediaSpacesError | undefined;
+
+    for (let attempt = 0; attempt < maxAttempts; attempt++) {
+      if (this.closed)
+        throw new MediaSpacesError({ code: 'aborted', message: `${req.context} aborted: client closed` });
+      let raw: RawResponse;
+      try {
+        raw = await this.attempt(req);
+      } catch (error) {
+        // only timeouts and network errors are worth another attempt
+        if (!(error instanceof MediaSpacesError) || (error.code !== 'timeout' && error.code !== 'network_error')) {
+          throw error;
+        }
+        lastError = error;
+        if (attempt + 1 >= maxAttempts) break;
+        await this.pause(backoffDelay(attempt, this.options.retry), req);
+        continue;
+      }
+
+      if (raw.status >= 200 && raw.status < 300) {
+        return {
+          status: raw.status,
+          data: this.parseSuccess(raw, parse, req.context),
+          attempts: attempt + 1,
+          replayed: raw.headers['idempotent-replayed'] === 'true',
+        };
+      }
+      lastError = errorFromResponse(raw.status, raw.body, req.context);
+      if (!RETRYABLE_STATUSES.has(raw.status) || attempt + 1 >= maxAttempts) throw lastError;
+      const retryAfter = parseRetryAfter(raw.headers['retry-after']);
+      if (retryAfter !== undefined && retryAfter > this.options.retry.maxRetryAfterMs) throw lastError;
+      await this.pause(retryAfter ?? backoffDelay(attempt, this.options.retry), req);
+    }
+    throw lastError ?? new MediaSpacesError({ code: 'network_error', message: `${req.context} failed` });
+  }
+
+  private async pause(ms: number, req: HttpRequest): Promise<void> {
+    try {
+      await sleep(ms, req.signal);
+    } catch {
+      throw new MediaSpacesError({ code: 'aborted', message: `${req.context} aborted` });
+    }
+  }
+
+  private parseSuccess<T>(raw: RawResponse, parse: (body: unknown) => T, context: string): T {
+    try {
+      return parse(raw.body);
+    } catch (error) {
+      throw new MediaSpacesError({
+        status: raw.status,
+        code: 'invalid_response',
+        message: `${context}: the service answered ${raw.status} with a body that does not match the description (${
+          error instanceof Error ? error.message.slice(0, 300) : String(error)
+        })`,
+        cause: error,
+        body: raw.body,
+      });
+    }
+  }
+
+  private async attempt(req: HttpRequest): Promise<RawResponse> {
+    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.options.userAgent };
+    if (req.credential) headers.authorization = `Bearer ${req.credential}`;
+    if (req.idempotencyKey) headers['idempotency-key'] = req.idempotencyKey;
+    let payload: string | undefined;
+    if (req.body !== undefined) {
+      payload = JSON.stringify(req.body);
+      headers['content-type'] = 'application/json';
+    }
+    try {
+      const res = await request(req.url, {
+        method: req.method,
+        headers,
+        body: payload,
+        signal,
+        dispatcher: this.dispatcher,
+      });
+      const text = await res.body.text();
+      return { status: res.statusCode, headers: res.headers, body: parseBody(text, res.statusCode, req.context) };
+    } catch (error) {
+      if (error instanceof MediaSpacesError) throw error;
+      throw this.describeFailure(error, req, timeout);
+    }
+  }
+
+  private describeFailure(error: unknown, req: HttpRequest, timeout: AbortSignal): MediaSpacesError {
+    if (req.signal?.aborted) {
+      return new MediaSpacesError({ code: 'aborted', message: `${req.context} aborted`, cause: error });
+    }
+    const name = (error as { name?: string; code?: string } | null)?.name;
+    const code = (error as { code?: string } | null)?.code;
+    if (
+      timeout.aborted ||
+      name === 'TimeoutError' ||
+      code === 'UND_ERR_HEADERS_TIMEOUT' ||
+      code === 'UND_ERR_BODY_TIMEOUT' ||
+      code === 'UND_ERR_CONNECT_TIMEOUT'
+    ) {
+      return new MediaSpacesError({
+        code: 'timeout',
+        message: `${req.context} timed out after ${this.options.timeoutMs} ms`,
+        cause: error,
+      });
+    }
+    if (this.closed) {
+      return new MediaSpacesError({ code: 'aborted', message: `${req.context} aborted: client closed`, cause: error });
+    }
+    const reason = error instanceof Error ? error.message : String(error);
+    return new MediaSpacesError({
+      code: 'network_error',
+      message: `${req.context} failed: cannot reach ${originOf(req.url)} (${code ?? reason})`,
+      cause: error,
+    });
+  }
+
+  /** Aborts in-flight requests and releases the keep-alive sockets. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.ownsDispatcher) await this.dispatcher.destroy().catch(() => undefined);
+  }
+}
+
+function parseBody(text: string, status: number, context: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    if (status >= 200 && status < 300) {
+      throw new MediaSpacesError({
+        status,
+        code: 'invalid_response',
+        message: `${context}: the service answered ${status} with a body that is not JSON`,
+        cause: error,
+      });
+    }
+    return text;
+  }
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'the service';
+  }
+}

@@ -1,0 +1,132 @@
+import { FRAME_RATES, TYPECODES, type Typecode } from './schemas';
+
+/**
+ * Value rules for the typecodes of variables and label parameters.
+ * Each check returns `null` when the value is valid, otherwise the rule broken,
+ * phrased to follow the variable's name ("Count: must be an Int16 ...").
+ */
+
+const INTEGER = /^[+-]?\d+$/;
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+const TIMECODE = /^(\d{2}):(\d{2}):(\d{2}):(\d{2})@(\d+(?:\.\d+)?)$/;
+
+const INTEGER_RANGES: Record<'Byte' | 'Int16' | 'Int32' | 'UInt32', [bigint, bigint]> = {
+  Byte: [0n, 255n],
+  Int16: [-32768n, 32767n],
+  Int32: [-2147483648n, 2147483647n],
+  UInt32: [0n, 4294967295n],
+};
+
+export const NUMERIC_TYPECODES: readonly Typecode[] = ['Byte', 'Int16', 'Int32', 'UInt32', 'Double'];
+
+export function isTypecode(value: unknown): value is Typecode {
+  return typeof value === 'string' && (TYPECODES as readonly string[]).includes(value);
+}
+
+/** Turns a value from a flow (boolean, number, string) into the wire string. */
+export function toWireValue(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'bigint') return value.toString();
+  return undefined;
+}
+
+export function checkTypecode(typecode: string, value: string): string | null {
+  switch (typecode) {
+    case 'Boolean':
+      return /^(true|false)$/i.test(value) ? null : 'must be a Boolean: true or false';
+    case 'Byte':
+    case 'Int16':
+    case 'Int32':
+    case 'UInt32': {
+      const [min, max] = INTEGER_RANGES[typecode];
+      const rule = `must be a ${typecode}: a whole number from ${min} to ${max}`;
+      if (!INTEGER.test(value)) return rule;
+      const n = BigInt(value);
+      return n < min || n > max ? rule : null;
+    }
+    case 'Double':
+      return DECIMAL.test(value) && Number.isFinite(Number(value)) ? null : 'must be a Double: a decimal number';
+    case 'String':
+      return null;
+    case 'Uri':
+      return checkUri(value);
+    case 'TimeCode':
+      return checkTimeCode(value);
+    default:
+      return `has an unknown typecode "${typecode}" (expected one of ${TYPECODES.join(', ')})`;
+  }
+}
+
+function checkUri(value: string): string | null {
+  const rule = 'must be a Uri: a fully qualified URI such as s3://bucket/file.mxf or file:///media/clip.mov';
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:/.test(value) || /\s/.test(value)) return rule;
+  try {
+    new URL(value);
+    return null;
+  } catch {
+    return rule;
+  }
+}
+
+function checkTimeCode(value: string): string | null {
+  const rule = `must be a TimeCode: HH:MM:SS:FF@rate with rate one of ${FRAME_RATES.join(', ')}`;
+  const m = TIMECODE.exec(value);
+  if (!m) return rule;
+  const [, hh, mm, ss, ff, rate] = m;
+  if (!(FRAME_RATES as readonly string[]).includes(rate)) {
+    return `must be a TimeCode: frame rate ${rate} is not one of ${FRAME_RATES.join(', ')}`;
+  }
+  if (Number(hh) > 23) return 'must be a TimeCode: hours must be 00 to 23';
+  if (Number(mm) > 59) return 'must be a TimeCode: minutes must be 00 to 59';
+  if (Number(ss) > 59) return 'must be a TimeCode: seconds must be 00 to 59';
+  const frames = Math.ceil(Number(rate));
+  if (Number(ff) >= frames) return `must be a TimeCode: frame ${ff} is not below the rate ${rate}`;
+  return null;
+}
+
+export interface ParameterConstraints {
+  typecode: string;
+  minimum_value?: string | null;
+  maximum_value?: string | null;
+  increment_value?: string | null;
+  options?: Record<string, string[]> | null;
+}
+
+/** Checks a label parameter's value: typecode, then minimum, maximum, increment and options. */
+export function checkParameter(param: ParameterConstraints, value: string): string | null {
+  const typeError = checkTypecode(param.typecode, value);
+  if (typeError) return typeError;
+
+  if (param.options && Object.keys(param.options).length > 0) {
+    const allowed = new Set<string>();
+    for (const [key, values] of Object.entries(param.options)) {
+      allowed.add(key);
+      for (const v of values ?? []) allowed.add(v);
+    }
+    if (!allowed.has(value)) return `must be one of the options: ${[...allowed].join(', ')}`;
+  }
+
+  if (!NUMERIC_TYPECODES.includes(param.typecode as Typecode)) return null;
+  const n = Number(value);
+  const min = numberOrUndefined(param.minimum_value);
+  const max = numberOrUndefined(param.maximum_value);
+  const step = numberOrUndefined(param.increment_value);
+  if (min !== undefined && n < min) return `must be at least ${param.minimum_value}`;
+  if (max !== undefined && n > max) return `must be at most ${param.maximum_value}`;
+  if (step !== undefined && step > 0) {
+    const steps = (n - (min ?? 0)) / step;
+    if (Math.abs(steps - Math.round(steps)) > 1e-9) {
+      return `must be ${min ?? 0} plus a multiple of the increment ${param.increment_value}`;
+    }
+  }
+  return null;
+}
+
+function numberOrUndefined(value: string | null | undefined): number | undefined {
+  if (value === undefined || value === null || value.trim() === '') return undefined;
+  const n = Number(value);
+  return Number.isFinite(n) ? n : undefined;
+}
