@@ -110,7 +110,7 @@ const STATUS_TEXT: Record<number, string> = {
  */
 export function errorFromResponse(status: number, body: unknown, context: string): MediaSpacesError {
   const code = codeForStatus(status);
-  const fallback = STATUS_TEXT[status] ?? `HTTP ${status}`;
+  const statusText = STATUS_TEXT[status];
   let detail: string | undefined;
   let fieldErrors: Record<string, string> = {};
   let traceId: string | undefined;
@@ -144,6 +144,6 @@ export function errorFromResponse(status: number, body: unknown, context: string
     if (typeof body === 'string' && body.trim() !== '') detail = body.trim().slice(0, 200);
   }
 
-  const message = `${context} failed: HTTP ${status} ${fallback}${detail ? ` - ${detail}` : ''}`;
+  const message = `${context} failed: HTTP ${status}${statusText ? ` ${statusText}` : ''}${detail ? ` - ${detail}` : ''}`;
   return new MediaSpacesError({ status, code, message, fieldErrors, traceId, body });
 }

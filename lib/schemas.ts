@@ -335,7 +335,16 @@ export const ProblemShape = z.looseObject({
 export function describeIssues(error: z.ZodError, root = ''): Record<string, string> {
   const out: Record<string, string> = {};
   for (const issue of error.issues) {
-    const path = [root, ...issue.path.map(String)].filter((p) => p !== '').join('.') || root || '(value)';
+    const segments = [root, ...issue.path.map(String)].filter((p) => p !== '');
+    if (issue.code === 'unrecognized_keys') {
+      // name each unknown field in the path itself, not only in the message
+      for (const key of issue.keys) {
+        const path = [...segments, key].join('.');
+        if (!(path in out)) out[path] = 'is not a known field';
+      }
+      continue;
+    }
+    const path = segments.join('.') || '(value)';
     if (!(path in out)) out[path] = issue.message;
   }
   return out;

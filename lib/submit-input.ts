@@ -37,6 +37,7 @@ interface Inputs {
 
 const SHORT_KEYS = new Set(['job_name', 'variables', 'media_nicknames', 'attachments', 'labels']);
 const FULL_KEYS = new Set(['job_name', 'usage']);
+const VARIABLE_KEYS = new Set(['identifier', 'name', 'typecode', 'default', 'value']);
 
 type FieldErrors = Record<string, string>;
 
@@ -164,6 +165,11 @@ function variableFrom(
 ): VariableInput | undefined {
   const declaredType = declared?.variables?.find((d) => d.name === name)?.typecode;
   const given = isPlainObject(raw) ? raw : { value: raw };
+  const unknownKeys = Object.keys(given).filter((k) => !VARIABLE_KEYS.has(k));
+  if (unknownKeys.length > 0) {
+    errors[path] = `has unknown field(s) ${unknownKeys.join(', ')} (expected value, typecode, default, identifier)`;
+    return undefined;
+  }
   const value = toWireValue(given.value);
   if (given.value !== undefined && given.value !== null && value === undefined) {
     errors[path] = `value must be a string, number or boolean, got ${describeType(given.value)}`;

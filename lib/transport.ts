@@ -50,6 +50,8 @@ export class Transport {
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private closed = false;
+  /** One controller per running attempt or backoff wait, so that close() can abort them all. */
+  private readonly inflight = new Set<AbortController>();
 
   constructor(private readonly options: TransportOptions) {
     this.ownsDispatcher = options.dispatcher === undefined;
@@ -97,7 +99,10 @@ export class Transport {
         };
       }
       lastError = errorFromResponse(raw.status, raw.body, req.context);
-      if (!RETRYABLE_STATUSES.has(raw.status) || attempt + 1 >= maxAttempts) throw lastError;
+      // 409 on a keyed POST: the first attempt (e.g. one that timed out) is still in progress; ask again later
+      const retryableStatus =
+        RETRYABLE_STATUSES.has(raw.status) || (raw.status === 409 && req.idempotencyKey !== undefined);
+      if (!retryableStatus || attempt + 1 >= maxAttempts) throw lastError;
       const retryAfter = parseRetryAfter(raw.headers['retry-after']);
       if (retryAfter !== undefined && retryAfter > this.options.retry.maxRetryAfterMs) throw lastError;
       await this.pause(retryAfter ?? backoffDelay(attempt, this.options.retry), req);
@@ -106,10 +111,18 @@ export class Transport {
   }
 
   private async pause(ms: number, req: HttpRequest): Promise<void> {
+    const local = new AbortController();
+    this.inflight.add(local);
     try {
-      await sleep(ms, req.signal);
+      await sleep(ms, req.signal ? AbortSignal.any([req.signal, local.signal]) : local.signal);
     } catch {
-      throw new MediaSpacesError({ code: 'aborted', message: `${req.context} aborted` });
+      const closedNow = this.closed && !req.signal?.aborted;
+      throw new MediaSpacesError({
+        code: 'aborted',
+        message: `${req.context} aborted${closedNow ? ': client closed' : ''}`,
+      });
+    } finally {
+      this.inflight.delete(local);
     }
   }
 
@@ -131,7 +144,9 @@ export class Transport {
 
   private async attempt(req: HttpRequest): Promise<RawResponse> {
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
-    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    const local = new AbortController();
+    this.inflight.add(local);
+    const signal = AbortSignal.any(req.signal ? [req.signal, timeout, local.signal] : [timeout, local.signal]);
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.options.userAgent };
     if (req.credential) headers.authorization = `Bearer ${req.credential}`;
     if (req.idempotencyKey) headers['idempotency-key'] = req.idempotencyKey;
@@ -153,6 +168,8 @@ export class Transport {
     } catch (error) {
       if (error instanceof MediaSpacesError) throw error;
       throw this.describeFailure(error, req, timeout);
+    } finally {
+      this.inflight.delete(local);
     }
   }
 
@@ -190,6 +207,8 @@ export class Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const controller of this.inflight) controller.abort();
+    this.inflight.clear();
     if (this.ownsDispatcher) await this.dispatcher.destroy().catch(() => undefined);
   }
 }

@@ -1,0 +1,27 @@
+import type { SpaceRuntime } from './state';
+
+export type JsonBody = { ok: true; value: unknown } | { ok: false; reason: string };
+
+/** What an operation gets once the request is authorised for a space. */
+export interface OperationContext {
+  readonly space: SpaceRuntime;
+  /** Decoded path parameters, space_id first. */
+  readonly params: string[];
+  readonly query: URLSearchParams;
+  /** The simulated time of the request; one value for the whole request. */
+  readonly now: number;
+  /** The parsed body (parsed once, shared with the idempotency check). */
+  json(): JsonBody;
+}
+
+export function parseJsonBody(body: Buffer | undefined): JsonBody {
+  if (!body || body.length === 0) return { ok: false, reason: 'the request body is empty; send a JSON object' };
+  try {
+    return { ok: true, value: JSON.parse(body.toString('utf8')) };
+  } catch (err) {
+    return { ok: false, reason: `the request body is not valid JSON: ${(err as Error).message}` };
+  }
+}
+
+export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,0 +1,267 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { authorize } from './auth';
+import { errorBody } from './error-shapes';
+import type { FaultRegistry, MatchedFaults } from './faults';
+import type { ApiKeyScope } from './fixture-schema';
+import { readBody, send, sendTruncated } from './http-io';
+import { canonicalJson, type IdempotencyStore } from './idempotency';
+import { getJob, submitJob } from './job-routes';
+import { createChannel, deleteEvent, getChannel, stopChannel } from './livecapture-routes';
+import { type JsonBody, type OperationContext, parseJsonBody } from './operation';
+import { fail, type Reply } from './reply';
+import type { RawLogEntry, RequestLog } from './request-log';
+import { matchRoute, type RouteMatch, type RouteName } from './router';
+import type { SimulatorState, SpaceRuntime } from './state';
+import { getWorkflow, listWorkflows } from './workflow-routes';
+
+/** What the request pipeline needs from the running simulator. */
+export interface ServiceContext {
+  readonly state: SimulatorState;
+  readonly faults: FaultRegistry;
+  readonly log: RequestLog;
+  readonly idempotency: IdempotencyStore;
+  now(): number;
+  /** A real-time wait that close() can cancel. */
+  sleep(ms: number): Promise<void>;
+}
+
+interface Operation {
+  run(c: OperationContext): Reply;
+  /** The scope an API key needs (workflow area only). */
+  scope?: ApiKeyScope;
+  /** Present on POSTs that honour Idempotency-Key: what must match for a replay. */
+  fingerprint?(c: { params: string[]; json(): JsonBody }): string;
+}
+
+const bodyFingerprint = (c: { json(): JsonBody }): string => {
+  const body = c.json();
+  return body.ok ? canonicalJson(body.value) : `!${body.reason}`;
+};
+
+const OPERATIONS: Record<RouteName, Operation> = {
+  list: { run: listWorkflows, scope: 'workflow:access' },
+  workflow: { run: getWorkflow, scope: 'workflow:access' },
+  // The workflow is part of the fingerprint: one key reused for another workflow is a different request.
+  submit: {
+    run: submitJob,
+    scope: 'workflow:workflow-management',
+    fingerprint: (c) => `${c.params[1].toLowerCase()} ${bodyFingerprint(c)}`,
+  },
+  job: { run: getJob, scope: 'workflow:access' },
+  create_channel: { run: createChannel, fingerprint: bodyFingerprint },
+  channel: { run: getChannel },
+  stop_channel: { run: stopChannel },
+  delete_event: { run: deleteEvent },
+};
+
+interface Outgoing {
+  status: number;
+  body: string | undefined;
+  headers: Record<string, string>;
+}
+
+const NO_FAULTS: MatchedFaults = {};
+const MAX_IDEMPOTENCY_KEY = 255;
+
+/**
+ * Serves one request of the workflow or live-capture area. The pipeline:
+ *   route (404/405) -> body (413) -> faults chosen (and counted)
+ *   -> `before` drop/status/truncate -> authorisation -> Idempotency-Key
+ *   (replay / 409 in flight / 422 different body) -> `before` latency
+ *   -> the operation -> `after` latency/status/drop/truncate -> log.
+ * The key is reserved before the latency so that a request held by injected
+ * latency is "in flight" for a concurrent retry.
+ */
+export async function serveRequest(
+  ctx: ServiceContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  rawQuery: string,
+): Promise<void> {
+  const method = req.method ?? 'GET';
+  const match = matchRoute(path);
+  const rawKey = req.headers['idempotency-key'];
+  const entry: RawLogEntry = {
+    at: ctx.now(),
+    method,
+    path,
+    rawQuery,
+    route: match?.route ?? 'unknown',
+    status: null,
+    idempotencyKey: typeof rawKey === 'string' ? rawKey : null,
+    authorizationPresent: req.headers.authorization !== undefined,
+    fault: undefined,
+    replayed: false,
+  };
+  try {
+    await pipeline(ctx, req, res, match, path, rawQuery, entry);
+  } catch {
+    // Never let a request take the server down; answer 500 if the client can still hear it.
+    entry.status = 500;
+    send(res, 500, JSON.stringify(errorBody(match?.route, 500, 'internal error of the simulator', undefined, path)));
+  } finally {
+    ctx.log.add(entry);
+  }
+}
+
+async function pipeline(
+  ctx: ServiceContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  match: RouteMatch | undefined,
+  path: string,
+  rawQuery: string,
+  entry: RawLogEntry,
+): Promise<void> {
+  const method = entry.method;
+  const finish = (out: Outgoing) => {
+    entry.status = out.status;
+    send(res, out.status, out.body, out.headers);
+  };
+  if (!match) {
+    finish(rendered(undefined, fail(404, `no such route: ${method} ${path}`), path));
+    return;
+  }
+  const route = match.route;
+  if (method !== match.method) {
+    const out = rendered(route, fail(405, `${method} is not allowed here; use ${match.method}`), path);
+    out.headers.allow = match.method;
+    finish(out);
+    return;
+  }
+
+  const read = await readBody(req);
+  if (!read.ok) {
+    if (read.reason === 'aborted') return;
+    const out = rendered(route, fail(413, 'the request body is larger than 5 MB'), path);
+    // An undrained body leaves the connection unusable.
+    if (!read.drained) out.headers.connection = 'close';
+    finish(out);
+    return;
+  }
+
+  const faults = ctx.faults.size > 0 ? ctx.faults.take(route) : NO_FAULTS;
+  const applied: string[] = [];
+  const use = (kind: keyof MatchedFaults, phase: 'before' | 'after') => {
+    const f = faults[kind];
+    if (!f || f.phase !== phase) return undefined;
+    applied.push(kind);
+    entry.fault = applied.join(',');
+    return f;
+  };
+
+  if (use('drop', 'before')) {
+    req.socket.destroy();
+    return;
+  }
+  let out: Outgoing | undefined;
+  const early = use('status', 'before') ?? use('truncate', 'before');
+  if (early) out = faultResponse(route, early.status, early.retry_after, path);
+
+  let space: SpaceRuntime | undefined;
+  if (!out) {
+    const auth = authorize(ctx.state, match.area, OPERATIONS[route].scope, req.headers.authorization, match.params[0]);
+    if ('status' in auth) out = rendered(route, auth, path);
+    else space = auth.space;
+  }
+
+  let json: JsonBody | undefined;
+  const body = () => {
+    json ??= parseJsonBody(read.body);
+    return json;
+  };
+  const op = OPERATIONS[route];
+  let idempotencyScope: string | undefined;
+  if (!out && space && op.fingerprint && entry.idempotencyKey !== null) {
+    const key = entry.idempotencyKey;
+    if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY) {
+      out = rendered(
+        route,
+        fail(422, 'invalid Idempotency-Key', { 'Idempotency-Key': `must be 1 to ${MAX_IDEMPOTENCY_KEY} characters` }),
+        path,
+      );
+    } else {
+      const scope = `${space.id} ${route} ${key}`;
+      const outcome = ctx.idempotency.begin(scope, op.fingerprint({ params: match.params, json: body }));
+      if (outcome.kind === 'new') idempotencyScope = scope;
+      else if (outcome.kind === 'replay') {
+        entry.replayed = true;
+        const r = outcome.response;
+        out = { status: r.status, body: r.body, headers: { ...r.headers, 'idempotent-replayed': 'true' } };
+      } else if (outcome.kind === 'in_flight') {
+        out = rendered(route, fail(409, 'a request with this Idempotency-Key is still in progress; retry later'), path);
+      } else {
+        out = rendered(
+          route,
+          fail(422, 'Idempotency-Key reused with a different request', {
+            'Idempotency-Key': 'was already used with a different request; use a new key for a new request',
+          }),
+          path,
+        );
+      }
+    }
+  }
+
+  const latency = use('latency', 'before');
+  if (latency) await ctx.sleep(latency.latency_ms);
+
+  if (!out && space) {
+    const c: OperationContext = {
+      space,
+      params: match.params,
+      query: new URLSearchParams(rawQuery),
+      now: ctx.now(),
+      json: body,
+    };
+    let reply: Reply;
+    try {
+      reply = op.run(c);
+    } catch {
+      reply = fail(500, 'internal error of the simulator');
+    }
+    out = rendered(route, reply, path);
+    if (idempotencyScope) {
+      // A 5xx is not a result: forget the key so that a retry runs again.
+      if (out.status >= 500) ctx.idempotency.release(idempotencyScope);
+      else
+        ctx.idempotency.complete(idempotencyScope, { status: out.status, body: out.body, headers: { ...out.headers } });
+    }
+  }
+  if (!out) out = rendered(route, fail(500, 'internal error of the simulator'), path);
+
+  const lateLatency = use('latency', 'after');
+  if (lateLatency) await ctx.sleep(lateLatency.latency_ms);
+  const lateStatus = use('status', 'after');
+  if (lateStatus) out = faultResponse(route, lateStatus.status, lateStatus.retry_after, path);
+
+  const truncating = early?.kind === 'truncate' || use('truncate', 'after') !== undefined;
+  // Dropped after handling: the operation ran (state changed) but the client gets no answer.
+  // A body-less answer (204) has nothing to cut, so truncating it drops it too.
+  if (use('drop', 'after') || (truncating && out.body === undefined)) {
+    req.socket.destroy();
+    return;
+  }
+  entry.status = out.status;
+  if (truncating && out.body !== undefined) sendTruncated(res, out.status, out.body, out.headers);
+  else send(res, out.status, out.body, out.headers);
+}
+
+function rendered(route: RouteName | undefined, reply: Reply, instance: string): Outgoing {
+  if ('error' in reply) {
+    const body = errorBody(route, reply.status, reply.error.message, reply.error.fields, instance);
+    return { status: reply.status, body: JSON.stringify(body), headers: {} };
+  }
+  return { status: reply.status, body: reply.json, headers: { ...reply.headers } };
+}
+
+function faultResponse(
+  route: RouteName,
+  status: number,
+  retryAfter: number | string | undefined,
+  instance: string,
+): Outgoing {
+  const out = rendered(route, fail(status, `injected fault: HTTP ${status}`), instance);
+  if (retryAfter !== undefined) out.headers['retry-after'] = String(retryAfter);
+  return out;
+}

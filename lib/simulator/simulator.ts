@@ -1,0 +1,233 @@
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { ADMIN_PREFIX, type AdminTarget, serveAdmin } from './admin';
+import { SimClock } from './clock';
+import { FaultRegistry, FaultSpec, type FaultSpecInput } from './faults';
+import { loadFixture } from './fixture';
+import type { ApiKeyScope, Fixture, FixtureDocument } from './fixture-schema';
+import { send, splitTarget } from './http-io';
+import { IdempotencyStore } from './idempotency';
+import { RequestLog, type RequestLogEntry } from './request-log';
+import { type ServiceContext, serveRequest } from './service';
+import { SimulatorState } from './state';
+
+export interface SimulatorOptions {
+  /** Default 0: any free port. */
+  port?: number;
+  /** Default 127.0.0.1: the simulator has no real security and belongs on loopback. */
+  host?: string;
+  /** A YAML file path or an already parsed document; default the demo fixture. */
+  fixture?: string | FixtureDocument;
+  /** When true, time moves only through advance(); otherwise it follows the wall clock (plus any advance). */
+  manualClock?: boolean;
+  /** Simulated time at start (ms since the epoch or an ISO date); default now. */
+  startTime?: number | string;
+}
+
+export interface SpaceInfo {
+  space_id: string;
+  subscription: 'active' | 'inactive';
+  /** One key per scope level (the first of that scope in the fixture), null when the fixture has none. */
+  api_keys: { admin: string | null; management: string | null; access: string | null };
+  access_token: string | null;
+}
+
+/** The object `media-spaces-sim --json` prints as its first line. */
+export interface SimulatorInfo {
+  workflow_url: string;
+  livecapture_url: string;
+  admin_url: string;
+  spaces: SpaceInfo[];
+}
+
+export interface Simulator {
+  /** {base_url}: append /workflow/v1 or /workflow/api/v1. */
+  readonly workflowUrl: string;
+  /** {livecapture_base_url}: append /livecapture/v1. */
+  readonly liveCaptureUrl: string;
+  readonly adminUrl: string;
+  info(): SimulatorInfo;
+  advance(ms: number): void;
+  now(): number;
+  reset(): void;
+  requests(): RequestLogEntry[];
+  counts(): { jobs: number; channels: number; events: number };
+  /** In-process twin of POST /__admin/faults; returns the fault id. */
+  addFault(spec: FaultSpecInput): string;
+  clearFaults(): void;
+  close(): Promise<void>;
+}
+
+const SCOPE_FIELD: Record<ApiKeyScope, keyof SpaceInfo['api_keys']> = {
+  'workflow:admin': 'admin',
+  'workflow:workflow-management': 'management',
+  'workflow:access': 'access',
+};
+
+class RunningSimulator implements Simulator, AdminTarget, ServiceContext {
+  readonly state: SimulatorState;
+  readonly faults = new FaultRegistry();
+  readonly log = new RequestLog();
+  readonly idempotency = new IdempotencyStore();
+  readonly clock: SimClock;
+  readonly manualClock: boolean;
+  private readonly server: http.Server;
+  private readonly sleepers = new Map<NodeJS.Timeout, () => void>();
+  private baseUrl = '';
+  private closed = false;
+
+  constructor(fixture: Fixture, opts: SimulatorOptions) {
+    this.state = new SimulatorState(fixture);
+    this.manualClock = opts.manualClock === true;
+    this.clock = new SimClock(this.manualClock, parseStartTime(opts.startTime));
+    this.server = http.createServer({ noDelay: true }, (req, res) => this.dispatch(req, res));
+    // Longer than clients' usual idle timeouts (undici: 4 s), so pooled connections are reused, not raced.
+    this.server.keepAliveTimeout = 30_000;
+    // Bytes that are not HTTP never reach a handler; answer them plainly instead of letting them surface as errors.
+    this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+      if (!socket.writable) {
+        socket.destroy();
+        return;
+      }
+      const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    });
+  }
+
+  get workflowUrl(): string {
+    return this.baseUrl;
+  }
+  get liveCaptureUrl(): string {
+    return this.baseUrl;
+  }
+  get adminUrl(): string {
+    return `${this.baseUrl}${ADMIN_PREFIX}`;
+  }
+
+  async listen(port: number, host: string): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: Error) => reject(err);
+      this.server.once('error', onError);
+      this.server.listen(port, host, () => {
+        this.server.off('error', onError);
+        resolve();
+      });
+    });
+    const address = this.server.address() as AddressInfo;
+    this.baseUrl = `http://${urlHost(host)}:${address.port}`;
+  }
+
+  private dispatch(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const target = splitTarget(req.url);
+    if (!target) {
+      send(res, 400, JSON.stringify({ error_message: 'malformed request target' }));
+      return;
+    }
+    const { path, rawQuery } = target;
+    const admin = path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`);
+    const work = admin ? serveAdmin(this, req, res, path) : serveRequest(this, req, res, path, rawQuery);
+    work.catch(() => {
+      send(res, 500, JSON.stringify({ error_message: 'internal error of the simulator' }));
+    });
+  }
+
+  info(): SimulatorInfo {
+    return {
+      workflow_url: this.workflowUrl,
+      livecapture_url: this.liveCaptureUrl,
+      admin_url: this.adminUrl,
+      spaces: this.state.spaceList.map((space) => {
+        const api_keys: SpaceInfo['api_keys'] = { admin: null, management: null, access: null };
+        for (const k of space.apiKeys) api_keys[SCOPE_FIELD[k.scope]] ??= k.key;
+        return {
+          space_id: space.id,
+          subscription: space.subscription,
+          api_keys,
+          access_token: space.accessTokens[0] ?? null,
+        };
+      }),
+    };
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  advance(ms: number): void {
+    this.clock.advance(ms);
+  }
+
+  /** Back to the fixture: jobs, channels, events, idempotency keys, faults and the log go; the clock rewinds. */
+  reset(): void {
+    this.clock.reset();
+    this.state.reset();
+    this.idempotency.clear();
+    this.faults.clear();
+    this.log.clear();
+  }
+
+  requests(): RequestLogEntry[] {
+    return this.log.entries();
+  }
+
+  counts(): { jobs: number; channels: number; events: number } {
+    return this.state.counts(this.now());
+  }
+
+  addFault(spec: FaultSpecInput): string {
+    const parsed = FaultSpec.safeParse(spec);
+    if (!parsed.success) {
+      throw new TypeError(
+        `invalid fault: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
+    }
+    return this.faults.add(parsed.data).id;
+  }
+
+  clearFaults(): void {
+    this.faults.clear();
+  }
+
+  sleep(ms: number): Promise<void> {
+    if (this.closed) return new Promise(() => {});
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.sleepers.delete(timer);
+        resolve();
+      }, ms);
+      this.sleepers.set(timer, resolve);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    // Requests held by injected latency are abandoned: their sockets are destroyed below.
+    for (const timer of this.sleepers.keys()) clearTimeout(timer);
+    this.sleepers.clear();
+    const done = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeAllConnections();
+    await done;
+  }
+}
+
+function parseStartTime(value: number | string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = typeof value === 'number' ? value : Date.parse(value);
+  if (!Number.isFinite(ms)) throw new RangeError(`startTime is not a valid time: ${String(value)}`);
+  return ms;
+}
+
+/** The host clients should use: a wildcard bind is reached through loopback; IPv6 needs brackets. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
+  const fixture = loadFixture(opts.fixture);
+  const sim = new RunningSimulator(fixture, opts);
+  await sim.listen(opts.port ?? 0, opts.host ?? '127.0.0.1');
+  return sim;
+}

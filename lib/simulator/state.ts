@@ -1,0 +1,169 @@
+import type { WorkflowStatus } from '../schemas';
+import type {
+  ApiKeyScope,
+  Fixture,
+  FixtureAttachmentDef,
+  FixtureLabelDef,
+  FixtureNickNameDef,
+  FixtureParameterDef,
+  FixtureSpaceDef,
+  FixtureVariableDef,
+  FixtureWorkflowDef,
+} from './fixture-schema';
+
+/** A workflow with everything a request needs precomputed once at start. */
+export interface WorkflowRecord {
+  readonly def: FixtureWorkflowDef;
+  /** The list entry, serialised once: listing is the benchmarks' hot path. */
+  readonly listJson: string;
+  /** The workflow plus its declared inputs (the GET-workflow extension). */
+  readonly detailJson: string;
+  readonly variables: ReadonlyMap<string, FixtureVariableDef>;
+  readonly nicknames: ReadonlyMap<string, FixtureNickNameDef>;
+  readonly attachments: ReadonlyMap<string, FixtureAttachmentDef>;
+  readonly labels: ReadonlyMap<string, { def: FixtureLabelDef; parameters: ReadonlyMap<string, FixtureParameterDef> }>;
+}
+
+export interface JobRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly workflow: WorkflowRecord;
+  readonly createdAt: number;
+}
+
+export interface ChannelRecord {
+  readonly id: string;
+  readonly spaceId: string;
+  readonly name: string;
+  readonly description: string;
+  readonly sourceId: string | null;
+  readonly expectedProperties: string | null;
+  readonly continuousRecording: boolean;
+  readonly recordingDurationHours: number;
+  readonly region: string;
+  readonly tags: string[];
+  readonly createdAt: number;
+  readonly recordingId: string;
+  /** Set by the stop extension; the recording ends there instead of after its duration. */
+  stoppedAt: number | null;
+}
+
+export interface EventRecord {
+  readonly id: string;
+  readonly spaceId: string;
+  readonly channelId: string;
+  readonly recordingId: string;
+  readonly kind: 'recording_started' | 'marker';
+  readonly name: string;
+  /** Events are allocated with their channel but exist only once the recording has started. */
+  readonly occursAt: number;
+}
+
+export type WorkflowOrder = Record<'all' | WorkflowStatus, WorkflowRecord[]>;
+
+export interface SpaceRuntime {
+  readonly id: string;
+  readonly name: string;
+  readonly subscription: 'active' | 'inactive';
+  readonly apiKeys: ReadonlyArray<{ key: string; scope: ApiKeyScope }>;
+  readonly accessTokens: readonly string[];
+  readonly workflows: ReadonlyMap<string, WorkflowRecord>;
+  /** Fixture order, split by status once, so a page is a slice. */
+  readonly ordered: WorkflowOrder;
+  readonly jobs: Map<string, JobRecord>;
+  readonly channels: Map<string, ChannelRecord>;
+  readonly events: Map<string, EventRecord>;
+}
+
+export interface Credential {
+  readonly space: SpaceRuntime;
+  readonly scope: ApiKeyScope;
+}
+
+/** Everything the simulator knows; workflows are fixed, jobs/channels/events change. */
+export class SimulatorState {
+  readonly spaces = new Map<string, SpaceRuntime>();
+  readonly spaceList: SpaceRuntime[] = [];
+  readonly apiKeys = new Map<string, Credential>();
+  readonly accessTokens = new Map<string, SpaceRuntime>();
+
+  constructor(readonly fixture: Fixture) {
+    for (const def of fixture.spaces) {
+      const space = buildSpace(def);
+      this.spaces.set(space.id, space);
+      this.spaceList.push(space);
+      for (const k of def.api_keys) this.apiKeys.set(k.key, { space, scope: k.scope });
+      for (const t of def.access_tokens) this.accessTokens.set(t, space);
+    }
+  }
+
+  /** Back to the fixture: the fixed part stays, everything created since goes. */
+  reset(): void {
+    for (const space of this.spaceList) {
+      space.jobs.clear();
+      space.channels.clear();
+      space.events.clear();
+    }
+  }
+
+  counts(now: number): { jobs: number; channels: number; events: number } {
+    let jobs = 0;
+    let channels = 0;
+    let events = 0;
+    for (const space of this.spaceList) {
+      jobs += space.jobs.size;
+      channels += space.channels.size;
+      for (const e of space.events.values()) if (e.occursAt <= now) events++;
+    }
+    return { jobs, channels, events };
+  }
+}
+
+function buildSpace(def: FixtureSpaceDef): SpaceRuntime {
+  const workflows = new Map<string, WorkflowRecord>();
+  const ordered: WorkflowOrder = { all: [], active: [], archived: [], deleted: [], idle: [] };
+  for (const w of def.workflows) {
+    const record = buildWorkflow(w);
+    workflows.set(w.id.toLowerCase(), record);
+    ordered.all.push(record);
+    ordered[w.status].push(record);
+  }
+  return {
+    id: def.space_id,
+    name: def.name,
+    subscription: def.subscription,
+    apiKeys: def.api_keys,
+    accessTokens: def.access_tokens,
+    workflows,
+    ordered,
+    jobs: new Map(),
+    channels: new Map(),
+    events: new Map(),
+  };
+}
+
+function buildWorkflow(def: FixtureWorkflowDef): WorkflowRecord {
+  const entry = {
+    name: def.name,
+    description: def.description,
+    id: def.id,
+    created_at: def.created_at,
+    updated_at: def.updated_at ?? def.created_at,
+    status: def.status,
+  };
+  const detail = { ...entry, version: def.version, inputs: def.inputs };
+  return {
+    def,
+    listJson: JSON.stringify(entry),
+    detailJson: JSON.stringify(detail),
+    variables: new Map(def.inputs.variables.map((v) => [v.name, v])),
+    nicknames: new Map(def.inputs.media_nicknames.map((n) => [n.identifier, n])),
+    attachments: new Map(def.inputs.attachments.map((a) => [a.identifier, a])),
+    labels: new Map(
+      def.inputs.labels.map((l) => [
+        l.identifier,
+        { def: l, parameters: new Map(l.parameters.map((p) => [p.name, p])) },
+      ]),
+    ),
+  };
+}

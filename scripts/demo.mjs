@@ -1,0 +1,68 @@
+// `npm start`: the reference simulator with the demo fixture, and a real
+// Node-RED with these nodes installed and the recording-automation flow
+// deployed against it, credentials preset. Ctrl-C stops both.
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const { startSimulator } = require(join(root, 'dist/lib/simulator/index.js'));
+const { prepareDemoUserDir } = require(join(root, 'scripts/demo-userdir.cjs'));
+
+const simPort = Number(process.env.SIM_PORT ?? 8787);
+const editorPort = Number(process.env.PORT ?? 1880);
+const host = '127.0.0.1';
+
+const sim = await startSimulator({ port: simPort, host });
+const info = sim.info();
+const userDir = join(root, '.demo');
+prepareDemoUserDir({ root, userDir, info, fs: { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } });
+
+const nodeRed = spawn(
+  process.execPath,
+  [require.resolve('node-red/red.js'), '--userDir', userDir, '--port', String(editorPort), 'flows.json'],
+  { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_RED_HOST: host } },
+);
+
+let announced = false;
+nodeRed.stdout.on('data', (chunk) => {
+  const text = chunk.toString();
+  process.stdout.write(text);
+  if (!announced && /Started flows/.test(text)) {
+    announced = true;
+    const space = info.spaces[0];
+    console.log(`
+  Media Spaces demo is running.
+    Node-RED editor:  http://${host}:${editorPort}/
+    Simulator:        ${info.workflow_url}  (workflow area: ${info.workflow_url}/workflow/v1)
+    Demo space:       ${space.space_id}
+    Admin API key:    ${space.api_keys.admin}    live-capture token: ${space.access_token}
+  The demo schedule starts a recording window every minute; watch the Debug sidebar.
+  Press Ctrl-C to stop.
+`);
+  }
+});
+
+let stopping = false;
+async function stop(code = 0) {
+  if (stopping) return;
+  stopping = true;
+  nodeRed.kill('SIGINT');
+  const exited = new Promise((resolve) => nodeRed.once('exit', resolve));
+  const timeout = new Promise((resolve) => setTimeout(resolve, 5000).unref());
+  await Promise.race([exited, timeout]);
+  if (nodeRed.exitCode === null) nodeRed.kill('SIGKILL');
+  await sim.close();
+  process.exit(code);
+}
+process.on('SIGINT', () => stop(0));
+process.on('SIGTERM', () => stop(0));
+nodeRed.on('exit', (code) => {
+  if (!stopping) {
+    console.error(`Node-RED exited (code ${code}); stopping the simulator.`);
+    stop(code ?? 1);
+  }
+});

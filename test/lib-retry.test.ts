@@ -1,0 +1,367 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { MediaSpacesError } from '../lib/errors';
+import {
+  backoffDelay,
+  DEFAULT_RETRY_POLICY,
+  parseRetryAfter,
+  RETRYABLE_STATUSES,
+  type RetryPolicy,
+  sleep,
+} from '../lib/retry';
+import { type HttpRequest, Transport } from '../lib/transport';
+import { json, type Stub, startStub } from './support/stub-server';
+
+const policy: RetryPolicy = { retries: 3, baseDelayMs: 100, maxDelayMs: 1000, maxRetryAfterMs: 5000 };
+
+describe('backoffDelay', () => {
+  it('doubles the step on every attempt up to the cap', () => {
+    const upper = (attempt: number) => backoffDelay(attempt, policy, () => 1);
+    expect([0, 1, 2, 3, 4, 5, 10].map(upper)).toEqual([100, 200, 400, 800, 1000, 1000, 1000]);
+  });
+
+  it('draws the wait from [step/2, step] with the injected random', () => {
+    expect(backoffDelay(0, policy, () => 0)).toBe(50);
+    expect(backoffDelay(0, policy, () => 0.5)).toBe(75);
+    expect(backoffDelay(3, policy, () => 0)).toBe(400);
+    expect(backoffDelay(3, policy, () => 0.25)).toBe(500);
+    expect(backoffDelay(8, policy, () => 0)).toBe(500);
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const step = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+      for (const r of [0, 0.1, 0.37, 0.5, 0.99, 0.999999]) {
+        const d = backoffDelay(attempt, policy, () => r);
+        expect(d).toBeGreaterThanOrEqual(step / 2);
+        expect(d).toBeLessThanOrEqual(step);
+      }
+    }
+  });
+
+  it('stays within bounds with the real random source', () => {
+    for (let i = 0; i < 200; i++) {
+      const d = backoffDelay(2, policy);
+      expect(d).toBeGreaterThanOrEqual(200);
+      expect(d).toBeLessThanOrEqual(400);
+    }
+  });
+
+  it('has sensible defaults and retries 429 and 502/503/504 only', () => {
+    expect(DEFAULT_RETRY_POLICY).toEqual({ retries: 3, baseDelayMs: 250, maxDelayMs: 10_000, maxRetryAfterMs: 60_000 });
+    expect([...RETRYABLE_STATUSES].sort()).toEqual([429, 502, 503, 504]);
+  });
+});
+
+describe('parseRetryAfter', () => {
+  const now = Date.parse('2024-05-01T12:00:00Z');
+
+  it('reads delay-seconds', () => {
+    expect(parseRetryAfter('0', now)).toBe(0);
+    expect(parseRetryAfter('1', now)).toBe(1000);
+    expect(parseRetryAfter(' 120 ', now)).toBe(120_000);
+    expect(parseRetryAfter('1.5', now)).toBe(1500);
+  });
+
+  it('reads an HTTP-date relative to now, and a past date as no wait', () => {
+    expect(parseRetryAfter('Wed, 01 May 2024 12:00:30 GMT', now)).toBe(30_000);
+    expect(parseRetryAfter('Wed, 01 May 2024 13:00:00 GMT', now)).toBe(3_600_000);
+    expect(parseRetryAfter('Wed, 01 May 2024 11:59:00 GMT', now)).toBe(0);
+  });
+
+  it('takes the first of repeated headers', () => {
+    expect(parseRetryAfter(['2', '9'], now)).toBe(2000);
+  });
+
+  it('returns undefined when absent or unreadable', () => {
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+    expect(parseRetryAfter('', now)).toBeUndefined();
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+  });
+});
+
+describe('sleep', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('resolves after the given time and not before', async () => {
+    let done = false;
+    const p = sleep(500).then(() => {
+      done = true;
+    });
+    await vi.advanceTimersByTimeAsync(499);
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    await p;
+    expect(done).toBe(true);
+  });
+
+  it('rejects with the reason as soon as the signal aborts, and clears its timer', async () => {
+    const controller = new AbortController();
+    const p = sleep(10_000, controller.signal);
+    const reason = new Error('stop');
+    await vi.advanceTimersByTimeAsync(100);
+    controller.abort(reason);
+    await expect(p).rejects.toBe(reason);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('rejects at once for an already aborted signal without starting a timer', async () => {
+    const controller = new AbortController();
+    controller.abort('gone');
+    await expect(sleep(10_000, controller.signal)).rejects.toBe('gone');
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('removes its abort listener once it resolves', async () => {
+    const controller = new AbortController();
+    const remove = vi.spyOn(controller.signal, 'removeEventListener');
+    const p = sleep(10, controller.signal);
+    await vi.advanceTimersByTimeAsync(10);
+    await p;
+    expect(remove).toHaveBeenCalledWith('abort', expect.any(Function));
+    controller.abort();
+  });
+});
+
+describe('Transport retries (against a scripted server)', () => {
+  let stub: Stub;
+  let transport: Transport;
+
+  const make = (retry: Partial<RetryPolicy> = {}, timeoutMs = 2000) =>
+    new Transport({
+      timeoutMs,
+      connectTimeoutMs: 1000,
+      retry: { retries: 3, baseDelayMs: 10, maxDelayMs: 50, maxRetryAfterMs: 5000, ...retry },
+      rejectUnauthorized: true,
+      userAgent: 'test-agent',
+    });
+
+  const req = (over: Partial<HttpRequest> = {}): HttpRequest => ({
+    method: 'GET',
+    url: `${stub.url}/thing`,
+    credential: 'k',
+    context: 'Test call',
+    ...over,
+  });
+
+  const fail = async (p: Promise<unknown>): Promise<MediaSpacesError> =>
+    p.then(
+      () => {
+        throw new Error('expected a failure');
+      },
+      (e: MediaSpacesError) => e,
+    );
+
+  /** Answers the scripted responses in order, then 200 {ok: true}. */
+  const script = (...steps: Array<(res: import('node:http').ServerResponse) => void>) =>
+    stub.handle((_req, res, i) => (steps[i] ? steps[i](res) : json(res, 200, { ok: true, n: i })));
+
+  beforeEach(async () => {
+    stub = await startStub();
+    transport = make();
+  });
+
+  afterEach(async () => {
+    await transport.close();
+    await stub.close();
+  });
+
+  it('sends the credential, accept, user agent, and a JSON body with its content type', async () => {
+    const res = await transport.send(
+      req({ method: 'POST', body: { a: 1 }, idempotencyKey: 'key-1' }),
+      (b) => b as Record<string, never>,
+    );
+    expect(res).toEqual({ status: 200, data: {}, attempts: 1, replayed: false });
+    const sent = stub.requests[0];
+    expect(sent.headers.authorization).toBe('Bearer k');
+    expect(sent.headers.accept).toBe('application/json');
+    expect(sent.headers['user-agent']).toBe('test-agent');
+    expect(sent.headers['content-type']).toBe('application/json');
+    expect(sent.headers['idempotency-key']).toBe('key-1');
+    expect(JSON.parse(sent.body)).toEqual({ a: 1 });
+
+    await transport.send(req({ credential: undefined }), (b) => b);
+    expect(stub.requests[1].headers.authorization).toBeUndefined();
+    expect(stub.requests[1].headers['content-type']).toBeUndefined();
+  });
+
+  it('treats any 2xx as success, an empty body included, and reports a replay', async () => {
+    script(
+      (res) => {
+        res.writeHead(204);
+        res.end();
+      },
+      (res) => json(res, 201, { id: 'x' }, { 'idempotent-replayed': 'true' }),
+    );
+    expect(await transport.send(req({ method: 'DELETE' }), (b) => b ?? null)).toMatchObject({
+      status: 204,
+      data: null,
+    });
+    expect(await transport.send(req({ method: 'POST', idempotencyKey: 'k2' }), (b) => b)).toEqual({
+      status: 201,
+      data: { id: 'x' },
+      attempts: 1,
+      replayed: true,
+    });
+  });
+
+  it('turns a parse failure of a 2xx body into invalid_response', async () => {
+    const err = await fail(
+      transport.send(req(), () => {
+        throw new Error('id: required');
+      }),
+    );
+    expect(err.code).toBe('invalid_response');
+    expect(err.status).toBe(200);
+    expect(err.message).toContain('id: required');
+  });
+
+  it('retries 502, 503 and 504 with backoff, then succeeds', async () => {
+    script(
+      (res) => json(res, 502, { error_message: 'a' }),
+      (res) => json(res, 503, { error_message: 'b' }),
+      (res) => json(res, 504, { error_message: 'c' }),
+    );
+    const res = await transport.send(req(), (b) => b);
+    expect(res.attempts).toBe(4);
+    expect(res.data).toEqual({ ok: true, n: 3 });
+    expect(stub.requests).toHaveLength(4);
+  });
+
+  it('gives up after the configured retries with the last error', async () => {
+    stub.handle((_r, res, i) => json(res, 503, { error_message: `down ${i}` }));
+    const err = await fail(transport.send(req(), (b) => b));
+    expect(err.code).toBe('server_error');
+    expect(err.status).toBe(503);
+    expect(err.message).toContain('down 3');
+    expect(stub.requests).toHaveLength(4);
+  });
+
+  it('does not retry 500, 400, 401, 404 or 422', async () => {
+    for (const status of [500, 400, 401, 404, 422]) {
+      stub.requests.length = 0;
+      stub.handle((_r, res) => json(res, status, { error_message: 'no' }));
+      const err = await fail(transport.send(req(), (b) => b));
+      expect(err.status).toBe(status);
+      expect(stub.requests).toHaveLength(1);
+    }
+  });
+
+  it('honours a Retry-After in seconds over the backoff', async () => {
+    script((res) => json(res, 429, { error_message: 'slow down' }, { 'retry-after': '0.3' }));
+    const res = await transport.send(req(), (b) => b);
+    expect(res.attempts).toBe(2);
+    const gap = stub.requests[1].at - stub.requests[0].at;
+    expect(gap).toBeGreaterThanOrEqual(290);
+  });
+
+  it('ends the retries when Retry-After is longer than the cap', async () => {
+    transport = make({ maxRetryAfterMs: 1000 });
+    stub.handle((_r, res) => json(res, 429, { error_message: 'later' }, { 'retry-after': '2' }));
+    const started = Date.now();
+    const err = await fail(transport.send(req(), (b) => b));
+    expect(err.code).toBe('rate_limited');
+    expect(err.status).toBe(429);
+    expect(stub.requests).toHaveLength(1);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('never retries a POST without an Idempotency-Key, whatever the failure', async () => {
+    stub.handle((_r, res) => json(res, 503, { error_message: 'busy' }));
+    expect((await fail(transport.send(req({ method: 'POST', body: {} }), (b) => b))).status).toBe(503);
+    expect(stub.requests).toHaveLength(1);
+
+    stub.handle((_r, res) => {
+      res.socket?.destroy();
+    });
+    expect((await fail(transport.send(req({ method: 'POST', body: {} }), (b) => b))).code).toBe('network_error');
+    expect(stub.requests).toHaveLength(2);
+  });
+
+  it('retries 409 only for a POST with an Idempotency-Key (its first attempt is still in progress)', async () => {
+    script((res) => json(res, 409, { error_message: 'a request with this Idempotency-Key is still in progress' }));
+    const res = await transport.send(req({ method: 'POST', body: {}, idempotencyKey: 'k' }), (b) => b);
+    expect(res.attempts).toBe(2);
+
+    stub.requests.length = 0;
+    stub.handle((_r, res) => json(res, 409, { error_message: 'conflict' }));
+    expect((await fail(transport.send(req(), (b) => b))).code).toBe('conflict');
+    expect((await fail(transport.send(req({ method: 'POST', body: {} }), (b) => b))).code).toBe('conflict');
+    expect(stub.requests).toHaveLength(2);
+  });
+
+  it('retries a POST with an Idempotency-Key after a dropped connection, with the same key', async () => {
+    script((res) => res.socket?.destroy());
+    const res = await transport.send(req({ method: 'POST', body: { a: 1 }, idempotencyKey: 'same' }), (b) => b);
+    expect(res.attempts).toBe(2);
+    expect(stub.requests.map((r) => r.headers['idempotency-key'])).toEqual(['same', 'same']);
+    expect(stub.requests.map((r) => r.body)).toEqual(['{"a":1}', '{"a":1}']);
+  });
+
+  it('retries a GET and a DELETE after a dropped connection', async () => {
+    script((res) => res.socket?.destroy());
+    expect((await transport.send(req(), (b) => b)).attempts).toBe(2);
+    stub.requests.length = 0;
+    script((res) => res.socket?.destroy());
+    expect((await transport.send(req({ method: 'DELETE' }), (b) => b)).attempts).toBe(2);
+  });
+
+  it('times out an attempt that does not answer, then retries it', async () => {
+    transport = make({}, 200);
+    script(() => {
+      /* never answers */
+    });
+    const res = await transport.send(req(), (b) => b);
+    expect(res.attempts).toBe(2);
+
+    stub.handle(() => {
+      /* never answers */
+    });
+    const t2 = make({ retries: 1 }, 100);
+    try {
+      const err = await fail(t2.send(req(), (b) => b));
+      expect(err.code).toBe('timeout');
+      expect(err.message).toBe('Test call timed out after 100 ms');
+    } finally {
+      await t2.close();
+    }
+  });
+
+  it('aborts promptly while waiting for an answer and while backing off', async () => {
+    stub.handle(() => {
+      /* never answers */
+    });
+    const c1 = new AbortController();
+    const t0 = Date.now();
+    setTimeout(() => c1.abort(), 30);
+    const e1 = await fail(transport.send(req({ signal: c1.signal }), (b) => b));
+    expect(e1.code).toBe('aborted');
+    expect(Date.now() - t0).toBeLessThan(1000);
+
+    stub.handle((_r, res) => json(res, 503, {}, { 'retry-after': '4' }));
+    const c2 = new AbortController();
+    const t1 = Date.now();
+    const p = transport.send(req({ signal: c2.signal }), (b) => b);
+    setTimeout(() => c2.abort(), 100);
+    const e2 = await fail(p);
+    expect(e2.code).toBe('aborted');
+    expect(Date.now() - t1).toBeLessThan(2000);
+  });
+
+  it('close() aborts in-flight requests and refuses new ones', async () => {
+    stub.handle(() => {
+      /* never answers */
+    });
+    const p = fail(transport.send(req(), (b) => b));
+    await new Promise((r) => setTimeout(r, 50));
+    const t0 = Date.now();
+    await transport.close();
+    const err = await p;
+    expect(err.code).toBe('aborted');
+    expect(Date.now() - t0).toBeLessThan(1000);
+    const after = await fail(transport.send(req(), (b) => b));
+    expect(after.code).toBe('aborted');
+    expect(after.message).toBe('Test call aborted: client closed');
+  });
+});

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    exclude: ['test/e2e/**', 'node_modules/**', 'dist/**'],
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+    pool: 'forks',
+    // Node-RED runtimes and simulators per file; two cores, so keep it to two files at once
+    maxWorkers: 2,
+  },
+});
