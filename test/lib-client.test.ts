@@ -369,7 +369,11 @@ describe('against the simulator (manual clock)', () => {
       h.sim.advance(1_000);
       const recording = await read();
       expect(client.channelState(recording)).toBe('RECORDING');
-      expect(recording.recording).toMatchObject({ channel_id: id, ended_at: null, outputs: [] });
+      expect(recording.recording).toMatchObject({
+        channel_id: id,
+        ended_at: null,
+        outputs: expect.arrayContaining([expect.objectContaining({ format: 'mxf' })]),
+      });
       h.sim.advance(3_600_000);
       expect(client.channelState(await read())).toBe('FINISHING_RECORDING');
       h.sim.advance(2_000);

@@ -1,0 +1,654 @@
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, stringify, type Node as YamlNode } from 'yaml';
+import { z } from 'zod';
+import { MediaSpacesError } from '../errors';
+import { ChannelCreateRequest, UUID_PATTERN } from '../schemas';
+import { describeType } from '../submit-input';
+import { cronError } from './cron';
+import { DurationError, parseDuration } from './duration';
+import { checkTemplates, renderTemplates } from './template';
+import { canonicalTimeZone, isValidTimeZone, systemTimeZone } from './tz';
+
+/**
+ * The schedule document (YAML, or the same object built by the editor):
+ *
+ * ```yaml
+ * schedule_id: studio-a        # optional; part of every slot key (default: the node id)
+ * timezone: Europe/London      # optional default zone of the windows
+ * windows:
+ *   - id: evening-news         # stable: used in slot keys
+ *     name: Evening news
+ *     cron: "0 18 * * mon-fri" # start times (node-cron syntax, optional seconds field)
+ *     timezone: Europe/London
+ *     duration: 1h30m          # 90m, 1h30m, PT1H30M, 5400 (seconds)
+ *     enabled: true
+ *     channel: { ...create-channel request, templates allowed... }
+ *     followup: { workflow_id, job_name, variables, media_nicknames, attachments, labels }
+ * ```
+ */
+
+export interface ChannelTemplate {
+  name?: string;
+  description?: string;
+  source_id?: string;
+  /** a JSON string, or an object that is sent as its JSON text */
+  expected_properties?: string | Record<string, unknown>;
+  continuous_recording?: boolean | string;
+  recording_duration?: number | string;
+  region?: string;
+  tags?: string[];
+}
+
+export interface FollowupTemplate {
+  workflow_id?: string;
+  /** a workflow name, for a submit-job node that resolves names */
+  workflow?: string;
+  job_name?: string;
+  variables?: Record<string, unknown>;
+  media_nicknames?: Record<string, unknown>;
+  attachments?: Record<string, unknown>;
+  labels?: Record<string, Record<string, unknown>>;
+}
+
+export interface ScheduleWindow {
+  id: string;
+  name: string;
+  cron: string;
+  /** IANA zone, canonical spelling */
+  timezone: string;
+  /** seconds */
+  duration: number;
+  enabled: boolean;
+  channel: ChannelTemplate;
+  followup?: FollowupTemplate;
+}
+
+export interface ScheduleConfig {
+  scheduleId?: string;
+  timezone: string;
+  windows: ScheduleWindow[];
+}
+
+export interface ScheduleIssue {
+  /** 1-based line in the YAML text (absent for the editor's object model) */
+  line?: number;
+  column?: number;
+  /** `windows[1].cron`; empty for the whole document */
+  path: string;
+  message: string;
+}
+
+export interface ParseOptions {
+  /** zone of windows that name none, when the document names none either (default: the machine's) */
+  defaultTimezone?: string;
+}
+
+export type ParseResult =
+  | { ok: true; config: ScheduleConfig; raw: unknown }
+  | { ok: false; issues: ScheduleIssue[]; raw?: unknown };
+
+export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** Template roots and fields allowed in the channel (before it exists) and in the follow-up. */
+export const WINDOW_FIELDS = [
+  'id',
+  'name',
+  'cron',
+  'timezone',
+  'duration',
+  'duration_hours',
+  'start',
+  'end',
+  'slotKey',
+  'reason',
+] as const;
+export const SLOT_FIELDS = [
+  'key',
+  'start',
+  'end',
+  'date',
+  'time',
+  'end_date',
+  'end_time',
+  'local_start',
+  'local_end',
+  'epoch',
+  'reason',
+] as const;
+const CHANNEL_ROOTS = { window: WINDOW_FIELDS, slot: SLOT_FIELDS, schedule: ['id'] } as const;
+const FOLLOWUP_ROOTS = { ...CHANNEL_ROOTS, channel: 'any' } as const;
+
+const KNOWN_KEYS = {
+  top: ['schedule_id', 'timezone', 'windows'],
+  window: ['id', 'name', 'cron', 'timezone', 'duration', 'enabled', 'channel', 'followup'],
+  channel: [
+    'name',
+    'description',
+    'source_id',
+    'expected_properties',
+    'continuous_recording',
+    'recording_duration',
+    'region',
+    'tags',
+  ],
+  followup: ['workflow_id', 'workflow', 'job_name', 'variables', 'media_nicknames', 'attachments', 'labels'],
+} as const;
+
+/** A schedule document that does not validate; `issues` name line and field. */
+export class ScheduleConfigError extends MediaSpacesError {
+  readonly issues: ScheduleIssue[];
+
+  constructor(issues: ScheduleIssue[], context = 'Schedule') {
+    const lines = issues.map(formatIssue);
+    const fieldErrors: Record<string, string> = {};
+    for (const issue of issues) {
+      const key = issue.path || '(schedule)';
+      if (!(key in fieldErrors)) fieldErrors[key] = issue.line ? `line ${issue.line}: ${issue.message}` : issue.message;
+    }
+    super({
+      code: 'invalid_input',
+      message: `${context} is invalid: ${lines.slice(0, 5).join('; ')}${lines.length > 5 ? `; and ${lines.length - 5} more` : ''}`,
+      fieldErrors,
+    });
+    this.name = 'ScheduleConfigError';
+    this.issues = issues;
+  }
+}
+
+/** `line 7: windows[1].cron: "61 * * * *" is not a valid cron expression (minute 61 out of range 0-59)` */
+export function formatIssue(issue: ScheduleIssue): string {
+  const where = issue.line ? `line ${issue.line}: ` : '';
+  return `${where}${issue.path ? `${issue.path}: ` : ''}${issue.message}`;
+}
+
+/** `windows[1].channel.name` */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const seg of path) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else if (typeof seg === 'string' && /^[A-Za-z_$][\w$-]*$/.test(seg)) out += out ? `.${seg}` : seg;
+    else out += `[${JSON.stringify(String(seg))}]`;
+  }
+  return out;
+}
+
+// ------------------------------------------------------------ schema
+
+const expectedWord = (expected: unknown): string => {
+  switch (expected) {
+    case 'string':
+      return 'text';
+    case 'number':
+    case 'int':
+      return 'a number';
+    case 'boolean':
+      return 'true or false';
+    case 'object':
+    case 'record':
+      return 'a mapping (key: value)';
+    case 'array':
+      return 'a list';
+    default:
+      return String(expected);
+  }
+};
+
+type RawIssue = { code?: string; input?: unknown; expected?: unknown };
+
+const genericError = (iss: RawIssue): string | undefined => {
+  if (iss.code === 'invalid_type') {
+    return iss.input === undefined
+      ? 'is required'
+      : `must be ${expectedWord(iss.expected)}, got ${describeType(iss.input)}`;
+  }
+  return undefined;
+};
+
+const oneOf = (what: string) => (iss: RawIssue) =>
+  iss.input === undefined ? 'is required' : `must be ${what}, got ${describeType(iss.input)}`;
+
+const idString = (what: string) =>
+  z
+    .string({ error: genericError })
+    .regex(ID_PATTERN, `${what} must be 1-64 letters, digits, "-", "_" or "." (starting with a letter or digit)`);
+
+const TimeZoneSchema = z.string({ error: genericError }).refine(isValidTimeZone, {
+  error: (iss) =>
+    `${JSON.stringify(iss.input)} is not an IANA time zone known here (e.g. Europe/London, America/New_York, UTC)`,
+});
+
+const CronSchema = z.string({ error: genericError }).superRefine((value, ctx) => {
+  const reason = cronError(value);
+  if (reason)
+    ctx.addIssue({ code: 'custom', message: `${JSON.stringify(value)} is not a valid cron expression (${reason})` });
+});
+
+const DurationSchema = z
+  .union([z.string(), z.number()], { error: oneOf('a duration such as 90m, 1h30m, PT1H or a number of seconds') })
+  .superRefine((value, ctx) => {
+    try {
+      parseDuration(value);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: err instanceof DurationError ? err.message : String(err) });
+    }
+  });
+
+const ChannelSchema = z.strictObject(
+  {
+    name: z.string({ error: genericError }).optional(),
+    description: z.string({ error: genericError }).optional(),
+    source_id: z.string({ error: genericError }).optional(),
+    expected_properties: z
+      .union([z.string(), z.record(z.string(), z.unknown())], {
+        error: oneOf('a JSON string or a mapping'),
+      })
+      .optional(),
+    continuous_recording: z.union([z.boolean(), z.string()], { error: oneOf('true, false or a template') }).optional(),
+    recording_duration: z
+      .union([z.number(), z.string()], { error: oneOf('a whole number of hours or a template') })
+      .optional(),
+    region: z.string({ error: genericError }).optional(),
+    tags: z.array(z.string({ error: genericError }), { error: genericError }).optional(),
+  },
+  { error: genericError },
+);
+
+const FollowupSchema = z.strictObject(
+  {
+    workflow_id: z.string({ error: genericError }).optional(),
+    workflow: z.string({ error: genericError }).optional(),
+    job_name: z.string({ error: genericError }).optional(),
+    variables: z.record(z.string(), z.unknown(), { error: genericError }).optional(),
+    media_nicknames: z
+      .record(
+        z.string(),
+        z.union([z.string(), z.array(z.string()), z.record(z.string(), z.unknown())], {
+          error: oneOf('a file URI, a list of files or a mapping'),
+        }),
+        { error: genericError },
+      )
+      .optional(),
+    attachments: z
+      .record(
+        z.string(),
+        z.union([z.string(), z.record(z.string(), z.unknown())], { error: oneOf('a file URI or a mapping') }),
+        { error: genericError },
+      )
+      .optional(),
+    labels: z
+      .record(z.string(), z.record(z.string(), z.unknown(), { error: genericError }), { error: genericError })
+      .optional(),
+  },
+  { error: genericError },
+);
+
+const WindowSchema = z.strictObject(
+  {
+    id: idString('a window id'),
+    name: z.string({ error: genericError }).min(1, 'must not be empty').optional(),
+    cron: CronSchema,
+    timezone: TimeZoneSchema.optional(),
+    duration: DurationSchema,
+    enabled: z.boolean({ error: genericError }).optional(),
+    channel: ChannelSchema.optional(),
+    followup: FollowupSchema.optional(),
+  },
+  { error: genericError },
+);
+
+const DocumentSchema = z.strictObject(
+  {
+    schedule_id: idString('schedule_id').optional(),
+    timezone: TimeZoneSchema.optional(),
+    windows: z.array(WindowSchema, { error: oneOf('a list of windows') }),
+  },
+  { error: oneOf('a mapping with a "windows" list') },
+);
+
+type RawDocument = z.infer<typeof DocumentSchema>;
+type RawWindow = z.infer<typeof WindowSchema>;
+
+// ------------------------------------------------------------ parsing
+
+/** Parses and validates YAML text; every issue names its line and field. */
+export function parseScheduleYaml(text: string, options: ParseOptions = {}): ParseResult {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(typeof text === 'string' ? text : '', {
+    lineCounter,
+    prettyErrors: true,
+    uniqueKeys: true,
+  });
+  if (doc.errors.length > 0) {
+    return {
+      ok: false,
+      issues: doc.errors.map((err) => ({
+        line: err.linePos?.[0]?.line,
+        column: err.linePos?.[0]?.col,
+        path: '',
+        message: `YAML syntax: ${err.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`,
+      })),
+    };
+  }
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    return { ok: false, issues: [{ line: 1, path: '', message: `YAML: ${(err as Error).message}` }] };
+  }
+  if (raw === null || raw === undefined) {
+    return {
+      ok: false,
+      issues: [{ line: 1, path: '', message: 'the schedule is empty: expected a mapping with a "windows" list' }],
+      raw,
+    };
+  }
+  const result = parseScheduleObject(raw, options);
+  if (result.ok) return result;
+  const issues = result.issues.map((issue) => ({ ...issue, ...locate(doc.contents, lineCounter, issue) }));
+  issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+  return { ok: false, issues, raw };
+}
+
+/** Validates the object model (the editor's list, or parsed YAML); issues carry paths, not lines. */
+export function parseScheduleObject(raw: unknown, options: ParseOptions = {}): ParseResult & { raw: unknown } {
+  const parsed = DocumentSchema.safeParse(raw, { reportInput: true, error: genericError });
+  const issues: (ScheduleIssue & { at: (string | number)[] })[] = [];
+  const add = (at: (string | number)[], message: string): void => {
+    issues.push({ at, path: formatPath(at), message });
+  };
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const at = issue.path.map((p) => (typeof p === 'number' ? p : String(p)));
+      if (issue.code === 'unrecognized_keys') {
+        const known = knownKeysFor(at);
+        for (const key of issue.keys) {
+          const hint = closest(key, known);
+          add(
+            [...at, key],
+            `unknown field "${key}"${hint ? ` (did you mean "${hint}"?)` : ''}; expected one of ${known.join(', ')}`,
+          );
+        }
+      } else add(at, issue.message);
+    }
+  }
+
+  // Checks that need more than one field, on the windows that passed the schema.
+  const doc = (isObject(raw) ? raw : {}) as Partial<RawDocument>;
+  const rawWindows = Array.isArray(doc.windows) ? (doc.windows as unknown[]) : [];
+  const bad = (index: number, part?: string): boolean =>
+    issues.some((i) => i.at[0] === 'windows' && i.at[1] === index && (part === undefined || i.at[2] === part));
+  const seen = new Map<string, number>();
+  rawWindows.forEach((w, index) => {
+    if (!isObject(w)) return;
+    if (typeof w.id === 'string') {
+      const first = seen.get(w.id);
+      if (first !== undefined) add(['windows', index, 'id'], `duplicate window id "${w.id}" (also windows[${first}])`);
+      else seen.set(w.id, index);
+    }
+    const checks = {
+      channel: !bad(index, 'channel') && (w.channel === undefined || isObject(w.channel)),
+      followup: !bad(index, 'followup') && isObject(w.followup),
+    };
+    for (const problem of semanticProblems(w as RawWindow, checks))
+      add(['windows', index, ...problem.at], problem.message);
+  });
+
+  if (issues.length > 0) return { ok: false, issues: issues.map(({ at: _at, ...rest }) => rest), raw };
+  const data = parsed.data as RawDocument;
+  const fallbackZone = data.timezone ?? zoneOr(options.defaultTimezone);
+  return {
+    ok: true,
+    raw,
+    config: {
+      scheduleId: data.schedule_id,
+      timezone: canonicalTimeZone(fallbackZone),
+      windows: data.windows.map((w) => normaliseWindow(w, fallbackZone)),
+    },
+  };
+}
+
+/** parseScheduleYaml that throws a ScheduleConfigError. */
+export function loadScheduleYaml(text: string, options: ParseOptions = {}, context = 'Schedule YAML'): ScheduleConfig {
+  const result = parseScheduleYaml(text, options);
+  if (!result.ok) throw new ScheduleConfigError(result.issues, context);
+  return result.config;
+}
+
+/** parseScheduleObject that throws a ScheduleConfigError. */
+export function loadScheduleObject(raw: unknown, options: ParseOptions = {}, context = 'Schedule'): ScheduleConfig {
+  const result = parseScheduleObject(raw, options);
+  if (!result.ok) throw new ScheduleConfigError(result.issues, context);
+  return result.config;
+}
+
+/** The object model as YAML text (for the editor's switch from list to text). */
+export function scheduleToYaml(raw: unknown): string {
+  return stringify(raw, { lineWidth: 0 });
+}
+
+function zoneOr(zone: string | undefined): string {
+  return zone && isValidTimeZone(zone) ? zone : systemTimeZone();
+}
+
+function normaliseWindow(w: RawWindow, fallbackZone: string): ScheduleWindow {
+  const out: ScheduleWindow = {
+    id: w.id,
+    name: w.name ?? w.id,
+    cron: w.cron.trim(),
+    timezone: canonicalTimeZone(w.timezone ?? fallbackZone),
+    duration: parseDuration(w.duration),
+    enabled: w.enabled ?? true,
+    channel: { ...(w.channel ?? {}) },
+  };
+  if (w.followup) out.followup = structuredClone(w.followup) as FollowupTemplate;
+  return out;
+}
+
+/** A sample slot context, to check templates and the channel request before any slot exists. */
+function sampleContext(w: RawWindow): Record<string, unknown> {
+  const start = '2000-01-01T00:00:00Z';
+  let duration = 3600;
+  try {
+    duration = parseDuration(w.duration);
+  } catch {
+    /* reported elsewhere */
+  }
+  const window = {
+    id: w.id,
+    name: w.name ?? w.id,
+    cron: w.cron,
+    timezone: w.timezone ?? 'UTC',
+    duration,
+    duration_hours: Math.max(1, Math.ceil(duration / 3600)),
+    start,
+    end: start,
+    slotKey: `schedule:${w.id}:${start}`,
+    reason: 'scheduled',
+  };
+  const slot = {
+    key: window.slotKey,
+    start,
+    end: start,
+    date: '2000-01-01',
+    time: '00:00',
+    end_date: '2000-01-01',
+    end_time: '00:00',
+    local_start: '2000-01-01T00:00:00+00:00',
+    local_end: '2000-01-01T00:00:00+00:00',
+    epoch: 946684800,
+    reason: 'scheduled',
+  };
+  return { window, slot, schedule: { id: 'schedule' } };
+}
+
+function semanticProblems(
+  w: RawWindow,
+  checks: { channel: boolean; followup: boolean },
+): { at: (string | number)[]; message: string }[] {
+  const problems: { at: (string | number)[]; message: string }[] = [];
+  const channel = checks.channel ? (w.channel ?? {}) : {};
+  const channelTemplates = checkTemplates(channel, CHANNEL_ROOTS, ['channel']).map((p) => ({
+    at: p.at,
+    message: /must start with/.test(p.message)
+      ? `${p.message} (the channel does not exist yet when it is created)`
+      : p.message,
+  }));
+  problems.push(...channelTemplates);
+  if (checks.channel) {
+    // Render with a sample slot and check against the service's request schema
+    // (fields whose templates are wrong are already reported).
+    const sample: Record<string, unknown> = { ...channel };
+    for (const p of channelTemplates) delete sample[String(p.at[1])];
+    const rendered = renderTemplates(sample, sampleContext(w)) as Record<string, unknown>;
+    const request = channelRequestFrom(rendered);
+    const parsed = ChannelCreateRequest.safeParse(request, { reportInput: true });
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const at = ['channel', ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))];
+        const original = valueAt(w, at);
+        const shown =
+          typeof original === 'string' || typeof original === 'number' ? `${JSON.stringify(original)} ` : '';
+        problems.push({ at, message: `${shown}${friendlyMessage(issue)}` });
+      }
+    }
+  }
+  const followup = checks.followup ? w.followup : undefined;
+  if (followup) {
+    problems.push(...checkTemplates(followup, FOLLOWUP_ROOTS, ['followup']));
+    if (followup.workflow_id === undefined && followup.workflow === undefined) {
+      problems.push({ at: ['followup'], message: 'needs workflow_id (or workflow, a workflow name)' });
+    } else if (followup.workflow_id !== undefined && followup.workflow !== undefined) {
+      problems.push({ at: ['followup', 'workflow'], message: 'give workflow_id or workflow, not both' });
+    }
+    const id = followup.workflow_id;
+    if (typeof id === 'string' && !id.includes('{{') && !UUID_PATTERN.test(id)) {
+      problems.push({
+        at: ['followup', 'workflow_id'],
+        message: `${JSON.stringify(id)} must be a UUID (8-4-4-4-12 hex digits)`,
+      });
+    }
+  }
+  return problems;
+}
+
+/** The channel template after rendering, as a create request (expected_properties objects become JSON text). */
+export function channelRequestFrom(rendered: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...rendered };
+  if (isObject(out.expected_properties)) out.expected_properties = JSON.stringify(out.expected_properties);
+  if (typeof out.recording_duration === 'string' && /^\d+$/.test(out.recording_duration.trim())) {
+    out.recording_duration = Number(out.recording_duration.trim());
+  }
+  if (typeof out.continuous_recording === 'string') {
+    const t = out.continuous_recording.trim().toLowerCase();
+    if (t === 'true' || t === 'false') out.continuous_recording = t === 'true';
+  }
+  return out;
+}
+
+function friendlyMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'too_small' && /^Too small/.test(issue.message)) {
+    return issue.origin === 'string'
+      ? `must be at least ${issue.minimum} characters`
+      : `must be at least ${issue.minimum}`;
+  }
+  if (issue.code === 'too_big' && /^Too big/.test(issue.message)) {
+    return issue.origin === 'string'
+      ? `must be at most ${issue.maximum} characters`
+      : `must be at most ${issue.maximum}`;
+  }
+  if (issue.code === 'invalid_type') return genericError(issue as RawIssue) ?? issue.message;
+  return issue.message;
+}
+
+function knownKeysFor(at: (string | number)[]): readonly string[] {
+  if (at.length === 0) return KNOWN_KEYS.top;
+  if (at[0] === 'windows' && at.length === 2) return KNOWN_KEYS.window;
+  if (at[0] === 'windows' && at[2] === 'channel') return KNOWN_KEYS.channel;
+  if (at[0] === 'windows' && at[2] === 'followup') return KNOWN_KEYS.followup;
+  return [];
+}
+
+function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const c of candidates) {
+    const d = editDistance(word.toLowerCase(), c.toLowerCase());
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length];
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function valueAt(root: unknown, at: (string | number)[]): unknown {
+  let v: unknown = root;
+  for (const seg of at) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string | number, unknown>)[seg];
+  }
+  return v;
+}
+
+// ------------------------------------------------------------ line numbers
+
+/**
+ * The line of the deepest node of the document on the issue's path: the key
+ * of a mapping entry, the item of a list; the parent when the field is missing.
+ */
+function locate(
+  contents: YamlNode | null,
+  lineCounter: LineCounter,
+  issue: ScheduleIssue,
+): { line?: number; column?: number } {
+  const at = parsePath(issue.path);
+  let node: unknown = contents;
+  let offset = rangeStart(contents) ?? 0;
+  for (const seg of at) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg));
+      if (!pair) break;
+      offset = rangeStart(pair.key as YamlNode) ?? offset;
+      node = pair.value;
+    } else if (isSeq(node) && typeof seg === 'number') {
+      const item = node.items[seg];
+      if (item === undefined) break;
+      offset = rangeStart(item as YamlNode) ?? offset;
+      node = item;
+    } else break;
+  }
+  const pos = lineCounter.linePos(offset);
+  return { line: pos.line, column: pos.col };
+}
+
+function rangeStart(node: unknown): number | undefined {
+  const range = (node as { range?: [number, number, number] } | null)?.range;
+  return range ? range[0] : undefined;
+}
+
+function parsePath(path: string): (string | number)[] {
+  const out: (string | number)[] = [];
+  for (const m of path.matchAll(/([A-Za-z_$][\w$-]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/g)) {
+    if (m[1] !== undefined) out.push(m[1]);
+    else if (m[2] !== undefined) out.push(Number(m[2]));
+    else out.push(JSON.parse(m[3]) as string);
+  }
+  return out;
+}

@@ -1,0 +1,496 @@
+import type { ScheduleConfig, ScheduleWindow } from './config';
+import { compileCron, nextOccurrence, occurrencesBetween } from './cron';
+import { type Slot, type StartReason, slotKey } from './messages';
+
+/** Time source and timers; inject a controlled one in tests. */
+export interface SchedulerClock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** The global timers and Date.now, looked up at call time (so fake timers apply). */
+export const systemClock: SchedulerClock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+/** A slot whose start was emitted and whose end was not yet. */
+export interface ActiveSlot extends Slot {
+  /** the window as it was at the start, used for the end if the window is gone by then */
+  window: ScheduleWindow;
+  /** the channel create-channel returned for this slot, when it was routed back */
+  channel?: unknown;
+}
+
+export interface EmittedRecord {
+  phase: 'start' | 'end';
+  /** slot end, epoch ms (records are pruned a day after it) */
+  end: number;
+}
+
+/** What survives a restart (kept in node context by the node). */
+export interface SchedulerState {
+  version: 1;
+  paused: boolean;
+  active: ActiveSlot[];
+  emitted: Record<string, EmittedRecord>;
+}
+
+export interface SchedulerStore {
+  load(): SchedulerState | undefined | Promise<SchedulerState | undefined>;
+  save(state: SchedulerState): void | Promise<void>;
+}
+
+export interface StartEvent {
+  slot: Slot;
+  window: ScheduleWindow;
+}
+
+export interface EndEvent {
+  slot: Slot;
+  window: ScheduleWindow;
+  channel?: unknown;
+}
+
+export interface UpcomingStart {
+  window_id: string;
+  name: string;
+  /** epoch ms */
+  start: number;
+  end: number;
+  timezone: string;
+  slotKey: string;
+}
+
+export interface SchedulerOptions {
+  /** first part of every slot key */
+  scheduleId: string;
+  config: ScheduleConfig;
+  onStart(event: StartEvent): void;
+  onEnd(event: EndEvent): void;
+  /** called after anything that may change the status (emissions, pause, reload) */
+  onChange?(): void;
+  /** failures of callbacks or of the store */
+  onError?(error: unknown): void;
+  clock?: SchedulerClock;
+  store?: SchedulerStore;
+  /** emit starts missed while stopped if their window is still open (default true) */
+  catchUp?: boolean;
+  /** longest single timer; waits are re-armed in steps (default 60 s, at most 2^31-1 ms) */
+  maxTimerMs?: number;
+  /** most slots of one window caught up at once (default 10, the latest are kept) */
+  maxCatchUp?: number;
+  /** how long emitted-slot records are kept after the slot ended (default 1 day) */
+  retainMs?: number;
+}
+
+const MAX_SET_TIMEOUT = 2 ** 31 - 1;
+/** A start more than this late counts as a catch-up rather than a scheduled start. */
+const LATE_MS = 60_000;
+
+/**
+ * Emits the starts and ends of recording windows at the right instants.
+ *
+ * - One timer, armed for the next due instant (or `maxTimerMs`, whichever is
+ *   sooner), re-armed after every wake-up.
+ * - Every emitted start is recorded (slot key and phase) in the state before
+ *   the callback runs, and the state is saved, so a slot is never started
+ *   twice, across restarts too. Slots in progress are part of the state; a
+ *   new Scheduler with the same store emits their ends on time (at once if
+ *   the end passed while stopped).
+ * - On start, and for windows added by a reload, a slot whose start passed
+ *   while stopped but whose window is still open is started at once
+ *   (reason `catch-up`), once.
+ * - Paused: no starts (they are skipped, not caught up later); ends still
+ *   happen, so channels do not record forever.
+ */
+export class Scheduler {
+  private readonly clock: SchedulerClock;
+  private readonly maxTimerMs: number;
+  private readonly catchUp: boolean;
+  private readonly maxCatchUp: number;
+  private readonly retainMs: number;
+  private config: ScheduleConfig;
+  private currentScheduleId: string;
+  private state: SchedulerState = { version: 1, paused: false, active: [], emitted: {} };
+  /** per window: starts at or before this instant have been dealt with */
+  private cursors = new Map<string, number>();
+  /** per window: the next start after its cursor (cache) */
+  private nextStarts = new Map<string, number | null>();
+  private timer: unknown;
+  private running = false;
+  private stopped = false;
+
+  constructor(private readonly options: SchedulerOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.maxTimerMs = Math.min(Math.max(1000, options.maxTimerMs ?? 60_000), MAX_SET_TIMEOUT);
+    this.catchUp = options.catchUp ?? true;
+    this.maxCatchUp = Math.max(1, options.maxCatchUp ?? 10);
+    this.retainMs = options.retainMs ?? 24 * 3600_000;
+    this.config = options.config;
+    this.currentScheduleId = options.scheduleId;
+  }
+
+  /** First part of the slot keys of new slots. */
+  get scheduleId(): string {
+    return this.currentScheduleId;
+  }
+
+  get paused(): boolean {
+    return this.state.paused;
+  }
+
+  get windows(): readonly ScheduleWindow[] {
+    return this.config.windows;
+  }
+
+  /** Loads the saved state, catches up, emits what is due and arms the timer. */
+  async start(): Promise<void> {
+    if (this.running || this.stopped) return;
+    let loaded: SchedulerState | undefined;
+    try {
+      loaded = await this.options.store?.load();
+    } catch (err) {
+      this.reportError(err);
+    }
+    if (this.stopped) return;
+    if (isState(loaded)) {
+      this.state = {
+        version: 1,
+        paused: loaded.paused === true,
+        active: loaded.active.filter(isActiveSlot),
+        emitted: { ...loaded.emitted },
+      };
+    }
+    this.running = true;
+    const now = this.clock.now();
+    for (const w of this.config.windows) this.initCursor(w, now, this.catchUp && !this.state.paused);
+    this.tick();
+  }
+
+  /** Stops the timer; nothing fires afterwards. */
+  stop(): void {
+    this.stopped = true;
+    this.running = false;
+    this.clearTimer();
+  }
+
+  /**
+   * Replaces the windows (a reload), and the schedule id of new slots when
+   * given. Slots in progress keep going and end on time.
+   */
+  setConfig(config: ScheduleConfig, scheduleId?: string): void {
+    const before = new Map(this.config.windows.map((w) => [w.id, w]));
+    this.config = config;
+    // slots in progress keep their keys; windows already open are not started again under the new id
+    if (scheduleId !== undefined) this.currentScheduleId = scheduleId;
+    const now = this.clock.now();
+    const cursors = new Map<string, number>();
+    for (const w of config.windows) {
+      const old = before.get(w.id);
+      const cursor = this.cursors.get(w.id);
+      if (old && cursor !== undefined) cursors.set(w.id, cursor);
+    }
+    this.cursors = cursors;
+    this.nextStarts.clear();
+    if (this.running) {
+      for (const w of config.windows) {
+        if (!this.cursors.has(w.id)) this.initCursor(w, now, this.catchUp && !this.state.paused);
+        else this.cursors.set(w.id, Math.min(this.cursors.get(w.id) as number, now));
+      }
+      this.tick();
+    }
+  }
+
+  pause(): void {
+    if (this.state.paused) return;
+    this.state.paused = true;
+    this.persist();
+    this.changed();
+  }
+
+  /** Resumes; starts that fell while paused are skipped. */
+  resume(): void {
+    if (!this.state.paused) return;
+    this.state.paused = false;
+    const now = this.clock.now();
+    for (const w of this.config.windows) this.cursors.set(w.id, now);
+    this.nextStarts.clear();
+    this.persist();
+    if (this.running) this.tick();
+    else this.changed();
+  }
+
+  /**
+   * Starts a window now (a manual start): the slot begins at the current
+   * second and ends after the window's duration. Returns the event; the
+   * `onStart` callback is not called (the caller emits it).
+   */
+  trigger(windowId: string): StartEvent {
+    const window = this.config.windows.find((w) => w.id === windowId);
+    if (!window) throw new Error(`no window with id "${windowId}"`);
+    const start = Math.floor(this.clock.now() / 1000) * 1000;
+    const slot: Slot = {
+      key: slotKey(this.scheduleId, window.id, start),
+      windowId: window.id,
+      start,
+      end: start + window.duration * 1000,
+      reason: 'manual',
+    };
+    if (this.state.emitted[slot.key]) throw new Error(`slot ${slot.key} was already started`);
+    this.recordStart(slot, window);
+    this.persist();
+    this.rearm();
+    this.changed();
+    return { slot, window };
+  }
+
+  /** Remembers the channel of a slot in progress; false when the slot is not in progress. */
+  rememberChannel(key: string, channel: unknown): boolean {
+    const slot = this.state.active.find((s) => s.key === key);
+    if (!slot) return false;
+    slot.channel = channel;
+    this.persist();
+    return true;
+  }
+
+  /** Slots in progress, earliest end first. */
+  activeSlots(): readonly ActiveSlot[] {
+    return [...this.state.active].sort((a, b) => a.end - b.end);
+  }
+
+  /** Whether a slot's start (or end) was emitted. */
+  emitted(key: string): EmittedRecord | undefined {
+    return this.state.emitted[key];
+  }
+
+  /** The next `count` starts of enabled windows, earliest first. */
+  upcoming(count = 5, from = this.clock.now()): UpcomingStart[] {
+    const all: UpcomingStart[] = [];
+    for (const w of this.config.windows) {
+      if (!w.enabled) continue;
+      let cursor = from;
+      for (let i = 0; i < count; i++) {
+        const next = nextOccurrence(compileCron(w.cron), cursor, w.timezone);
+        if (next === null) break;
+        all.push({
+          window_id: w.id,
+          name: w.name,
+          start: next,
+          end: next + w.duration * 1000,
+          timezone: w.timezone,
+          slotKey: slotKey(this.scheduleId, w.id, next),
+        });
+        cursor = next;
+      }
+    }
+    return all.sort((a, b) => a.start - b.start).slice(0, count);
+  }
+
+  /** The next start the scheduler will emit (none while paused). */
+  nextStart(): { window: ScheduleWindow; start: number } | undefined {
+    if (this.state.paused) return undefined;
+    let best: { window: ScheduleWindow; start: number } | undefined;
+    for (const w of this.config.windows) {
+      if (!w.enabled) continue;
+      const next = this.nextStartOf(w);
+      if (next !== null && (!best || next < best.start)) best = { window: w, start: next };
+    }
+    return best;
+  }
+
+  /** The current state (a copy), as saved. */
+  snapshot(): SchedulerState {
+    return structuredClone(this.state);
+  }
+
+  // ------------------------------------------------------------ internals
+
+  private initCursor(w: ScheduleWindow, now: number, catchUp: boolean): void {
+    this.cursors.set(w.id, catchUp ? now - w.duration * 1000 : now);
+    this.nextStarts.delete(w.id);
+  }
+
+  private nextStartOf(w: ScheduleWindow): number | null {
+    if (!this.nextStarts.has(w.id)) {
+      const cursor = this.cursors.get(w.id) ?? this.clock.now();
+      let next: number | null = null;
+      try {
+        next = nextOccurrence(compileCron(w.cron), cursor, w.timezone);
+      } catch (err) {
+        this.reportError(err);
+      }
+      this.nextStarts.set(w.id, next);
+    }
+    return this.nextStarts.get(w.id) ?? null;
+  }
+
+  /** Emits everything due, in time order (ends before starts at the same instant), then re-arms. */
+  private tick(): void {
+    if (!this.running) return;
+    this.clearTimer();
+    const now = this.clock.now();
+    let changed = false;
+
+    type Due =
+      | { at: number; kind: 'end'; slot: ActiveSlot }
+      | { at: number; kind: 'start'; slot: Slot; w: ScheduleWindow };
+    const due: Due[] = [];
+    for (const slot of this.state.active) if (slot.end <= now) due.push({ at: slot.end, kind: 'end', slot });
+    if (!this.state.paused) {
+      for (const w of this.config.windows) {
+        const cursor = this.cursors.get(w.id);
+        if (cursor === undefined) continue;
+        const next = this.nextStartOf(w);
+        if (next === null || next > now) continue;
+        if (w.enabled) {
+          // every start in (cursor, now] whose window is still open
+          const starts = occurrencesBetween(compileCron(w.cron), cursor, now, w.timezone, this.maxCatchUp);
+          for (const start of starts) {
+            const end = start + w.duration * 1000;
+            if (end <= now) continue; // window already over: missed
+            const reason: StartReason = now - start > LATE_MS ? 'catch-up' : 'scheduled';
+            const key = slotKey(this.scheduleId, w.id, start);
+            due.push({ at: start, kind: 'start', slot: { key, windowId: w.id, start, end, reason }, w });
+          }
+        }
+        this.cursors.set(w.id, now);
+        this.nextStarts.delete(w.id);
+        changed = true;
+      }
+    }
+    due.sort((a, b) => a.at - b.at || (a.kind === b.kind ? 0 : a.kind === 'end' ? -1 : 1));
+
+    for (const item of due) {
+      if (item.kind === 'end') {
+        this.finish(item.slot);
+        changed = true;
+      } else if (!this.state.emitted[item.slot.key]) {
+        this.recordStart(item.slot, item.w);
+        this.persist();
+        changed = true;
+        this.safely(() => this.options.onStart({ slot: { ...item.slot }, window: item.w }));
+      }
+    }
+    if (this.prune(now)) changed = true;
+    if (changed) {
+      this.persist();
+      this.changed();
+    }
+    this.rearm();
+  }
+
+  private recordStart(slot: Slot, window: ScheduleWindow): void {
+    this.state.emitted[slot.key] = { phase: 'start', end: slot.end };
+    this.state.active.push({ ...slot, window: structuredClone(window) });
+  }
+
+  private finish(slot: ActiveSlot): void {
+    this.state.active = this.state.active.filter((s) => s.key !== slot.key);
+    const record = this.state.emitted[slot.key];
+    if (record?.phase === 'end') return;
+    this.state.emitted[slot.key] = { phase: 'end', end: slot.end };
+    this.persist();
+    const current = this.config.windows.find((w) => w.id === slot.windowId) ?? slot.window;
+    const { window: _snapshot, channel, ...plain } = slot;
+    this.safely(() => this.options.onEnd({ slot: plain, window: current, channel }));
+  }
+
+  private prune(now: number): boolean {
+    let pruned = false;
+    for (const [key, record] of Object.entries(this.state.emitted)) {
+      if (record.end < now - this.retainMs && !this.state.active.some((s) => s.key === key)) {
+        delete this.state.emitted[key];
+        pruned = true;
+      }
+    }
+    return pruned;
+  }
+
+  private rearm(): void {
+    if (!this.running) return;
+    this.clearTimer();
+    const now = this.clock.now();
+    let due = Number.POSITIVE_INFINITY;
+    for (const slot of this.state.active) due = Math.min(due, slot.end);
+    if (!this.state.paused) {
+      for (const w of this.config.windows) {
+        if (!w.enabled) continue;
+        const next = this.nextStartOf(w);
+        if (next !== null) due = Math.min(due, next);
+      }
+    }
+    if (due === Number.POSITIVE_INFINITY) return;
+    const delay = Math.min(Math.max(due - now, 0), this.maxTimerMs);
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = undefined;
+      this.tick();
+    }, delay);
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== undefined) {
+      this.clock.clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private persist(): void {
+    const store = this.options.store;
+    if (!store) return;
+    try {
+      const result = store.save(this.snapshot());
+      if (result && typeof (result as Promise<void>).catch === 'function') {
+        (result as Promise<void>).catch((err) => this.reportError(err));
+      }
+    } catch (err) {
+      this.reportError(err);
+    }
+  }
+
+  private changed(): void {
+    if (this.options.onChange) this.safely(() => this.options.onChange?.());
+  }
+
+  private safely(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.reportError(err);
+    }
+  }
+
+  private reportError(err: unknown): void {
+    try {
+      this.options.onError?.(err);
+    } catch {
+      /* nothing left to tell */
+    }
+  }
+}
+
+function isState(value: unknown): value is SchedulerState {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Array.isArray((value as SchedulerState).active) &&
+    typeof (value as SchedulerState).emitted === 'object' &&
+    (value as SchedulerState).emitted !== null
+  );
+}
+
+function isActiveSlot(value: unknown): value is ActiveSlot {
+  const s = value as ActiveSlot;
+  return (
+    typeof s === 'object' &&
+    s !== null &&
+    typeof s.key === 'string' &&
+    typeof s.windowId === 'string' &&
+    Number.isFinite(s.start) &&
+    Number.isFinite(s.end) &&
+    typeof s.window === 'object' &&
+    s.window !== null
+  );
+}

@@ -1,0 +1,9 @@
+/** Polling: follow jobs, watch the workflow list, wait for a workflow to become active. */
+export * from './backoff';
+export * from './clock';
+export * from './errors';
+export * from './heap';
+export * from './job-follower';
+export * from './serialize';
+export * from './workflow-active';
+export * from './workflow-watcher';
