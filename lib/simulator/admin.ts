@@ -102,7 +102,11 @@ function spaceListing(t: AdminTarget, res: ServerResponse, spaceId: string, what
   const space = t.state.spaces.get(spaceId.toLowerCase());
   if (!space) return problem(res, 404, `space ${spaceId} not found`);
   const now = t.now();
-  if (what === 'jobs') return json(res, 200, { jobs: [...space.jobs.values()].map((j) => jobView(j, now)) });
+  if (what === 'jobs') {
+    return json(res, 200, {
+      jobs: [...space.jobs.values()].map((j) => ({ ...jobView(j, now), input: j.input ?? null })),
+    });
+  }
   if (what === 'channels') {
     return json(res, 200, { channels: [...space.channels.values()].map((c) => channelView(c, now)) });
   }

@@ -52,6 +52,8 @@ export function checkInputs(workflow: WorkflowRecord, input: Input | undefined):
     } else if (nicknames.has(n.identifier)) errors[key] = 'is supplied more than once';
     else if (!(n.files && n.files.length > 0) && n.data === undefined) {
       errors[key] = 'needs files (the first is the root file) or data';
+    } else if (n.files?.some((f) => f.trim() === '')) {
+      errors[key] = 'has an empty file name';
     }
     nicknames.add(n.identifier);
   }
@@ -65,7 +67,7 @@ export function checkInputs(workflow: WorkflowRecord, input: Input | undefined):
     if (!workflow.attachments.has(a.identifier)) {
       errors[key] = `is not an attachment of workflow ${name}${listOf(workflow.attachments.keys())}`;
     } else if (attachments.has(a.identifier)) errors[key] = 'is supplied more than once';
-    else if (!a.file) errors[key] = 'needs a file';
+    else if (!a.file?.trim()) errors[key] = 'needs a file';
     attachments.add(a.identifier);
   }
   for (const id of workflow.attachments.keys()) {

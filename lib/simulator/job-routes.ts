@@ -42,6 +42,7 @@ export function submitJob(c: OperationContext): Reply {
     name: request.data.job_name ?? `${workflow.def.name} ${isoTime(c.now)}`,
     workflow,
     createdAt: c.now,
+    input: request.data.usage?.input,
   };
   c.space.jobs.set(job.id, job);
   return ok(200, jobView(job, c.now));

@@ -29,6 +29,8 @@ export interface JobRecord {
   readonly name: string;
   readonly workflow: WorkflowRecord;
   readonly createdAt: number;
+  /** The submitted usage.input, kept so tests and demos can see what a job was given. */
+  readonly input?: unknown;
 }
 
 export interface ChannelRecord {

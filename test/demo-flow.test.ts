@@ -1,0 +1,176 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import helper, { type NodeModule } from 'node-red-node-test-helper';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Simulator, startSimulator } from '../lib/simulator';
+
+const require = createRequire(import.meta.url);
+const root = join(__dirname, '..');
+const { pointFlowAtSimulator } = require('../scripts/demo-userdir.cjs');
+
+const NODE_FILES = ['config', 'list-workflows', 'submit-job', 'create-channel', 'delete-event', 'schedule', 'watch'];
+const modules = NODE_FILES.map((n) => require(`../dist/nodes/media-spaces-${n}.js`) as NodeModule);
+
+type Msg = Record<string, any>;
+
+function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const tick = () => {
+      if (check()) resolve();
+      else if (Date.now() - started > timeoutMs) reject(new Error(`timed out waiting for ${what}`));
+      else setTimeout(tick, 50);
+    };
+    tick();
+  });
+}
+
+/**
+ * The recording-automation example, as `npm start` deploys it, with the
+ * debug nodes swapped for test helpers and the schedule sped up: a window
+ * every 6 seconds, 4 seconds long.
+ */
+function demoFlow(sim: Simulator) {
+  const example = JSON.parse(readFileSync(join(root, 'examples/recording-automation.json'), 'utf8')) as Msg[];
+  const { flow, credentials } = pointFlowAtSimulator(example, sim.info());
+  // the test runtime loads only these nodes and the core catch; comments are for people
+  const runnable = (flow as Msg[]).filter((n) => n.type !== 'comment');
+  for (const node of runnable) {
+    if (node.type === 'debug') {
+      node.type = 'helper';
+    }
+    if (node.type === 'media-spaces-schedule') {
+      node.yaml = node.yaml
+        .replace('cron: "* * * * *"', 'cron: "*/6 * * * * *"')
+        .replace('duration: 40s', 'duration: 4s');
+      // a window caught up in its last seconds would end before its recording starts
+      node.catchUp = false;
+    }
+    if (node.type === 'media-spaces-watch') node.interval = 200;
+  }
+  return { flow: runnable, credentials };
+}
+
+describe('the demo flow in a real Node-RED runtime', () => {
+  let sim: Simulator;
+  beforeAll(async () => {
+    helper.init(require.resolve('node-red'));
+    sim = await startSimulator();
+  });
+  afterEach(async () => {
+    await helper.unload();
+  });
+  afterAll(async () => {
+    await sim.close();
+  });
+
+  it('creates a channel, submits the follow-up with the recording as its media, and follows the job to succeeded', async () => {
+    const { flow, credentials } = demoFlow(sim);
+    await helper.load(modules, flow, credentials);
+    const seen: Record<string, Msg[]> = { channel: [], done: [], progress: [], error: [] };
+    const collect = (id: string, into: Msg[]) => helper.getNode(id).on('input', (msg: Msg) => into.push(msg));
+    collect('rec0dbgchan00001', seen.channel);
+    collect('rec0dbgdone00001', seen.done);
+    collect('rec0dbgprog00001', seen.progress);
+    collect('rec0dbgerr000001', seen.error);
+
+    await until(() => seen.done.length > 0 || seen.error.length > 0, 30_000, 'the follow-up job to finish');
+    expect(seen.error).toEqual([]);
+
+    const finished = seen.done[0];
+    const created = seen.channel.find((m) => `Proxy of ${m.payload.name}` === finished.payload.name);
+    expect(created?.statusCode).toBe(201);
+    const channel = created?.payload;
+    expect(channel).toMatchObject({ name: expect.stringMatching(/^Demo recording /), tags: ['demo', 'schedule'] });
+
+    expect(finished.payload).toMatchObject({
+      state: 'succeeded',
+      progress: 100,
+      workflow_id: 'aaaaaaaa-0000-4000-8000-000000000006',
+      name: `Proxy of ${channel.name}`,
+    });
+    expect(finished.payload.elapsed_time).toMatch(/^0:00:0\d/);
+    expect(seen.progress.some((m) => m.payload.state === 'in-process')).toBe(true);
+
+    const space = sim.info().spaces[0].space_id;
+    const jobs = (await (await fetch(`${sim.adminUrl}/spaces/${space}/jobs`)).json()).jobs as Msg[];
+    const job = jobs.find((j) => j.id === finished.payload.id);
+    const channelNow = await (
+      await fetch(`${sim.liveCaptureUrl}/livecapture/v1/${space}/channels/${channel.id}`, {
+        headers: { authorization: `Bearer ${sim.info().spaces[0].access_token}` },
+      })
+    ).json();
+    const recordedFile = channelNow.recording.outputs[0].location_url;
+    expect(recordedFile).toMatch(/^s3:\/\//);
+    expect(job?.input).toEqual({
+      variables: [{ name: 'Programme', typecode: 'String', value: 'Demo recording' }],
+      media_nicknames: [{ identifier: 'recording', files: [recordedFile] }],
+    });
+    // one channel and one job per window, however many requests it took
+    expect(jobs.filter((j) => j.name === `Proxy of ${channel.name}`)).toHaveLength(1);
+  }, 40_000);
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('npm start', () => {
+  it('serves the editor with the demo flow deployed, and stops cleanly on Ctrl-C', async () => {
+    const [simPort, editorPort] = [await freePort(), await freePort()];
+    const child = spawn(process.execPath, [join(root, 'scripts/demo.mjs')], {
+      cwd: root,
+      env: { ...process.env, SIM_PORT: String(simPort), PORT: String(editorPort) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (c) => {
+      out += c;
+    });
+    child.stderr.on('data', (c) => {
+      out += c;
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      await until(() => out.includes('Media Spaces demo is running'), 30_000, `the demo to start:\n${out}`);
+      expect(out).toContain(`http://127.0.0.1:${editorPort}/`);
+      const editor = await fetch(`http://127.0.0.1:${editorPort}/`);
+      expect(editor.status).toBe(200);
+      const flows = (await (await fetch(`http://127.0.0.1:${editorPort}/flows`)).json()) as Msg[];
+      const types = new Set(flows.map((n) => n.type));
+      for (const t of [
+        'media-spaces-schedule',
+        'media-spaces-create-channel',
+        'media-spaces-submit-job',
+        'media-spaces-watch',
+      ]) {
+        expect(types).toContain(t);
+      }
+      // credentials are preset, but the editor never gets them back
+      const config = flows.find((n) => n.type === 'media-spaces-config') as Msg;
+      expect(config).not.toHaveProperty('apiKey');
+      expect(config).not.toHaveProperty('accessToken');
+      expect(config).not.toHaveProperty('credentials');
+      const nodes = await (
+        await fetch(`http://127.0.0.1:${editorPort}/nodes`, { headers: { accept: 'application/json' } })
+      ).json();
+      const ours = (nodes as Msg[]).filter((n) => n.module === '@media-spaces/node-red');
+      expect(ours.flatMap((n) => n.types).sort()).toEqual(NODE_FILES.map((n) => `media-spaces-${n}`).sort());
+      expect(ours.filter((n) => !n.enabled || n.err).map((n) => `${n.name}: ${n.err}`)).toEqual([]);
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await exited).toBe(0);
+    expect(out).not.toMatch(/\[error\]/);
+  }, 60_000);
+});
