@@ -180,7 +180,11 @@ describe('channel lifecycle (GET and stop extensions)', () => {
       ended_at: null,
       outputs: [
         { file_name: expect.stringMatching(/\.mxf$/), location_url: expect.stringContaining(`/${id}/`), format: 'mxf' },
-        { file_name: expect.stringMatching(/_proxy\.mp4$/), location_url: expect.stringContaining(`/${id}/`), format: 'mp4' },
+        {
+          file_name: expect.stringMatching(/_proxy\.mp4$/),
+          location_url: expect.stringContaining(`/${id}/`),
+          format: 'mp4',
+        },
       ],
     });
     const events = await adminEvents();
