@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/e2e/**', 'node_modules/**', 'dist/**'],
+    exclude: ['test/e2e/**', 'test/.tmp/**', 'bench/**', 'node_modules/**', 'dist/**'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { inspect } from 'node:util';
 import type { Dispatcher } from 'undici';
 import { MediaSpacesError } from './errors';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
@@ -78,7 +79,8 @@ const DEFAULT_JOB_STATUS_PATH = '/{space_id}/workflows/{workflow_id}/jobs/{job_i
 /** Typed client of the workflow and live-capture areas of one space. */
 export class MediaSpacesClient {
   private readonly transport: Transport;
-  private readonly config: Required<
+  // a #private field: credentials stay out of JSON.stringify, util.inspect and logs
+  readonly #config: Required<
     Pick<ClientConfig, 'workflowPrefix' | 'liveCapturePrefix' | 'pageTokenParam' | 'statusParam' | 'jobStatusPath'>
   > &
     ClientConfig;
@@ -91,7 +93,7 @@ export class MediaSpacesClient {
         workflowPrefix: 'unknown prefix',
       });
     }
-    this.config = {
+    this.#config = {
       ...config,
       workflowPrefix,
       liveCapturePrefix: config.liveCapturePrefix ?? '/livecapture/v1',
@@ -139,7 +141,7 @@ export class MediaSpacesClient {
           { status: 'must be one of active, archived, deleted, idle' },
         );
       }
-      query.set(this.config.statusParam, parsed.data);
+      query.set(this.#config.statusParam, parsed.data);
     }
     if (options.pageToken !== undefined && options.pageToken !== '') {
       if (typeof options.pageToken !== 'string') {
@@ -147,7 +149,7 @@ export class MediaSpacesClient {
           page_token: 'must be a string',
         });
       }
-      query.set(this.config.pageTokenParam, options.pageToken);
+      query.set(this.#config.pageTokenParam, options.pageToken);
     }
     const qs = query.toString();
     return this.workflowCall(
@@ -217,7 +219,7 @@ export class MediaSpacesClient {
 
   /** Reads a job's current state (an extension beyond the described operations, used for polling). */
   async getJob(workflowId: string, jobId: string, options: CallOptions = {}): Promise<ApiResponse<WorkflowJob>> {
-    const path = this.config.jobStatusPath
+    const path = this.#config.jobStatusPath
       .replace('{space_id}', this.space())
       .replace('{workflow_id}', uuidSegment(workflowId, 'workflow_id'))
       .replace('{job_id}', idSegment(jobId, 'job_id'));
@@ -274,11 +276,27 @@ export class MediaSpacesClient {
 
   /** The channel's state, read from the configured fields (`state`, then `status`). */
   channelState(channel: Record<string, unknown>): string | undefined {
-    for (const field of this.config.channelStateFields ?? ['state', 'status']) {
+    for (const field of this.#config.channelStateFields ?? ['state', 'status']) {
       const value = channel[field];
       if (typeof value === 'string') return value;
     }
     return undefined;
+  }
+
+  /** What a log or JSON.stringify may show of the client: never its credentials. */
+  toJSON(): Record<string, unknown> {
+    return {
+      workflowUrl: this.#config.workflowUrl,
+      liveCaptureUrl: this.#config.liveCaptureUrl,
+      spaceId: this.#config.spaceId,
+      workflowPrefix: this.#config.workflowPrefix,
+      apiKey: this.#config.apiKey ? '[redacted]' : undefined,
+      accessToken: this.#config.accessToken ? '[redacted]' : undefined,
+    };
+  }
+
+  [inspect.custom](): string {
+    return `MediaSpacesClient ${JSON.stringify(this.toJSON())}`;
   }
 
   /** Aborts in-flight requests and releases the connection pool. */
@@ -289,7 +307,7 @@ export class MediaSpacesClient {
   // ------------------------------------------------------------ plumbing
 
   private space(): string {
-    return uuidSegment(this.config.spaceId, 'space_id');
+    return uuidSegment(this.#config.spaceId, 'space_id');
   }
 
   private workflowCall<T>(
@@ -299,8 +317,8 @@ export class MediaSpacesClient {
     parse: (b: unknown) => T,
     options: CallOptions & { body?: unknown; idempotencyKey?: string },
   ): Promise<ApiResponse<T>> {
-    const url = joinUrl(this.config.workflowUrl, 'workflowUrl', this.config.workflowPrefix, path);
-    return this.transport.send({ method, url, credential: this.config.apiKey, context, ...options }, parse);
+    const url = joinUrl(this.#config.workflowUrl, 'workflowUrl', this.#config.workflowPrefix, path);
+    return this.transport.send({ method, url, credential: this.#config.apiKey, context, ...options }, parse);
   }
 
   private liveCall<T>(
@@ -310,9 +328,9 @@ export class MediaSpacesClient {
     parse: (b: unknown) => T,
     options: CallOptions & { body?: unknown; idempotencyKey?: string },
   ): Promise<ApiResponse<T>> {
-    const base = this.config.liveCaptureUrl || this.config.workflowUrl;
-    const url = joinUrl(base, 'liveCaptureUrl', this.config.liveCapturePrefix, path);
-    return this.transport.send({ method, url, credential: this.config.accessToken, context, ...options }, parse);
+    const base = this.#config.liveCaptureUrl || this.#config.workflowUrl;
+    const url = joinUrl(base, 'liveCaptureUrl', this.#config.liveCapturePrefix, path);
+    return this.transport.send({ method, url, credential: this.#config.accessToken, context, ...options }, parse);
   }
 }
 
@@ -362,7 +380,18 @@ export function idSegment(value: unknown, name: string): string {
   return encodeURIComponent(value);
 }
 
+/**
+ * Base URLs already checked, and the root each one gives (origin and path,
+ * without a trailing slash). Parsing a URL on every request was a visible
+ * share of the client's CPU and heap per request (bench/README.md).
+ */
+const checkedBases = new Map<string, string>();
+
 function joinUrl(base: unknown, name: string, prefix: string, path: string): string {
+  if (typeof base === 'string') {
+    const root = checkedBases.get(base);
+    if (root !== undefined) return `${root}${prefix}${path}`;
+  }
   if (typeof base !== 'string' || base.trim() === '') {
     throw MediaSpacesError.invalidInput(`${name} is not set: give the service's base URL`, { [name]: 'is required' });
   }
@@ -377,5 +406,8 @@ function joinUrl(base: unknown, name: string, prefix: string, path: string): str
       [name]: 'unsupported scheme',
     });
   }
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}${prefix}${path}`;
+  const root = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  if (checkedBases.size >= 64) checkedBases.clear();
+  checkedBases.set(base, root);
+  return `${root}${prefix}${path}`;
 }

@@ -1,5 +1,5 @@
-import { EventEmitter } from 'node:events';
-import { Agent, type Dispatcher, request } from 'undici';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Dispatcher } from 'undici';
 import { errorFromResponse, MediaSpacesError } from './errors';
 import { backoffDelay, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy, sleep } from './retry';
 
@@ -36,6 +36,20 @@ export interface ApiResponse<T> {
   replayed: boolean;
 }
 
+type Undici = typeof import('undici');
+let undici: Undici | undefined;
+
+/**
+ * undici, loaded on first use rather than with this module: it is the
+ * heaviest dependency (about 150 ms and 18 MB of a cold start), and Node-RED
+ * loads every installed node file at startup, used in a flow or not
+ * (bench/README.md, "cold load").
+ */
+function loadUndici(): Undici {
+  undici ??= require('undici') as Undici;
+  return undici;
+}
+
 interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -58,7 +72,7 @@ export class Transport {
     this.ownsDispatcher = options.dispatcher === undefined;
     this.dispatcher =
       options.dispatcher ??
-      new Agent({
+      new (loadUndici().Agent)({
         keepAliveTimeout: 10_000,
         keepAliveMaxTimeout: 60_000,
         connections: 64,
@@ -144,24 +158,25 @@ export class Transport {
   }
 
   private async attempt(req: HttpRequest): Promise<RawResponse> {
-    // One signal per attempt carries every reason to stop it: the caller's signal, the
-    // whole-attempt timeout and close(). It is linked by hand rather than with
-    // AbortSignal.any() and AbortSignal.timeout(), and it is an AttemptSignal rather than an
-    // AbortController's signal: on Node 20 every AbortSignal costs microseconds to create and
-    // to listen to, which was the largest share of the client's own CPU per request
-    // (bench/README.md, "per-message overhead").
-    const local = new AttemptSignal();
-    this.inflight.add(local);
+    // One exchange object per attempt carries every reason to stop it: the caller's signal,
+    // the whole-attempt timeout and close(). Two things keep the client's own work per request
+    // small (bench/README.md, "per-message overhead"):
+    // - no AbortSignal per attempt (on Node 20 each costs microseconds to create and to listen
+    //   to; AbortSignal.any() and AbortSignal.timeout() more), only a listener on the caller's;
+    // - undici's dispatch() with a handler that collects the (small, JSON) body, instead of
+    //   request(), which wraps every response in a Readable stream and parses the URL again.
+    const exchange = new Exchange();
+    this.inflight.add(exchange);
     const outer = req.signal;
-    const onOuterAbort = () => local.abort(outer?.reason);
+    const onOuterAbort = () => exchange.abort(outer?.reason);
     if (outer) {
-      if (outer.aborted) local.abort(outer.reason);
+      if (outer.aborted) exchange.abort(outer.reason);
       else outer.addEventListener('abort', onOuterAbort, { once: true });
     }
-    const deadline = { passed: false };
+    let timedOut = false;
     const timer = setTimeout(() => {
-      deadline.passed = true;
-      local.abort(new DOMException(`${req.context} timed out`, 'TimeoutError'));
+      timedOut = true;
+      exchange.abort(new DOMException(`${req.context} timed out`, 'TimeoutError'));
     }, this.options.timeoutMs);
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.options.userAgent };
     if (req.credential) headers.authorization = `Bearer ${req.credential}`;
@@ -172,22 +187,19 @@ export class Transport {
       headers['content-type'] = 'application/json';
     }
     try {
-      const res = await request(req.url, {
-        method: req.method,
-        headers,
-        body: payload,
-        signal: local,
-        dispatcher: this.dispatcher,
-      });
-      const text = await res.body.text();
-      return { status: res.statusCode, headers: res.headers, body: parseBody(text, res.statusCode, req.context) };
+      if (!exchange.aborted) {
+        const { origin, path } = splitUrl(req.url);
+        this.dispatcher.dispatch({ origin, path, method: req.method, headers, body: payload }, exchange);
+      }
+      const res = await exchange.response;
+      return { status: res.status, headers: res.headers, body: parseBody(res.text, res.status, req.context) };
     } catch (error) {
       if (error instanceof MediaSpacesError) throw error;
-      throw this.describeFailure(error, req, deadline.passed);
+      throw this.describeFailure(error, req, timedOut);
     } finally {
       clearTimeout(timer);
       outer?.removeEventListener('abort', onOuterAbort);
-      this.inflight.delete(local);
+      this.inflight.delete(exchange);
     }
   }
 
@@ -232,19 +244,78 @@ export class Transport {
 }
 
 /**
- * The abort signal of one attempt. undici accepts an EventEmitter with `aborted` and
- * `reason` as a request's signal; this one costs a fraction of an AbortSignal.
+ * One request and its response, as an undici dispatch handler: collects the
+ * status, headers and whole body, and settles `response` once, on the first
+ * of: the body's end, an error, or abort() (which also stops the request,
+ * whether it is already on a socket or still queued for one).
  */
-class AttemptSignal extends EventEmitter {
+class Exchange implements Dispatcher.DispatchHandler {
+  readonly response: Promise<{ status: number; headers: IncomingHttpHeaders; text: string }>;
   aborted = false;
-  reason: unknown = undefined;
+  private reason: Error | undefined;
+  private controller: Dispatcher.DispatchController | undefined;
+  private status = 0;
+  private headers: IncomingHttpHeaders = {};
+  private chunks: Buffer[] = [];
+  private settled = false;
+  private resolve!: (r: { status: number; headers: IncomingHttpHeaders; text: string }) => void;
+  private reject!: (error: unknown) => void;
+
+  constructor() {
+    this.response = new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
 
   abort(reason?: unknown): void {
     if (this.aborted) return;
     this.aborted = true;
-    this.reason = reason ?? new DOMException('This operation was aborted', 'AbortError');
-    this.emit('abort');
+    this.reason = reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError');
+    this.controller?.abort(this.reason);
+    this.fail(this.reason);
   }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.reason) controller.abort(this.reason);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    // 1xx informational responses come before the real one
+    if (statusCode < 200) return;
+    this.status = statusCode;
+    this.headers = headers;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.settled) return;
+    this.settled = true;
+    const { chunks } = this;
+    const text = chunks.length === 0 ? '' : (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8');
+    this.resolve({ status: this.status, headers: this.headers, text });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.fail(error);
+  }
+
+  private fail(error: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.chunks = [];
+    this.reject(error);
+  }
+}
+
+/** `http://host:port/path?query` as undici's dispatch options want it. */
+function splitUrl(url: string): { origin: string; path: string } {
+  const slash = url.indexOf('/', url.indexOf('://') + 3);
+  return slash < 0 ? { origin: url, path: '/' } : { origin: url.slice(0, slash), path: url.slice(slash) };
 }
 
 function parseBody(text: string, status: number, context: string): unknown {

@@ -367,7 +367,7 @@ function readSettings(def: NodeDef, warnings: string[]): Settings {
     def.timeout === undefined || def.timeout === null || def.timeout === ''
       ? undefined
       : number('timeout', def.timeout, 0, 0);
-  const status = typeof def.status === 'string' && def.status !== '' ? def.status : undefined;
+  const status = typeof def.statusFilter === 'string' && def.statusFilter !== '' ? def.statusFilter : undefined;
   return {
     mode,
     intervalMs,

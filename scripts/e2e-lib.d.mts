@@ -11,7 +11,10 @@ export interface PackReport {
   files: { path: string; size: number }[];
 }
 export declare function freePort(host?: string): Promise<number>;
-export declare function packTarball(root: string, destDir: string): { tarball: string; report: PackReport; bytes: number };
+export declare function packTarball(
+  root: string,
+  destDir: string,
+): { tarball: string; report: PackReport; bytes: number };
 export declare function prepareUserDir(
   userDir: string,
   opts?: { tarball?: string; npmEnv?: NodeJS.ProcessEnv; settings?: { flowFile?: string; extra?: string } },

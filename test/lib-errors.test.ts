@@ -306,3 +306,24 @@ describe('credentials never leak from errors of real failed calls', () => {
     }
   });
 });
+
+describe('the client itself never shows its credentials', () => {
+  it('hides the API key and access token from JSON.stringify, util.inspect and string conversion', async () => {
+    const client = createClient({
+      workflowUrl: 'http://127.0.0.1:9',
+      spaceId: SPACE,
+      apiKey: 'client-secret-api-key',
+      accessToken: 'client-secret-access-token',
+    });
+    try {
+      const shown = [JSON.stringify(client), inspect(client, { depth: 10, showHidden: true }), String(client)];
+      for (const text of shown) {
+        expect(text).not.toContain('client-secret-api-key');
+        expect(text).not.toContain('client-secret-access-token');
+      }
+      expect(JSON.parse(shown[0])).toMatchObject({ spaceId: SPACE, apiKey: '[redacted]', accessToken: '[redacted]' });
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -363,7 +363,11 @@ describe('media-spaces-watch workflows mode (runtime)', () => {
   it('emits the simulator list as added with emitInitial, and answers an input on output 2', async () => {
     await helper.load(
       [configNode, watchNode],
-      [config(), watch({ mode: 'workflows', status: 'archived', emitInitial: true, interval: 60_000 }), ...outputs],
+      [
+        config(),
+        watch({ mode: 'workflows', statusFilter: 'archived', emitInitial: true, interval: 60_000 }),
+        ...outputs,
+      ],
       credentials(),
     );
     const changes = record('out1');

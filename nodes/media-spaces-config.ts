@@ -1,0 +1,63 @@
+import { createClient, type MediaSpacesClient } from '../lib/client';
+import { MediaSpacesError } from '../lib/errors';
+import { registerAdminRoutes } from './shared/admin-routes';
+import { configError, parseConfig } from './shared/config-settings';
+import type { Node, NodeAPI, NodeDef } from './shared/node-red-types';
+import type { Area, ClientProvider } from './shared/server-client';
+
+/**
+ * media-spaces-config: where the service is and how to authenticate. Owns the
+ * one client (and so the one keep-alive connection pool) that every node
+ * using this config shares. Its public surface is getClient(); the
+ * credentials stay inside.
+ */
+type ConfigNode = Node & ClientProvider;
+
+export = function register(RED: NodeAPI): void {
+  function MediaSpacesConfigNode(this: ConfigNode, def: NodeDef): void {
+    RED.nodes.createNode(this, def);
+    const label = def.name ? `"${String(def.name)}"` : this.id;
+    let client: MediaSpacesClient | undefined;
+    let closed = false;
+
+    const credentials = this.credentials ?? {};
+    const parsed = parseConfig(def, { apiKey: credentials.apiKey, accessToken: credentials.accessToken });
+    // said once per deploy, not per request
+    if (parsed.warnings.length > 0) this.warn(`Media Spaces config ${label}: ${parsed.warnings.join('; ')}`);
+
+    this.getClient = (area?: Area): MediaSpacesClient => {
+      if (closed) {
+        throw new MediaSpacesError({ code: 'aborted', message: `Media Spaces config ${label} is closed (redeploy)` });
+      }
+      if (Object.keys(parsed.problems).length > 0) throw configError(label, parsed.problems);
+      if (area === 'workflow' && !parsed.config.apiKey) {
+        throw MediaSpacesError.invalidInput(
+          `Media Spaces config ${label} has no API key: enter it in the config node`,
+          {
+            apiKey: 'is required',
+          },
+        );
+      }
+      if (area === 'liveCapture' && !parsed.config.accessToken) {
+        throw MediaSpacesError.invalidInput(
+          `Media Spaces config ${label} has no access token: enter it in the config node`,
+          { accessToken: 'is required' },
+        );
+      }
+      client ??= createClient(parsed.config);
+      return client;
+    };
+
+    this.on('close', (_removed, done) => {
+      closed = true;
+      const closing = client?.close() ?? Promise.resolve();
+      client = undefined;
+      closing.then(done, done);
+    });
+  }
+
+  RED.nodes.registerType('media-spaces-config', MediaSpacesConfigNode, {
+    credentials: { apiKey: { type: 'password' }, accessToken: { type: 'password' } },
+  });
+  registerAdminRoutes(RED);
+};

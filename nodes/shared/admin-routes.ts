@@ -1,0 +1,217 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createClient, type MediaSpacesClient } from '../../lib/client';
+import { MediaSpacesError } from '../../lib/errors';
+import { FRAME_RATES, TYPECODES } from '../../lib/schemas';
+import { type Credentials, configError, parseConfig } from './config-settings';
+import { probeConnection } from './connection-probe';
+import { isPlainObject } from './message-fields';
+import type { HttpRequest, HttpResponse, NodeAPI, RequestHandler } from './node-red-types';
+import { clientFor } from './server-client';
+
+/**
+ * Editor endpoints of the config node: "test connection", the workflow list
+ * and declared inputs that fill the submit-job dialog, and the typecode rules
+ * its inputs form checks values with. Each service call takes either a
+ * deployed config node's id (GET ?server=) or the dialog's unsaved fields
+ * (POST), because users test and pick workflows before their first deploy.
+ *
+ * The editor shows stored passwords as this placeholder and never receives
+ * the real value; when it comes back, the stored credential is used.
+ */
+export const PASSWORD_PLACEHOLDER = '__PWRD__';
+/** Editor probes answer quickly or not at all: no retries, a short timeout. */
+const EDITOR_TIMEOUT_MS = 10_000;
+
+export const READ_PERMISSION = 'media-spaces-config.read';
+export const WRITE_PERMISSION = 'media-spaces-config.write';
+
+export function registerAdminRoutes(RED: NodeAPI): void {
+  const permit = (permission: string): RequestHandler =>
+    RED.auth?.needsPermission(permission) ?? ((_req, _res, next) => next());
+  const read = permit(READ_PERMISSION);
+  const write = permit(WRITE_PERMISSION);
+
+  RED.httpAdmin.post(
+    '/media-spaces/test-connection',
+    write,
+    answer(async (req) => {
+      const { client, parsed } = dialogClient(RED, req.body);
+      try {
+        return await probeConnection(client, {
+          apiKey: Boolean(parsed.config.apiKey),
+          accessToken: Boolean(parsed.config.accessToken),
+          workflowUrl: parsed.config.workflowUrl,
+          liveCaptureUrl: parsed.config.liveCaptureUrl || parsed.config.workflowUrl,
+        });
+      } finally {
+        await client.close();
+      }
+    }),
+  );
+
+  RED.httpAdmin.get('/media-spaces/typecodes.js', read, (_req, res) => {
+    try {
+      const script = browserTypecodes();
+      res.set('Content-Type', 'application/javascript; charset=utf-8');
+      res.send(script);
+    } catch (error) {
+      res
+        .status(500)
+        .json({ error: { code: 'server_error', message: `typecode rules unavailable: ${String(error)}` } });
+    }
+  });
+
+  RED.httpAdmin.get(
+    '/media-spaces/workflows',
+    read,
+    answer((req) => listWorkflows(deployedClient(RED, req.query.server))),
+  );
+  RED.httpAdmin.post(
+    '/media-spaces/workflows',
+    write,
+    answer((req) => withDialogClient(RED, req.body, listWorkflows)),
+  );
+
+  RED.httpAdmin.get(
+    '/media-spaces/workflow-inputs',
+    read,
+    answer((req) => workflowInputs(deployedClient(RED, req.query.server), req.query.workflow)),
+  );
+  RED.httpAdmin.post(
+    '/media-spaces/workflow-inputs',
+    write,
+    answer((req) =>
+      withDialogClient(RED, req.body, (client) =>
+        workflowInputs(client, isPlainObject(req.body) ? req.body.workflow : undefined),
+      ),
+    ),
+  );
+}
+
+let typecodesScript: string | undefined;
+
+/**
+ * The library's own typecode rules (lib/typecodes, compiled) as one script
+ * expression for the editor, so the inputs form checks a value as it is
+ * typed with exactly the rules the runtime applies, not a copy of them. The
+ * module's only import is two constant lists from the schemas, supplied here.
+ */
+export function browserTypecodes(): string {
+  if (typecodesScript === undefined) {
+    const source = readFileSync(join(__dirname, '..', '..', 'lib', 'typecodes.js'), 'utf8');
+    const schemas = JSON.stringify({ FRAME_RATES, TYPECODES });
+    typecodesScript = `(function () {
+var module = { exports: {} };
+var exports = module.exports;
+var require = function (name) {
+  if (name === './schemas') return ${schemas};
+  throw new Error('media-spaces typecodes: unexpected import ' + name);
+};
+${source}
+return module.exports;
+})()`;
+  }
+  return typecodesScript;
+}
+
+/** Every workflow of the space, all pages, reduced to what a dropdown shows. */
+async function listWorkflows(
+  client: MediaSpacesClient,
+): Promise<Array<{ id: string; name?: string; status?: string }>> {
+  const all = await client.listAllWorkflows({ maxResults: 100 });
+  return all.map((w) => ({ id: w.id, name: w.name, status: w.status }));
+}
+
+/** A workflow's declared inputs (an extension of the service); a 404 tells the editor to offer plain JSON. */
+async function workflowInputs(client: MediaSpacesClient, workflowId: unknown) {
+  const { data } = await client.getWorkflow(typeof workflowId === 'string' ? workflowId : String(workflowId ?? ''));
+  return { id: data.id, name: data.name, status: data.status, inputs: data.inputs ?? null };
+}
+
+/** The shared client of a deployed config node; an unknown id is a 404 to the editor. */
+function deployedClient(RED: NodeAPI, serverId: unknown): MediaSpacesClient {
+  try {
+    return clientFor(RED, serverId, 'workflow');
+  } catch (error) {
+    if (error instanceof MediaSpacesError && 'server' in error.fieldErrors) {
+      throw new MediaSpacesError({
+        status: 404,
+        code: 'not_found',
+        message: `${error.message}: deploy it, or send its settings in a POST`,
+      });
+    }
+    throw error;
+  }
+}
+
+/** A short-lived client for the dialog's unsaved settings. */
+function dialogClient(RED: NodeAPI, body: unknown) {
+  if (!isPlainObject(body)) throw MediaSpacesError.invalidInput('the request body must be a JSON object');
+  const id = typeof body.id === 'string' ? body.id : undefined;
+  const stored = id ? (RED.nodes.getCredentials(id) ?? {}) : {};
+  const credentials: Credentials = {
+    apiKey: credential(body.apiKey, stored.apiKey),
+    accessToken: credential(body.accessToken, stored.accessToken),
+  };
+  const parsed = parseConfig(body, credentials);
+  if (Object.keys(parsed.problems).length > 0) throw configError('(dialog)', parsed.problems);
+  const client = createClient({
+    ...parsed.config,
+    timeout: Math.min(parsed.config.timeout ?? EDITOR_TIMEOUT_MS, EDITOR_TIMEOUT_MS),
+    retries: 0,
+  });
+  return { client, parsed };
+}
+
+async function withDialogClient<T>(
+  RED: NodeAPI,
+  body: unknown,
+  use: (client: MediaSpacesClient) => Promise<T>,
+): Promise<T> {
+  const { client } = dialogClient(RED, body);
+  try {
+    return await use(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/** The typed value, or the stored one when the dialog sent the placeholder or nothing. */
+function credential(typed: unknown, stored: string | undefined): string | undefined {
+  if (typed === undefined || typed === PASSWORD_PLACEHOLDER) return stored;
+  return typeof typed === 'string' && typed !== '' ? typed : undefined;
+}
+
+/**
+ * Runs a handler and always answers: 200 with its result, otherwise the
+ * error record (never a stack, never a credential) with a status the editor
+ * can tell apart: 400 bad settings, 404 not found, 502 the service failed.
+ */
+function answer(handler: (req: HttpRequest) => Promise<unknown>): RequestHandler {
+  return (req: HttpRequest, res: HttpResponse) => {
+    Promise.resolve()
+      .then(() => handler(req))
+      .then(
+        (result) => res.status(200).json(result),
+        (error: unknown) => {
+          const e =
+            error instanceof MediaSpacesError
+              ? error
+              : new MediaSpacesError({
+                  code: 'invalid_input',
+                  message: error instanceof Error ? error.message : String(error),
+                });
+          res.status(httpStatusFor(e)).json({ error: e.toJSON() });
+        },
+      )
+      .catch(() => undefined);
+  };
+}
+
+function httpStatusFor(e: MediaSpacesError): number {
+  if (e.code === 'invalid_input') return 400;
+  if (e.status === 404) return 404;
+  if (e.code === 'timeout') return 504;
+  return 502;
+}

@@ -1,0 +1,87 @@
+/**
+ * The slice of the Node-RED runtime API these nodes use, typed by hand.
+ * Node-RED ships no type definitions of its own, and the nodes must not import
+ * `node-red` at run time (it is the host, not a dependency), so we describe
+ * only what we call.
+ */
+
+export interface NodeMessage {
+  _msgid?: string;
+  payload?: unknown;
+  [key: string]: unknown;
+}
+
+export interface NodeStatus {
+  fill?: 'red' | 'green' | 'yellow' | 'blue' | 'grey';
+  shape?: 'ring' | 'dot';
+  text?: string;
+}
+
+export type SendFunction = (msg: NodeMessage | NodeMessage[] | NodeMessage[][] | null) => void;
+export type DoneFunction = (err?: Error) => void;
+
+export interface NodeDef {
+  id: string;
+  type: string;
+  name?: string;
+  z?: string;
+  [key: string]: unknown;
+}
+
+export interface Node {
+  id: string;
+  type: string;
+  name?: string;
+  z?: string;
+  credentials?: Record<string, string | undefined>;
+  on(event: 'input', listener: (msg: NodeMessage, send: SendFunction, done: DoneFunction) => void): void;
+  on(event: 'close', listener: (removed: boolean, done: () => void) => void): void;
+  status(status: NodeStatus): void;
+  warn(message: unknown): void;
+  log(message: unknown): void;
+  debug(message: unknown): void;
+}
+
+export interface HttpRequest {
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+export interface HttpResponse {
+  status(code: number): HttpResponse;
+  set(header: string, value: string): HttpResponse;
+  json(body: unknown): void;
+  send(body: string): void;
+}
+
+export type RequestHandler = (req: HttpRequest, res: HttpResponse, next: () => void) => void;
+
+export interface NodeAPI {
+  nodes: {
+    createNode(node: object, def: NodeDef): void;
+    registerType<T extends Node>(
+      type: string,
+      definition: (this: T, def: NodeDef) => void,
+      options?: { credentials?: Record<string, { type: 'text' | 'password' }> },
+    ): void;
+    getNode(id: string): Node | null;
+    getCredentials(id: string): Record<string, string | undefined> | undefined;
+  };
+  util: {
+    evaluateNodeProperty(
+      value: unknown,
+      type: string,
+      node: Node,
+      msg: NodeMessage | undefined,
+      callback: (err: Error | null | undefined, result?: unknown) => void,
+    ): void;
+    getMessageProperty(msg: NodeMessage, expression: string): unknown;
+    cloneMessage<T>(msg: T): T;
+    generateId(): string;
+  };
+  httpAdmin: {
+    get(path: string, ...handlers: RequestHandler[]): void;
+    post(path: string, ...handlers: RequestHandler[]): void;
+  };
+  auth?: { needsPermission(permission: string): RequestHandler };
+}
