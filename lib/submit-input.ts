@@ -80,7 +80,8 @@ export function buildSubmitRequest(
     const list = Object.entries(errors)
       .map(([k, v]) => `${k}: ${v}`)
       .join('; ');
-    throw MediaSpacesError.invalidInput(`Invalid job submission: ${list}`, errors);
+    // the field comes first so that a truncated message in the debug sidebar still names it
+    throw MediaSpacesError.invalidInput(`${list} (job not submitted)`, errors);
   }
   return parsed.data as SubmitJobRequest;
 }

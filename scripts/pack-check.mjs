@@ -335,7 +335,8 @@ function validate(unpackedDir) {
   const scorecard = join(WORK, 'node-red-dev-scorecard.json');
   rmSync(scorecard, { force: true });
   const started = Date.now();
-  const r = spawnSync('npx', ['-y', NODE_RED_DEV, 'validate', '-p', unpackedDir, '-o', scorecard], {
+  // one stream, so that the checker's warnings (stderr) stay beside the checks they belong to
+  const r = spawnSync('sh', ['-c', `npx -y ${NODE_RED_DEV} validate -p "${unpackedDir}" -o "${scorecard}" 2>&1`], {
     cwd: WORK,
     encoding: 'utf8',
     env: { ...process.env, NODE_OPTIONS: `--require ${join(ROOT, 'scripts/e2e-nrdev-offline.cjs')}`, FORCE_COLOR: '0' },
@@ -348,11 +349,14 @@ function validate(unpackedDir) {
   const card = existsSync(scorecard) ? JSON.parse(readFileSync(scorecard, 'utf8')) : null;
   const header = [
     `# npx ${NODE_RED_DEV} validate -p <the unpacked tarball>   (written by scripts/pack-check.mjs)`,
-    `# ${new Date().toISOString()}, ${Date.now() - started} ms, exit ${r.status}`,
-    '# [offline] lines: catalogue.nodered.org is unreachable here; P08 and N01 ran against an empty catalogue.',
+    `# exit status ${r.status}`,
+    ...(/\[offline\]/.test(output)
+      ? ['# [offline]: catalogue.nodered.org was unreachable; P08 and N01 ran against an empty catalogue.']
+      : []),
     '',
   ].join('\n');
   writeFileSync(VALIDATE_OUT, `${header}${output.trim()}\n\n# scorecard\n${JSON.stringify(card, null, 2)}\n`);
+  note(`node-red-dev took ${Date.now() - started} ms; output in ${VALIDATE_OUT.replace(`${ROOT}/`, '')}`);
   console.log(output.trim().replace(/^/gm, '       '));
   if (!card) return check('node-red-dev validate produced a scorecard', false, `exit ${r.status}`);
   // MUST-level checks of the Flow Library fail the run; SHOULD-level ones and network-only ones are reported

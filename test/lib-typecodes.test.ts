@@ -376,7 +376,7 @@ describe('buildSubmitRequest', () => {
     expect(err.code).toBe('invalid_input');
     expect(err.status).toBeUndefined();
     expect(err.message).toBe(
-      'Invalid job submission: variables.Start: "25:00:00:00@25" must be a TimeCode: hours must be 00 to 23',
+      'variables.Start: "25:00:00:00@25" must be a TimeCode: hours must be 00 to 23 (job not submitted)',
     );
     expect(err.fieldErrors).toEqual({
       'variables.Start': '"25:00:00:00@25" must be a TimeCode: hours must be 00 to 23',

@@ -1,0 +1,187 @@
+import type { Page } from 'playwright-core';
+
+/**
+ * Driving Node-RED's editor by its own element ids and classes
+ * (@node-red/editor-client): flow nodes are `<g id="{node id}">` in the
+ * workspace SVG, edit trays have #node-dialog-ok / #node-config-dialog-ok,
+ * the deploy button is #red-ui-header-button-deploy.
+ */
+
+export interface FlowNode {
+  id: string;
+  type: string;
+  [key: string]: unknown;
+}
+
+type EditorWindow = {
+  RED: {
+    view: { importNodes(nodes: unknown[], opts: Record<string, unknown>): void };
+    nodes: {
+      node(id: string): Record<string, unknown> | null;
+      filterLinks(filter: Record<string, unknown>): unknown[];
+      dirty(): boolean;
+    };
+    workspaces: { active(): string };
+  };
+  $: (selector: string) => { typedInput(method: string, value?: string): string };
+};
+
+/**
+ * Setup only: puts nodes on the active flow with their ids kept (the brief
+ * allows importing for setup; everything tested goes through the UI).
+ */
+export async function importNodes(page: Page, nodes: FlowNode[]): Promise<void> {
+  await page.evaluate((list) => {
+    const w = window as unknown as EditorWindow;
+    // touchImport: place the nodes where they say, instead of attaching them to the mouse until a click
+    w.RED.view.importNodes(list, { generateIds: false, addFlow: false, touchImport: true });
+  }, nodes);
+  for (const n of nodes) {
+    if (n.type === 'media-spaces-config') continue;
+    await page.locator(nodeSelector(n.id)).waitFor();
+  }
+  await dismissNotifications(page);
+}
+
+/**
+ * The editor's toast notifications ("Imported 3 nodes", "Successfully
+ * deployed") sit over the workspace and take clicks; a user waits or clicks
+ * them away. Let clicks through them (removing them breaks the editor).
+ */
+export async function dismissNotifications(page: Page): Promise<void> {
+  await page.addStyleTag({
+    content:
+      '#red-ui-notifications, .red-ui-notification { pointer-events: none !important; }' +
+      ' .red-ui-notification button { pointer-events: auto !important; }',
+  });
+}
+
+export function nodeSelector(id: string): string {
+  return `g.red-ui-flow-node-group[id="${id}"]`;
+}
+
+/** Opens a node's edit tray by double-clicking it in the workspace. */
+export async function openNode(page: Page, id: string): Promise<void> {
+  await page.locator(`${nodeSelector(id)} rect.red-ui-flow-node`).dblclick();
+  await page.locator('#node-dialog-ok').waitFor({ state: 'visible' });
+  // the tray slides in; wait until it stops moving so clicks land
+  await page.waitForTimeout(400);
+}
+
+export async function closeNode(page: Page, button: 'ok' | 'cancel' = 'ok'): Promise<void> {
+  await page.click(`#node-dialog-${button}`);
+  await page.locator('#node-dialog-ok').waitFor({ state: 'detached' });
+}
+
+/** Cancels whatever edit trays are open (config dialogs first). */
+export async function closeAllTrays(page: Page): Promise<void> {
+  for (let i = 0; i < 4; i++) {
+    const config = page.locator('#node-config-dialog-cancel');
+    const node = page.locator('#node-dialog-cancel');
+    if (await config.isVisible()) await config.click();
+    else if (await node.isVisible()) await node.click();
+    else return;
+    await page.waitForTimeout(400);
+  }
+}
+
+/** A property of a node as the editor holds it (to check what the dialog saved). */
+export async function editorNode(page: Page, id: string): Promise<Record<string, unknown> | null> {
+  return page.evaluate((nodeId) => {
+    const w = window as unknown as EditorWindow;
+    const n = w.RED.nodes.node(nodeId);
+    if (!n) return null;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(n)) {
+      if (typeof v !== 'object' || v === null || Array.isArray(v)) out[k] = v;
+    }
+    if (Array.isArray(n.validationErrors)) out.validationErrors = n.validationErrors;
+    out.incomingLinks = w.RED.nodes.filterLinks({ target: n }).length;
+    out.outgoingLinks = w.RED.nodes.filterLinks({ source: n }).length;
+    return out;
+  }, id);
+}
+
+/** A typedInput's value (the visible widget replaces the original input). */
+export async function typedInputValue(page: Page, selector: string): Promise<string> {
+  return page.evaluate((sel) => (window as unknown as EditorWindow).$(sel).typedInput('value'), selector);
+}
+
+/** Clicks Deploy and waits until the runtime has the flows. */
+export async function deploy(page: Page): Promise<void> {
+  const button = page.locator('#red-ui-header-button-deploy');
+  await button.click();
+  // invalid or unconfigured nodes: the editor asks before deploying; a user confirms
+  const confirm = page.locator('#red-ui-deploy-dialog-confirm-deploy-deploy');
+  const asked = await confirm.waitFor({ state: 'visible', timeout: 1500 }).then(
+    () => true,
+    () => false,
+  );
+  if (asked) await confirm.click();
+  await page.waitForFunction(() => !(window as unknown as EditorWindow).RED.nodes.dirty(), undefined, {
+    timeout: 20_000,
+  });
+  await page.locator('#red-ui-header-button-deploy.disabled').waitFor();
+  await dismissNotifications(page);
+}
+
+/** Clicks an empty spot of the workspace, as a user does to clear the selection. */
+export async function deselectAll(page: Page): Promise<void> {
+  await page.locator('#red-ui-workspace-chart').click({ position: { x: 700, y: 600 } });
+}
+
+/** Clicks an inject node's button in the workspace. */
+export async function clickInject(page: Page, id: string): Promise<void> {
+  await page.locator(`${nodeSelector(id)} .red-ui-flow-node-button`).click();
+}
+
+export interface NodeStatus {
+  fill: string | null;
+  shape: string | null;
+  text: string;
+}
+
+/** The status shown under a node: the classes of its dot/ring and its label. */
+export async function nodeStatus(page: Page, id: string): Promise<NodeStatus> {
+  return page.evaluate((sel) => {
+    const g = document.querySelector(sel);
+    const icon = g?.querySelector('.red-ui-flow-node-status');
+    const label = g?.querySelector('.red-ui-flow-node-status-label');
+    const group = g?.querySelector('.red-ui-flow-node-status-group') as SVGGElement | null;
+    const visible = group ? group.style.display !== 'none' : false;
+    const cls = icon?.getAttribute('class') ?? '';
+    const m = /red-ui-flow-node-status-(dot|ring)-(\w+)/.exec(cls);
+    return {
+      shape: visible && m ? m[1] : null,
+      fill: visible && m ? m[2] : null,
+      text: visible ? (label?.textContent ?? '') : '',
+    };
+  }, nodeSelector(id));
+}
+
+export async function waitForStatus(
+  page: Page,
+  id: string,
+  predicate: (s: NodeStatus) => boolean,
+  timeoutMs = 20_000,
+): Promise<NodeStatus> {
+  const deadline = Date.now() + timeoutMs;
+  let last = await nodeStatus(page, id);
+  while (!predicate(last)) {
+    if (Date.now() > deadline) throw new Error(`status of ${id} never matched; last ${JSON.stringify(last)}`);
+    await page.waitForTimeout(200);
+    last = await nodeStatus(page, id);
+  }
+  return last;
+}
+
+/** Opens the Debug sidebar tab (its pinned button in the sidebar header). */
+export async function showDebugSidebar(page: Page): Promise<void> {
+  await page.locator('a.red-ui-tab-link-button[href="#debug"]').click();
+  await page.locator('.red-ui-debug-content').first().waitFor({ state: 'visible' });
+}
+
+/** Texts of the messages in the Debug sidebar, oldest first. */
+export async function debugMessages(page: Page): Promise<string[]> {
+  return page.locator('.red-ui-debug-content .red-ui-debug-msg').allTextContents();
+}

@@ -1,0 +1,108 @@
+import { copyFileSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Simulator, SimulatorOptions } from '../../../lib/simulator';
+import {
+  CHROMIUM_ARGS,
+  CHROMIUM_PATH,
+  type NodeRedHandle,
+  startNodeRed,
+  writeSettings,
+} from '../../../scripts/e2e-lib.mjs';
+import { E2E_DIR, INSTALL_DIR, INSTALLED_PACKAGE, ROOT, SCREENSHOTS_DOCS, SCREENSHOTS_TMP } from './paths';
+
+const require = createRequire(import.meta.url);
+
+export interface Stack {
+  sim: Simulator;
+  nodeRed: NodeRedHandle;
+  browser: Browser;
+  page: Page;
+  userDir: string;
+  /** Console errors and uncaught page errors seen in the editor. */
+  pageErrors: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * The simulator shipped in the installed package (in process), a real
+ * Node-RED whose user directory holds the installed tarball, and chromium
+ * with the editor open and the palette loaded.
+ */
+export async function startStack(name: string, simOptions: SimulatorOptions = {}): Promise<Stack> {
+  const { startSimulator } = require(join(INSTALLED_PACKAGE, 'dist/lib/simulator/index.js')) as {
+    startSimulator: (o: SimulatorOptions) => Promise<Simulator>;
+  };
+  const userDir = join(E2E_DIR, `userdir-${name}`);
+  rmSync(userDir, { recursive: true, force: true });
+  mkdirSync(userDir, { recursive: true });
+  writeSettings(userDir);
+  copyFileSync(join(INSTALL_DIR, 'package.json'), join(userDir, 'package.json'));
+  symlinkSync(join(INSTALL_DIR, 'node_modules'), join(userDir, 'node_modules'), 'dir');
+
+  const sim = await startSimulator({ port: 0, host: '127.0.0.1', ...simOptions });
+  let nodeRed: NodeRedHandle | undefined;
+  let browser: Browser | undefined;
+  try {
+    nodeRed = await startNodeRed({ redJs: require.resolve('node-red/red.js', { paths: [ROOT] }), userDir });
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const pageErrors: string[] = [];
+    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    page.on('console', (m) => {
+      if (m.type() === 'error') pageErrors.push(m.text());
+    });
+    await page.goto(nodeRed.url);
+    await page.waitForSelector('.red-ui-palette-node[data-palette-type="media-spaces-submit-job"]', {
+      timeout: 30_000,
+    });
+    // the editor is ready once the workspace exists and the initial flows are loaded
+    await page.waitForFunction(() => {
+      const RED = (window as unknown as { RED?: { workspaces?: { active(): string } } }).RED;
+      return Boolean(RED?.workspaces?.active());
+    });
+    const handles = { sim, nodeRed, browser };
+    return {
+      ...handles,
+      page,
+      userDir,
+      pageErrors,
+      async close() {
+        await browser?.close().catch(() => undefined);
+        await nodeRed?.stop();
+        await sim.close();
+      },
+    };
+  } catch (error) {
+    await browser?.close().catch(() => undefined);
+    await nodeRed?.stop();
+    await sim.close();
+    throw error;
+  }
+}
+
+/** Saves a screenshot to test/e2e/screenshots-tmp, and to docs/screenshots when UPDATE_SCREENSHOTS=1. */
+export async function screenshot(page: Page, file: string, clip?: 'tray'): Promise<string> {
+  mkdirSync(SCREENSHOTS_TMP, { recursive: true });
+  // notifications ("Imported 3 nodes", "Successfully deployed") cover the dialogs
+  await page.evaluate(() => {
+    const box = document.getElementById('red-ui-notifications');
+    if (box) box.style.visibility = 'hidden';
+  });
+  const path = join(SCREENSHOTS_TMP, file);
+  if (clip === 'tray') {
+    await page.locator('.red-ui-tray').last().screenshot({ path });
+  } else {
+    await page.screenshot({ path });
+  }
+  await page.evaluate(() => {
+    const box = document.getElementById('red-ui-notifications');
+    if (box) box.style.visibility = '';
+  });
+  if (process.env.UPDATE_SCREENSHOTS === '1') {
+    mkdirSync(SCREENSHOTS_DOCS, { recursive: true });
+    copyFileSync(path, join(SCREENSHOTS_DOCS, file));
+  }
+  return path;
+}
