@@ -74,7 +74,13 @@ export interface SubmitJobOptions extends PostOptions {
   jobName?: string;
 }
 
+/** Longest continuation token sent back (in the query string, where servers refuse long URLs). */
+const MAX_PAGE_TOKEN = 4096;
+
 const DEFAULT_JOB_STATUS_PATH = '/{space_id}/workflows/{workflow_id}/jobs/{job_id}';
+
+/** Half of a UTF-16 surrogate pair without its other half: text with no UTF-8 form. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Typed client of the workflow and live-capture areas of one space. */
 export class MediaSpacesClient {
@@ -148,6 +154,22 @@ export class MediaSpacesClient {
         throw MediaSpacesError.invalidInput(`page_token must be text, got ${describeType(options.pageToken)}`, {
           page_token: 'must be a string',
         });
+      }
+      // a token the service issued is short; a huge one would only come back as 414 or 431
+      if (options.pageToken.length > MAX_PAGE_TOKEN) {
+        throw MediaSpacesError.invalidInput(
+          `page_token is ${options.pageToken.length} characters long, more than ${MAX_PAGE_TOKEN}: not a token the service issued`,
+          { page_token: `must be at most ${MAX_PAGE_TOKEN} characters` },
+        );
+      }
+      // URLSearchParams would silently send U+FFFD for a lone surrogate: another token than the one given
+      if (LONE_SURROGATE.test(options.pageToken)) {
+        throw MediaSpacesError.invalidInput(
+          'page_token is not valid Unicode text (it holds half of a character pair)',
+          {
+            page_token: 'is not valid Unicode text',
+          },
+        );
       }
       query.set(this.#config.pageTokenParam, options.pageToken);
     }
@@ -377,7 +399,14 @@ export function idSegment(value: unknown, name: string): string {
   if (value === '.' || value === '..') {
     throw MediaSpacesError.invalidInput(`${name} cannot be "${value}"`, { [name]: 'is a relative path segment' });
   }
-  return encodeURIComponent(value);
+  try {
+    return encodeURIComponent(value);
+  } catch {
+    // URIError: a lone surrogate (half of a UTF-16 pair) has no UTF-8 form
+    throw MediaSpacesError.invalidInput(`${name} is not valid Unicode text (it holds half of a character pair)`, {
+      [name]: 'is not valid Unicode text',
+    });
+  }
 }
 
 /**

@@ -18,7 +18,8 @@ export type ErrorCode =
   | 'invalid_response' // 2xx whose body is not what the description says
   | 'timeout'
   | 'aborted'
-  | 'network_error';
+  | 'network_error'
+  | 'tls_error'; // the server's certificate failed verification, or the TLS handshake failed
 
 export interface MediaSpacesErrorInit {
   status?: number;
@@ -44,7 +45,8 @@ export class MediaSpacesError extends Error {
     this.name = 'MediaSpacesError';
     this.status = init.status;
     this.code = init.code;
-    this.fieldErrors = init.fieldErrors ?? {};
+    // an own copy: field names come from user input, and a builder may use a prototype-free map
+    this.fieldErrors = { ...init.fieldErrors };
     this.traceId = init.traceId;
     this.body = init.body;
   }
@@ -71,6 +73,14 @@ export class MediaSpacesError extends Error {
   static invalidInput(message: string, fieldErrors: Record<string, string> = {}): MediaSpacesError {
     return new MediaSpacesError({ code: 'invalid_input', message, fieldErrors });
   }
+}
+
+/**
+ * User text quoted for an error message, cut to `max` characters: a message
+ * names what it got without carrying a megabyte of it to the debug sidebar.
+ */
+export function quoteShort(text: string, max = 60): string {
+  return JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
 }
 
 export function isMediaSpacesError(value: unknown): value is MediaSpacesError {
@@ -108,7 +118,14 @@ const STATUS_TEXT: Record<number, string> = {
  * of the description: `{code,message}`, `{error_message}`,
  * `{errors:{field:msg}}` and problem details.
  */
-export function errorFromResponse(status: number, body: unknown, context: string): MediaSpacesError {
+export function errorFromResponse(
+  status: number,
+  body: unknown,
+  context: string,
+  secrets: readonly (string | undefined)[] = [],
+): MediaSpacesError {
+  // a service may quote the credential it was sent ("unknown API key abc..."); it never leaves in an error
+  body = redactSecrets(body, secrets);
   const code = codeForStatus(status);
   const statusText = STATUS_TEXT[status];
   let detail: string | undefined;
@@ -146,4 +163,27 @@ export function errorFromResponse(status: number, body: unknown, context: string
 
   const message = `${context} failed: HTTP ${status}${statusText ? ` ${statusText}` : ''}${detail ? ` - ${detail}` : ''}`;
   return new MediaSpacesError({ status, code, message, fieldErrors, traceId, body });
+}
+
+export const REDACTED = '[redacted]';
+
+/**
+ * `value` with every occurrence of each secret (in strings, object keys and
+ * values, at any depth) replaced by "[redacted]". Secrets shorter than 4
+ * characters are left alone: replacing them would mangle ordinary text and
+ * protect nothing.
+ */
+export function redactSecrets<T>(value: T, secrets: readonly (string | undefined)[]): T {
+  const list = secrets.filter((s): s is string => typeof s === 'string' && s.length >= 4);
+  if (list.length === 0) return value;
+  const text = (s: string) => list.reduce((out, secret) => out.split(secret).join(REDACTED), s);
+  const walk = (v: unknown, depth: number): unknown => {
+    if (typeof v === 'string') return text(v);
+    if (v === null || typeof v !== 'object' || depth > 20) return v;
+    if (Array.isArray(v)) return v.map((item) => walk(item, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const [k, item] of Object.entries(v)) out[text(k)] = walk(item, depth + 1);
+    return out;
+  };
+  return walk(value, 0) as T;
 }

@@ -333,19 +333,20 @@ export const ProblemShape = z.looseObject({
 
 /** Formats zod issues as `path: message` lines that name the offending field. */
 export function describeIssues(error: z.ZodError, root = ''): Record<string, string> {
-  const out: Record<string, string> = {};
+  // prototype-free: a field called "constructor", "toString" or "__proto__" is a field like any other
+  const out: Record<string, string> = Object.create(null);
   for (const issue of error.issues) {
     const segments = [root, ...issue.path.map(String)].filter((p) => p !== '');
     if (issue.code === 'unrecognized_keys') {
       // name each unknown field in the path itself, not only in the message
       for (const key of issue.keys) {
         const path = [...segments, key].join('.');
-        if (!(path in out)) out[path] = 'is not a known field';
+        if (!Object.hasOwn(out, path)) out[path] = 'is not a known field';
       }
       continue;
     }
     const path = segments.join('.') || '(value)';
-    if (!(path in out)) out[path] = issue.message;
+    if (!Object.hasOwn(out, path)) out[path] = issue.message;
   }
-  return out;
+  return { ...out };
 }

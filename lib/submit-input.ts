@@ -41,8 +41,15 @@ const VARIABLE_KEYS = new Set(['identifier', 'name', 'typecode', 'default', 'val
 
 type FieldErrors = Record<string, string>;
 
+/**
+ * A key-value object: not a list, and not a Buffer, typed array or Date (whose indexes or fields
+ * are no inputs). Tested by tag, so that objects made by a function node (another realm) pass.
+ */
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+  typeof v === 'object' && v !== null && Object.prototype.toString.call(v) === '[object Object]';
+
+/** Most field errors named in the message itself; fieldErrors keeps them all. */
+const MESSAGE_FIELDS = 5;
 
 /**
  * Turns any accepted form into the description's request, merging `base`
@@ -53,7 +60,8 @@ export function buildSubmitRequest(
   override: unknown,
   options: { base?: unknown; declared?: WorkflowInputs; jobName?: string } = {},
 ): SubmitJobRequest {
-  const errors: FieldErrors = {};
+  // prototype-free: payload keys such as "__proto__" or "constructor" are reported like any unknown field
+  const errors: FieldErrors = Object.create(null);
   const base =
     options.base === undefined ? emptyInputs() : readInputs(options.base, 'settings', errors, options.declared);
   const top = readInputs(override ?? {}, 'payload', errors, options.declared);
@@ -77,11 +85,14 @@ export function buildSubmitRequest(
   const parsed = SubmitJobRequest.safeParse(request);
   if (!parsed.success) Object.assign(errors, describeIssues(parsed.error));
   if (Object.keys(errors).length > 0) {
-    const list = Object.entries(errors)
+    const entries = Object.entries(errors);
+    const list = entries
+      .slice(0, MESSAGE_FIELDS)
       .map(([k, v]) => `${k}: ${v}`)
       .join('; ');
+    const more = entries.length > MESSAGE_FIELDS ? `; and ${entries.length - MESSAGE_FIELDS} more` : '';
     // the field comes first so that a truncated message in the debug sidebar still names it
-    throw MediaSpacesError.invalidInput(`${list} (job not submitted)`, errors);
+    throw MediaSpacesError.invalidInput(`${list}${more} (job not submitted)`, errors);
   }
   return parsed.data as SubmitJobRequest;
 }
@@ -329,6 +340,9 @@ function mergeBy<T>(base: T[], top: T[], key: (item: T) => string): T[] {
 export function describeType(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
+  if (Buffer.isBuffer(value)) return 'a Buffer';
+  if (ArrayBuffer.isView(value)) return 'a typed array';
+  if (value instanceof Date) return 'a Date';
   if (typeof value === 'string') return value.length > 40 ? `the text "${value.slice(0, 40)}…"` : `the text "${value}"`;
   if (typeof value === 'object') return 'an object';
   return `${typeof value} ${String(value)}`;

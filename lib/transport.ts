@@ -34,6 +34,13 @@ export interface ApiResponse<T> {
   attempts: number;
   /** True when the service replayed the first response for this Idempotency-Key. */
   replayed: boolean;
+  /**
+   * DELETE only: an earlier attempt may have been carried out but its answer was lost (timeout,
+   * dropped connection, cut-off body, a gateway's 502/503/504), and the retry found nothing to
+   * delete (404). The resource is gone, most likely by that earlier attempt, so the call succeeds;
+   * `status` is the 404.
+   */
+  alreadyGone?: true;
 }
 
 type Undici = typeof import('undici');
@@ -87,6 +94,8 @@ export class Transport {
     const retryable = req.method !== 'POST' || req.idempotencyKey !== undefined;
     const maxAttempts = retryable ? this.options.retry.retries + 1 : 1;
     let lastError: MediaSpacesError | undefined;
+    /** An earlier attempt may have reached the service and been carried out, though its answer was lost. */
+    let maybeCarriedOut = false;
 
     for (let attempt = 0; attempt < maxAttempts; attempt++) {
       if (this.closed)
@@ -100,6 +109,7 @@ export class Transport {
           throw error;
         }
         lastError = error;
+        maybeCarriedOut ||= mayHaveReachedService(error);
         if (attempt + 1 >= maxAttempts) break;
         await this.pause(backoffDelay(attempt, this.options.retry), req);
         continue;
@@ -113,11 +123,23 @@ export class Transport {
           replayed: raw.headers['idempotent-replayed'] === 'true',
         };
       }
-      lastError = errorFromResponse(raw.status, raw.body, req.context);
+      // a retried DELETE that finds nothing to delete after an answer was lost: the lost attempt deleted it
+      if (raw.status === 404 && req.method === 'DELETE' && maybeCarriedOut) {
+        return {
+          status: raw.status,
+          data: this.parseSuccess({ ...raw, body: undefined }, parse, req.context),
+          attempts: attempt + 1,
+          replayed: false,
+          alreadyGone: true,
+        };
+      }
+      lastError = errorFromResponse(raw.status, raw.body, req.context, [req.credential]);
       // 409 on a keyed POST: the first attempt (e.g. one that timed out) is still in progress; ask again later
       const retryableStatus =
         RETRYABLE_STATUSES.has(raw.status) || (raw.status === 409 && req.idempotencyKey !== undefined);
       if (!retryableStatus || attempt + 1 >= maxAttempts) throw lastError;
+      // a gateway's 502/503/504 does not say whether the service behind it acted (429 says it did not)
+      if (raw.status >= 502) maybeCarriedOut = true;
       const retryAfter = parseRetryAfter(raw.headers['retry-after']);
       if (retryAfter !== undefined && retryAfter > this.options.retry.maxRetryAfterMs) throw lastError;
       await this.pause(retryAfter ?? backoffDelay(attempt, this.options.retry), req);
@@ -226,6 +248,21 @@ export class Transport {
       return new MediaSpacesError({ code: 'aborted', message: `${req.context} aborted: client closed`, cause: error });
     }
     const reason = error instanceof Error ? error.message : String(error);
+    const tls = tlsProblem(code);
+    if (tls) {
+      // not retried: a certificate the client does not trust stays untrusted a second later
+      return new MediaSpacesError({
+        code: 'tls_error',
+        message:
+          tls === 'certificate'
+            ? `${req.context} failed: the TLS certificate of ${originOf(req.url)} is not trusted (${code}: ${reason}); ` +
+              'use a certificate from a trusted authority (or add its CA with NODE_EXTRA_CA_CERTS), or, for a ' +
+              "test server only, turn off the config node's certificate verification"
+            : `${req.context} failed: the TLS handshake with ${originOf(req.url)} failed (${code}: ${reason}); ` +
+              'check that the URL points to an https service',
+        cause: error,
+      });
+    }
     return new MediaSpacesError({
       code: 'network_error',
       message: `${req.context} failed: cannot reach ${originOf(req.url)} (${code ?? reason})`,
@@ -310,6 +347,40 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.chunks = [];
     this.reject(error);
   }
+}
+
+/** Failures that happen before a request can have reached the service: nothing was carried out. */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** Whether a timeout or network error may have come after the service received (and acted on) the request. */
+function mayHaveReachedService(error: MediaSpacesError): boolean {
+  const code = (error.cause as { code?: unknown } | undefined)?.code;
+  return !(typeof code === 'string' && NOT_SENT_CODES.has(code));
+}
+
+/**
+ * Whether a connection error code is a TLS failure: the server's certificate
+ * failed verification (OpenSSL's verify codes, Node's host name check), or
+ * the handshake itself failed (e.g. https to a plain http port).
+ */
+function tlsProblem(code: string | undefined): 'certificate' | 'handshake' | undefined {
+  if (typeof code !== 'string') return undefined;
+  if (
+    /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY|DECRYPT|DECODE)|HOSTNAME_MISMATCH|ALTNAME|INVALID_CA|PATH_LENGTH_EXCEEDED/.test(
+      code,
+    )
+  ) {
+    return 'certificate';
+  }
+  if (/^ERR_SSL_|^ERR_TLS_|^EPROTO$/.test(code)) return 'handshake';
+  return undefined;
 }
 
 /** `http://host:port/path?query` as undici's dispatch options want it. */

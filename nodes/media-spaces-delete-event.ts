@@ -26,7 +26,12 @@ export = function register(RED: NodeAPI): void {
         // the library checks the id and encodes it as one path segment
         const response = await client.deleteEvent(eventId as string, { signal });
         msg.event_id = eventId;
-        return respond(msg, { ...response, data: response.data ?? null }, 'deleted');
+        // a retry that found the event gone after an earlier attempt's answer was lost is a success too
+        return respond(
+          msg,
+          { ...response, data: response.data ?? null },
+          response.alreadyGone ? 'already deleted' : 'deleted',
+        );
       },
     });
   }

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MediaSpacesError } from '../lib/errors';
+import { MediaSpacesError, quoteShort } from '../lib/errors';
 import {
   buildEndMessage,
   buildStartMessage,
@@ -22,7 +22,8 @@ import {
   systemClock,
   systemTimeZone,
 } from '../lib/schedule';
-import { asMediaSpacesError, markFailed, OperationFailure } from './shared/failure';
+import { describeType } from '../lib/submit-input';
+import { asMediaSpacesError, deliverFailure, markFailed, OperationFailure } from './shared/failure';
 import { isPlainObject } from './shared/message-fields';
 import type {
   DoneFunction,
@@ -34,6 +35,7 @@ import type {
   RequestHandler,
 } from './shared/node-red-types';
 import { clientFor } from './shared/server-client';
+import { newerState, stateJournal } from './shared/state-journal';
 
 /**
  * media-spaces-schedule: recording windows (YAML inline or in a watched
@@ -86,7 +88,7 @@ type ScheduleNode = Node & {
 
 type ScheduleAPI = NodeAPI & {
   events?: { on(event: string, listener: () => void): void };
-  settings?: { userDir?: string };
+  settings?: { userDir?: string; contextStorage?: unknown };
 };
 
 interface Settings {
@@ -206,18 +208,30 @@ export = function register(RED: ScheduleAPI): void {
 
     // ------------------------------------------------------------ emitting
 
-    function emitStart({ slot, window }: StartEvent): void {
-      const msg = buildStartMessage(scheduler?.scheduleId ?? scheduleIdOf(config), window, slot);
-      node.send([msg as unknown as NodeMessage, null, null]);
+    function emitStart({ slot, window, replay }: StartEvent): void {
+      const msg = buildStartMessage(
+        scheduler?.scheduleId ?? scheduleIdOf(config),
+        window,
+        slot,
+      ) as unknown as NodeMessage;
+      if (replay) msg.replay = true;
+      node.send([msg, null, null]);
     }
 
     function emitEnd(event: EndEvent): void {
+      if (event.replay && isPlainObject(event.message)) {
+        // the very message sent before the restart: same body, same idempotency key
+        node.send([null, { ...structuredClone(event.message), replay: true }, null]);
+        return;
+      }
       const id = (event.channel as { id?: unknown } | undefined)?.id;
       if (!settings.server || typeof id !== 'string') {
         sendEnd(event);
         return;
       }
-      refreshChannel(id, event.channel).then((channel) => sendEnd({ ...event, channel }));
+      refreshChannel(id, event.channel).then((channel) => {
+        if (!closed) sendEnd({ ...event, channel });
+      });
     }
 
     /**
@@ -235,11 +249,18 @@ export = function register(RED: ScheduleAPI): void {
       }
     }
 
-    function sendEnd({ slot, window, channel }: EndEvent): void {
+    function sendEnd({ slot, window, channel, replay }: EndEvent): void {
       const msg = buildEndMessage(scheduler?.scheduleId ?? scheduleIdOf(config), window, slot, channel) as ReturnType<
         typeof buildEndMessage
       > &
         NodeMessage;
+      if (replay) msg.replay = true;
+      // kept with the slot for the replay period, so a replay after a crash sends this very request
+      const send = () => {
+        const { replay: _flag, ...plain } = msg;
+        scheduler?.rememberEnd(slot.key, JSON.parse(JSON.stringify(plain)));
+        node.send([null, msg, null]);
+      };
       if (msg.unresolved) {
         node.warn(
           `${slot.key}: ${channel === undefined ? 'no channel came back for this window; ' : ''}` +
@@ -251,7 +272,7 @@ export = function register(RED: ScheduleAPI): void {
           (id) => {
             if (closed) return;
             msg.workflow_id = id;
-            node.send([null, msg, null]);
+            send();
           },
           (err) => {
             if (closed) return;
@@ -262,7 +283,7 @@ export = function register(RED: ScheduleAPI): void {
         );
         return;
       }
-      node.send([null, msg, null]);
+      send();
     }
 
     /** A follow-up's workflow name to its id, through the optional config node (cached 5 minutes). */
@@ -331,26 +352,42 @@ export = function register(RED: ScheduleAPI): void {
     const initial = load();
     updateStatus();
 
+    // with a file context store, also a synchronous journal: a crash loses nothing the schedule acted on
+    const journal = stateJournal(RED.settings, 'schedule', node.id);
+    let journalFailed = false;
+
     const store = {
       load: (): Promise<SchedulerState | undefined> => {
         const handed = handover.get(node.id);
         handover.delete(node.id);
         if (handed) return Promise.resolve(handed);
         return new Promise((resolve) => {
+          const fromJournal = journal?.read();
           try {
             node.context().get(CONTEXT_KEY, (err, value) => {
               if (err) node.warn(`cannot read the schedule state from node context: ${err.message}`);
-              resolve(err ? undefined : (value as SchedulerState | undefined));
+              resolve(newerState(err ? undefined : value, fromJournal) as SchedulerState | undefined);
             });
           } catch (err) {
             node.warn(`cannot read the schedule state from node context: ${(err as Error).message}`);
-            resolve(undefined);
+            resolve(fromJournal as SchedulerState | undefined);
           }
         });
       },
       save: (state: SchedulerState): void => {
         if (closed) return;
-        node.context().set(CONTEXT_KEY, state, (err) => {
+        const stamped = { ...state, savedAt: Date.now() };
+        if (journal) {
+          try {
+            journal.write(stamped);
+            journalFailed = false;
+          } catch (err) {
+            if (!journalFailed)
+              node.warn(`cannot write the schedule journal ${journal.file}: ${(err as Error).message}`);
+            journalFailed = true;
+          }
+        }
+        node.context().set(CONTEXT_KEY, stamped, (err) => {
           if (err) node.warn(`cannot save the schedule state to node context: ${err.message}`);
         });
       },
@@ -404,14 +441,18 @@ export = function register(RED: ScheduleAPI): void {
     });
 
     function fail(msg: NodeMessage, error: unknown, done: DoneFunction): void {
-      const failure = asMediaSpacesError(error, 'Schedule');
-      const details = failure.toJSON();
+      const details = asMediaSpacesError(error, 'Schedule').toJSON();
       try {
         if (msg !== null && typeof msg === 'object') markFailed(msg, details);
       } catch {
         // a frozen message cannot take msg.error; done(err) still reports it
       }
-      done(new OperationFailure(details));
+      const failure = new OperationFailure(details);
+      deliverFailure(
+        msg,
+        () => done(failure),
+        () => node.error(failure),
+      );
     }
 
     function handleInput(msg: NodeMessage, send: (out: Outputs) => void, done: DoneFunction): void {
@@ -433,7 +474,7 @@ export = function register(RED: ScheduleAPI): void {
           }
           if (!config.windows.some((w) => w.id === id)) {
             const known = config.windows.map((w) => w.id).join(', ') || 'none';
-            throw MediaSpacesError.invalidInput(`no window with id "${id}" (windows: ${known})`, {
+            throw MediaSpacesError.invalidInput(`no window with id ${quoteShort(id)} (windows: ${known})`, {
               window_id: 'unknown window',
             });
           }
@@ -545,7 +586,7 @@ export = function register(RED: ScheduleAPI): void {
       const expected = `${COMMANDS.join(', ')} (in msg.topic or msg.payload.command), or a created channel routed back with msg.window.slotKey`;
       throw MediaSpacesError.invalidInput(
         from
-          ? `unknown command ${JSON.stringify(raw)} in ${from}: expected ${expected}`
+          ? `unknown command ${shownCommand(raw)} in ${from}: expected ${expected}`
           : `not a schedule control message: expected ${expected}`,
         { command: 'unknown' },
       );
@@ -563,6 +604,8 @@ export = function register(RED: ScheduleAPI): void {
         else handover.delete(node.id);
         scheduler.stop();
       }
+      // a removed node's context is deleted by the runtime; its journal goes with it
+      if (removed) journal?.remove();
       scheduler = undefined;
       node.status({});
       done();
@@ -579,6 +622,13 @@ export = function register(RED: ScheduleAPI): void {
     });
   }
 };
+
+/** A command that is not one, as the error quotes it: text cut short, an object or list by its type. */
+function shownCommand(raw: unknown): string {
+  if (typeof raw === 'string') return quoteShort(raw);
+  if (typeof raw === 'object' && raw !== null) return describeType(raw);
+  return JSON.stringify(raw) ?? String(raw);
+}
 
 function truncate(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;

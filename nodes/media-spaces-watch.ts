@@ -11,7 +11,7 @@ import {
   type WorkflowChange,
   WorkflowWatcher,
 } from '../lib/watch';
-import { asMediaSpacesError, type ErrorDetails, markFailed, OperationFailure } from './shared/failure';
+import { asMediaSpacesError, deliverFailure, type ErrorDetails, markFailed, OperationFailure } from './shared/failure';
 import { given, invalid, isPlainObject, textValue, wholeNumber } from './shared/message-fields';
 import type { DoneFunction, Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from './shared/node-red-types';
 import { clientFor } from './shared/server-client';
@@ -42,6 +42,18 @@ const CONTEXT_KEY = 'mediaSpacesFollowedJobs';
  * redeploy would forget them; the context store covers process restarts.
  */
 const handover = new Map<string, PersistedJob[]>();
+
+/**
+ * Node context key of the jobs reported lately (job mode), by the idempotency
+ * key of their message: a schedule replays its recent ends after a restart
+ * (msg.replay), and a replay of a follow-up already reported is not reported
+ * twice. Kept longer than the schedule's replay period (2 minutes).
+ */
+const REPORTED_KEY = 'mediaSpacesReportedJobs';
+const REPORTED_MS = 10 * 60_000;
+const REPORTED_MAX = 1000;
+type Reported = Map<string, { jobId: string; at: number }>;
+const reportedHandover = new Map<string, Reported>();
 
 interface NodeContext {
   get(key: string, callback: (err: Error | null | undefined, value?: unknown) => void): void;
@@ -98,8 +110,11 @@ export = function register(RED: NodeAPI): void {
         // a frozen message cannot take msg.error; the error is still reported
       }
       const failure = new OperationFailure(details);
-      if (done) done(failure);
-      else this.error(failure, msg);
+      deliverFailure(
+        msg,
+        () => (done ? done(failure) : this.error(failure, msg)),
+        () => this.error(failure),
+      );
     };
 
     if (settings.mode === 'workflows') {
@@ -188,6 +203,7 @@ export = function register(RED: NodeAPI): void {
       handover.delete(this.id);
       try {
         this.context().set(CONTEXT_KEY, undefined);
+        this.context().set(REPORTED_KEY, undefined);
       } catch {
         // nothing was stored
       }
@@ -204,6 +220,33 @@ export = function register(RED: NodeAPI): void {
       const show = (outcome?: NodeStatus) => {
         if (outcome) last = outcome;
         status.set(following() ?? last ?? {});
+      };
+      const reported: Reported = new Map();
+      const noteReported = (waiters: JobWaiter<Handle>[], jobId: string) => {
+        const now = Date.now();
+        for (const w of waiters) if (w.key !== undefined) reported.set(w.key, { jobId, at: now });
+        for (const [key, r] of reported) {
+          if (reported.size > REPORTED_MAX || now - r.at > REPORTED_MS) reported.delete(key);
+          else break;
+        }
+      };
+      const reportedRecords = () => {
+        const now = Date.now();
+        const out = [...reported].filter(([, r]) => now - r.at <= REPORTED_MS);
+        return out.length > 0 ? out.map(([key, r]) => ({ key, jobId: r.jobId, at: r.at })) : undefined;
+      };
+      const restoreReported = (value: unknown) => {
+        if (!Array.isArray(value)) return;
+        for (const r of value) {
+          if (
+            isPlainObject(r) &&
+            typeof r.key === 'string' &&
+            typeof r.jobId === 'string' &&
+            typeof r.at === 'number'
+          ) {
+            reported.set(r.key, { jobId: r.jobId, at: r.at });
+          }
+        }
       };
       const messageOf = (w: JobWaiter<Handle>): NodeMessage =>
         w.handle ? w.handle.msg : isPlainObject(w.data) ? (w.data as NodeMessage) : {};
@@ -227,6 +270,7 @@ export = function register(RED: NodeAPI): void {
         },
         onDone: (job, entry) => {
           const state = String(job.state ?? '').toLowerCase();
+          noteReported(entry.waiters, entry.jobId);
           for (const w of entry.waiters) {
             const msg = messageOf(w);
             describeJob(msg, job, entry.workflowId);
@@ -244,6 +288,7 @@ export = function register(RED: NodeAPI): void {
           );
         },
         onError: (error, waiters, entry) => {
+          noteReported(waiters, entry.jobId);
           for (const w of waiters) {
             const msg = messageOf(w);
             msg.job_id = entry.jobId;
@@ -259,6 +304,7 @@ export = function register(RED: NodeAPI): void {
         onPersist: (records) => {
           if (!loaded || closed) return;
           context.set(CONTEXT_KEY, records.length > 0 ? records : undefined, () => undefined);
+          context.set(REPORTED_KEY, reportedRecords(), () => undefined);
         },
       });
 
@@ -273,11 +319,17 @@ export = function register(RED: NodeAPI): void {
       };
       const handed = handover.get(this.id);
       handover.delete(this.id);
-      if (handed !== undefined) {
+      const handedReported = reportedHandover.get(this.id);
+      reportedHandover.delete(this.id);
+      if (handed !== undefined || handedReported !== undefined) {
+        for (const [key, r] of handedReported ?? []) reported.set(key, r);
         finishLoading(handed);
       } else {
         try {
-          context.get(CONTEXT_KEY, (err, value) => finishLoading(err ? undefined : value));
+          context.get(REPORTED_KEY, (err, value) => {
+            if (!err) restoreReported(value);
+            context.get(CONTEXT_KEY, (err2, records) => finishLoading(err2 ? undefined : records));
+          });
         } catch {
           finishLoading(undefined);
         }
@@ -287,6 +339,13 @@ export = function register(RED: NodeAPI): void {
         try {
           const ref = jobRef(msg);
           const timeoutMs = given(msg, 'timeout') ? timeoutValue('msg.timeout', msg.timeout) : settings.timeoutMs;
+          const earlier = typeof msg.idempotency_key === 'string' ? reported.get(msg.idempotency_key) : undefined;
+          if (msg.replay === true && earlier?.jobId === ref.jobId) {
+            // a schedule's end replayed after a restart, for a job this node already reported
+            this.debug(`job ${ref.jobId} was reported before the restart; replay of ${msg.idempotency_key} ignored`);
+            done();
+            return;
+          }
           follower.follow({
             jobId: ref.jobId,
             workflowId: ref.workflowId,
@@ -295,6 +354,8 @@ export = function register(RED: NodeAPI): void {
             handle: { msg, send: send as Send, done },
             timeoutMs: timeoutMs === 0 ? undefined : timeoutMs,
             deadline: timeoutMs === 0 ? null : undefined,
+            // a submission replayed after a restart (same idempotency key) takes over the resumed waiter
+            key: typeof msg.idempotency_key === 'string' ? msg.idempotency_key : undefined,
           });
           show();
         } catch (error) {
@@ -310,11 +371,13 @@ export = function register(RED: NodeAPI): void {
             follower.close({ persist: false });
             if (!removed) {
               if (records.length > 0) handover.set(this.id, records);
+              if (reported.size > 0) reportedHandover.set(this.id, new Map(reported));
               if (!loaded) {
                 resolve();
                 return;
               }
               try {
+                context.set(REPORTED_KEY, reportedRecords());
                 context.set(CONTEXT_KEY, records.length > 0 ? records : undefined, () => resolve());
               } catch {
                 resolve();
@@ -322,7 +385,9 @@ export = function register(RED: NodeAPI): void {
               return;
             }
             handover.delete(this.id);
+            reportedHandover.delete(this.id);
             try {
+              context.set(REPORTED_KEY, undefined);
               context.set(CONTEXT_KEY, undefined, () => resolve());
             } catch {
               resolve();
@@ -406,7 +471,10 @@ function jobRef(msg: NodeMessage): { jobId: string; workflowId: string; known?: 
   const jobId = textValue(source, rawJobId);
   idSegment(jobId, 'job_id');
   const workflowId = uuidSegment(rawWorkflowId, 'workflow_id');
-  const known = payload && String(payload.id) === jobId ? (payload as Partial<WorkflowJob>) : undefined;
+  // the payload is the job itself only when its id is this job's (text or number; anything else is not an id)
+  const payloadId = payload?.id;
+  const sameJob = (typeof payloadId === 'string' || typeof payloadId === 'number') && String(payloadId) === jobId;
+  const known = sameJob ? (payload as Partial<WorkflowJob>) : undefined;
   return { jobId, workflowId, known };
 }
 

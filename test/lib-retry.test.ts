@@ -307,6 +307,36 @@ describe('Transport retries (against a scripted server)', () => {
     expect((await transport.send(req({ method: 'DELETE' }), (b) => b)).attempts).toBe(2);
   });
 
+  it('a retried DELETE that finds nothing after a lost answer succeeds as alreadyGone; a plain 404 fails', async () => {
+    // the first attempt was carried out, its answer lost; the retry finds the event gone
+    script(
+      (res) => res.socket?.destroy(),
+      (res) => json(res, 404, { error_message: 'event not found' }),
+    );
+    const res = await transport.send(req({ method: 'DELETE' }), (b) => b ?? null);
+    expect(res).toEqual({ status: 404, data: null, attempts: 2, replayed: false, alreadyGone: true });
+
+    // likewise after a gateway's 503 (the service behind it may have acted)
+    stub.requests.length = 0;
+    script(
+      (r) => json(r, 503, { error_message: 'unavailable' }),
+      (r) => json(r, 404, { error_message: 'event not found' }),
+    );
+    expect((await transport.send(req({ method: 'DELETE' }), (b) => b ?? null)).alreadyGone).toBe(true);
+
+    // a 404 on the first attempt is an answer: no such event
+    stub.requests.length = 0;
+    script((r) => json(r, 404, { error_message: 'event not found' }));
+    expect((await fail(transport.send(req({ method: 'DELETE' }), (b) => b))).code).toBe('not_found');
+    // a GET after a lost answer that then gets 404 is not found either
+    stub.requests.length = 0;
+    script(
+      (r) => r.socket?.destroy(),
+      (r) => json(r, 404, { error_message: 'gone' }),
+    );
+    expect((await fail(transport.send(req(), (b) => b))).code).toBe('not_found');
+  });
+
   it('times out an attempt that does not answer, then retries it', async () => {
     transport = make({}, 200);
     script(() => {

@@ -1,6 +1,6 @@
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, stringify, type Node as YamlNode } from 'yaml';
 import { z } from 'zod';
-import { MediaSpacesError } from '../errors';
+import { MediaSpacesError, quoteShort } from '../errors';
 import { ChannelCreateRequest, UUID_PATTERN } from '../schemas';
 import { describeType } from '../submit-input';
 import { cronError } from './cron';
@@ -139,10 +139,12 @@ export class ScheduleConfigError extends MediaSpacesError {
 
   constructor(issues: ScheduleIssue[], context = 'Schedule') {
     const lines = issues.map(formatIssue);
-    const fieldErrors: Record<string, string> = {};
+    // prototype-free: a field called "constructor" or "__proto__" is reported like any other
+    const fieldErrors: Record<string, string> = Object.create(null);
     for (const issue of issues) {
       const key = issue.path || '(schedule)';
-      if (!(key in fieldErrors)) fieldErrors[key] = issue.line ? `line ${issue.line}: ${issue.message}` : issue.message;
+      if (!Object.hasOwn(fieldErrors, key))
+        fieldErrors[key] = issue.line ? `line ${issue.line}: ${issue.message}` : issue.message;
     }
     super({
       code: 'invalid_input',
@@ -212,14 +214,13 @@ const idString = (what: string) =>
     .regex(ID_PATTERN, `${what} must be 1-64 letters, digits, "-", "_" or "." (starting with a letter or digit)`);
 
 const TimeZoneSchema = z.string({ error: genericError }).refine(isValidTimeZone, {
-  error: (iss) =>
-    `${JSON.stringify(iss.input)} is not an IANA time zone known here (e.g. Europe/London, America/New_York, UTC)`,
+  error: (iss) => `${shown(iss.input)} is not an IANA time zone known here (e.g. Europe/London, America/New_York, UTC)`,
 });
 
 const CronSchema = z.string({ error: genericError }).superRefine((value, ctx) => {
   const reason = cronError(value);
   if (reason)
-    ctx.addIssue({ code: 'custom', message: `${JSON.stringify(value)} is not a valid cron expression (${reason})` });
+    ctx.addIssue({ code: 'custom', message: `${quoteShort(value)} is not a valid cron expression (${reason})` });
 });
 
 const DurationSchema = z
@@ -316,6 +317,8 @@ export function parseScheduleYaml(text: string, options: ParseOptions = {}): Par
     lineCounter,
     prettyErrors: true,
     uniqueKeys: true,
+    // no process warnings (e.g. for a list used as a key): such keys are reported as issues anyway
+    logLevel: 'error',
   });
   if (doc.errors.length > 0) {
     return {
@@ -364,7 +367,7 @@ export function parseScheduleObject(raw: unknown, options: ParseOptions = {}): P
           const hint = closest(key, known);
           add(
             [...at, key],
-            `unknown field "${key}"${hint ? ` (did you mean "${hint}"?)` : ''}; expected one of ${known.join(', ')}`,
+            `unknown field ${quoteShort(key)}${hint ? ` (did you mean "${hint}"?)` : ''}; expected one of ${known.join(', ')}`,
           );
         }
       } else add(at, issue.message);
@@ -381,7 +384,8 @@ export function parseScheduleObject(raw: unknown, options: ParseOptions = {}): P
     if (!isObject(w)) return;
     if (typeof w.id === 'string') {
       const first = seen.get(w.id);
-      if (first !== undefined) add(['windows', index, 'id'], `duplicate window id "${w.id}" (also windows[${first}])`);
+      if (first !== undefined)
+        add(['windows', index, 'id'], `duplicate window id ${quoteShort(w.id)} (also windows[${first}])`);
       else seen.set(w.id, index);
     }
     const checks = {
@@ -461,7 +465,7 @@ function sampleContext(w: RawWindow): Record<string, unknown> {
     duration_hours: Math.max(1, Math.ceil(duration / 3600)),
     start,
     end: start,
-    slotKey: `schedule:${w.id}:${start}`,
+    slotKey: `schedule:${typeof w.id === 'string' ? w.id : 'window'}:${start}`,
     reason: 'scheduled',
   };
   const slot = {
@@ -505,9 +509,8 @@ function semanticProblems(
       for (const issue of parsed.error.issues) {
         const at = ['channel', ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))];
         const original = valueAt(w, at);
-        const shown =
-          typeof original === 'string' || typeof original === 'number' ? `${JSON.stringify(original)} ` : '';
-        problems.push({ at, message: `${shown}${friendlyMessage(issue)}` });
+        const value = typeof original === 'string' || typeof original === 'number' ? `${shown(original)} ` : '';
+        problems.push({ at, message: `${value}${friendlyMessage(issue)}` });
       }
     }
   }
@@ -523,7 +526,7 @@ function semanticProblems(
     if (typeof id === 'string' && !id.includes('{{') && !UUID_PATTERN.test(id)) {
       problems.push({
         at: ['followup', 'workflow_id'],
-        message: `${JSON.stringify(id)} must be a UUID (8-4-4-4-12 hex digits)`,
+        message: `${quoteShort(id)} must be a UUID (8-4-4-4-12 hex digits)`,
       });
     }
   }
@@ -651,4 +654,9 @@ function parsePath(path: string): (string | number)[] {
     else out.push(JSON.parse(m[3]) as string);
   }
   return out;
+}
+
+/** A value quoted for an issue message, long text cut short. */
+function shown(value: unknown): string {
+  return typeof value === 'string' ? quoteShort(value) : (JSON.stringify(value) ?? String(value));
 }

@@ -1,4 +1,5 @@
 import { parse as cronParse, validateDetailed as cronValidate } from 'node-cron';
+import { quoteShort } from '../errors';
 import { DAY, HOUR, localMs, localParts, offsetAt, resolveLocal } from './tz';
 
 /**
@@ -114,13 +115,14 @@ function nameOrNumber(text: string, def: FieldDef): number {
     const lower = text.toLowerCase();
     const index = def.names.findIndex((n) => n === lower || (lower.length === 3 && n.startsWith(lower)));
     if (index >= 0) return index + (def.nameBase ?? 0);
-    throw new CronSyntaxError(`unknown ${def.label} name "${text}"`);
+    throw new CronSyntaxError(`unknown ${def.label} name ${quoteShort(text)}`);
   }
-  throw new CronSyntaxError(`${def.label} "${text}" is not a number${def.names ? ' or a name' : ''}`);
+  throw new CronSyntaxError(`${def.label} ${quoteShort(text)} is not a number${def.names ? ' or a name' : ''}`);
 }
 
 function parseStep(text: string, def: FieldDef): number {
-  if (!/^\d+$/.test(text)) throw new CronSyntaxError(`step "${text}" in the ${def.label} field is not a number`);
+  if (!/^\d+$/.test(text))
+    throw new CronSyntaxError(`step ${quoteShort(text)} in the ${def.label} field is not a number`);
   const step = Number.parseInt(text, 10);
   if (step < 1) throw new CronSyntaxError(`step ${step} in the ${def.label} field must be at least 1`);
   return step;
@@ -164,7 +166,9 @@ function tokenizePart(raw: string, def: FieldDef): CronPart {
     if (base === '*') return { kind: 'every', step };
     const range = /^([a-z0-9]+)-([a-z0-9]+)$/i.exec(base);
     if (range) return { kind: 'range', from: nameOrNumber(range[1], def), to: nameOrNumber(range[2], def), step };
-    throw new CronSyntaxError(`${def.label} "${text}": a step needs "*" or a range before "/" (e.g. */15 or 0-30/5)`);
+    throw new CronSyntaxError(
+      `${def.label} ${quoteShort(text)}: a step needs "*" or a range before "/" (e.g. */15 or 0-30/5)`,
+    );
   }
   const range = /^([a-z0-9]+)-([a-z0-9]+)$/i.exec(text);
   if (range) return { kind: 'range', from: nameOrNumber(range[1], def), to: nameOrNumber(range[2], def), step: 1 };
@@ -179,7 +183,9 @@ export function tokenizeCron(expression: string): TokenizedCron {
   if (text.startsWith('@')) {
     const resolved = NICKNAMES[text.toLowerCase()];
     if (!resolved) {
-      throw new CronSyntaxError(`unknown nickname "${text}" (use @yearly, @monthly, @weekly, @daily or @hourly)`);
+      throw new CronSyntaxError(
+        `unknown nickname ${quoteShort(text)} (use @yearly, @monthly, @weekly, @daily or @hourly)`,
+      );
     }
     text = resolved;
   }

@@ -3,6 +3,8 @@
  * (`PT1H`, `PT1H30M`, `P1DT2H`), or a number of seconds (`5400` or "5400").
  */
 
+import { quoteShort } from '../errors';
+
 export const MAX_DURATION_SECONDS = 31 * 24 * 3600;
 
 const UNITS: Record<string, number> = { d: 86400, h: 3600, m: 60, s: 1 };
@@ -27,14 +29,14 @@ export function parseDuration(value: unknown): number {
     else seconds = parseUnits(text);
     if (seconds === undefined) {
       throw new DurationError(
-        `"${value}" is not a duration (use e.g. 90m, 1h30m, 2h, 45s, 1d, PT1H30M or a number of seconds)`,
+        `${quoteShort(value)} is not a duration (use e.g. 90m, 1h30m, 2h, 45s, 1d, PT1H30M or a number of seconds)`,
       );
     }
   } else {
     throw new DurationError('must be a duration such as 90m, 1h30m or PT1H, or a number of seconds');
   }
-  if (!(seconds > 0)) throw new DurationError(`${JSON.stringify(value)} must be longer than zero`);
-  if (seconds > MAX_DURATION_SECONDS) throw new DurationError(`${JSON.stringify(value)} is longer than 31 days`);
+  if (!(seconds > 0)) throw new DurationError(`${shown(value)} must be longer than zero`);
+  if (seconds > MAX_DURATION_SECONDS) throw new DurationError(`${shown(value)} is longer than 31 days`);
   return Math.round(seconds);
 }
 
@@ -70,4 +72,8 @@ export function formatDuration(seconds: number): string {
     }
   }
   return out || '0s';
+}
+
+function shown(value: string | number): string {
+  return typeof value === 'string' ? quoteShort(value) : String(value);
 }

@@ -1,3 +1,4 @@
+import { MediaSpacesError, quoteShort } from '../errors';
 import type { ScheduleConfig, ScheduleWindow } from './config';
 import { compileCron, nextOccurrence, occurrencesBetween } from './cron';
 import { type Slot, type StartReason, slotKey } from './messages';
@@ -30,12 +31,24 @@ export interface EmittedRecord {
   end: number;
 }
 
+/** A slot whose end was emitted, kept a while so that a restart can deliver the end again. */
+export interface EndedSlot extends ActiveSlot {
+  /** when the end was emitted, epoch ms */
+  endedAt: number;
+  /** the end message as the caller sent it (see rememberEnd), replayed as it was */
+  message?: unknown;
+}
+
 /** What survives a restart (kept in node context by the node). */
 export interface SchedulerState {
   version: 1;
   paused: boolean;
   active: ActiveSlot[];
   emitted: Record<string, EmittedRecord>;
+  /** ends emitted within the replay period (absent in states saved by earlier versions) */
+  ended?: EndedSlot[];
+  /** set once a channel was routed back: the flow creates channels and the ends need them */
+  routesChannels?: boolean;
 }
 
 export interface SchedulerStore {
@@ -46,12 +59,25 @@ export interface SchedulerStore {
 export interface StartEvent {
   slot: Slot;
   window: ScheduleWindow;
+  /**
+   * A start emitted again after a restart or redeploy, because its channel
+   * never came back (the request was cut off); same slot key, so the channel
+   * request is idempotent.
+   */
+  replay?: boolean;
 }
 
 export interface EndEvent {
   slot: Slot;
   window: ScheduleWindow;
   channel?: unknown;
+  /**
+   * An end emitted again after a restart or redeploy (within the replay
+   * period): whatever it started downstream may have been cut off.
+   */
+  replay?: boolean;
+  /** For a replay: the message sent the first time, when the caller remembered it. */
+  message?: unknown;
 }
 
 export interface UpcomingStart {
@@ -84,9 +110,26 @@ export interface SchedulerOptions {
   maxCatchUp?: number;
   /** how long emitted-slot records are kept after the slot ended (default 1 day) */
   retainMs?: number;
+  /**
+   * Ends emitted this recently (default 2 minutes) are emitted again when a
+   * scheduler starts from a saved state: the follow-up they triggered may have
+   * been cut off by the crash or redeploy (a request in flight, a context
+   * write not yet flushed). Their idempotency keys make the repeats harmless.
+   * 0 turns this off.
+   */
+  replayMs?: number;
+  /**
+   * When the flow routes channels back: how long an end waits for its slot's
+   * channel when none came back yet (default 15 s), e.g. after a catch-up
+   * start just before the end, or a start replayed after a restart. After
+   * that the end goes without it.
+   */
+  channelWaitMs?: number;
 }
 
 const MAX_SET_TIMEOUT = 2 ** 31 - 1;
+export const DEFAULT_REPLAY_MS = 120_000;
+export const DEFAULT_CHANNEL_WAIT_MS = 15_000;
 /** A start more than this late counts as a catch-up rather than a scheduled start. */
 const LATE_MS = 60_000;
 
@@ -105,6 +148,14 @@ const LATE_MS = 60_000;
  *   (reason `catch-up`), once.
  * - Paused: no starts (they are skipped, not caught up later); ends still
  *   happen, so channels do not record forever.
+ * - Delivery across restarts is at least once: a scheduler started from a
+ *   saved state emits again the ends of the last `replayMs` (the follow-up
+ *   they triggered may not have reached the service, or its follower may not
+ *   have saved it), and, when the flow routes channels back, the starts of
+ *   slots in progress (or ended within `replayMs`) whose channel never came
+ *   back. Slot keys, and so the idempotency keys, are the same, so the
+ *   service creates nothing twice. Such an end waits up to `channelWaitMs`
+ *   for the channel, so that the follow-up can refer to it.
  */
 export class Scheduler {
   private readonly clock: SchedulerClock;
@@ -112,6 +163,10 @@ export class Scheduler {
   private readonly catchUp: boolean;
   private readonly maxCatchUp: number;
   private readonly retainMs: number;
+  private readonly replayMs: number;
+  private readonly channelWaitMs: number;
+  /** per slot key: the end waits for the channel until then (a start replayed after a restart) */
+  private channelDeadlines = new Map<string, number>();
   private config: ScheduleConfig;
   private currentScheduleId: string;
   private state: SchedulerState = { version: 1, paused: false, active: [], emitted: {} };
@@ -129,6 +184,8 @@ export class Scheduler {
     this.catchUp = options.catchUp ?? true;
     this.maxCatchUp = Math.max(1, options.maxCatchUp ?? 10);
     this.retainMs = options.retainMs ?? 24 * 3600_000;
+    this.replayMs = Math.max(0, options.replayMs ?? DEFAULT_REPLAY_MS);
+    this.channelWaitMs = Math.max(0, options.channelWaitMs ?? DEFAULT_CHANNEL_WAIT_MS);
     this.config = options.config;
     this.currentScheduleId = options.scheduleId;
   }
@@ -156,17 +213,21 @@ export class Scheduler {
       this.reportError(err);
     }
     if (this.stopped) return;
+    const restored = isState(loaded);
     if (isState(loaded)) {
       this.state = {
         version: 1,
         paused: loaded.paused === true,
         active: loaded.active.filter(isActiveSlot),
         emitted: { ...loaded.emitted },
+        ended: Array.isArray(loaded.ended) ? loaded.ended.filter(isEndedSlot) : [],
+        routesChannels: loaded.routesChannels === true,
       };
     }
     this.running = true;
     const now = this.clock.now();
     for (const w of this.config.windows) this.initCursor(w, now, this.catchUp && !this.state.paused);
+    if (restored) this.replay(now);
     this.tick();
   }
 
@@ -230,7 +291,9 @@ export class Scheduler {
    */
   trigger(windowId: string): StartEvent {
     const window = this.config.windows.find((w) => w.id === windowId);
-    if (!window) throw new Error(`no window with id "${windowId}"`);
+    if (!window) {
+      throw MediaSpacesError.invalidInput(`no window with id ${quoteShort(windowId)}`, { window_id: 'unknown window' });
+    }
     const start = Math.floor(this.clock.now() / 1000) * 1000;
     const slot: Slot = {
       key: slotKey(this.scheduleId, window.id, start),
@@ -239,7 +302,12 @@ export class Scheduler {
       end: start + window.duration * 1000,
       reason: 'manual',
     };
-    if (this.state.emitted[slot.key]) throw new Error(`slot ${slot.key} was already started`);
+    if (this.state.emitted[slot.key]) {
+      throw MediaSpacesError.invalidInput(
+        `window ${quoteShort(window.id)} was already started this second (slot ${slot.key}); trigger it again later`,
+        { window_id: 'already started this second' },
+      );
+    }
     this.recordStart(slot, window);
     this.persist();
     this.rearm();
@@ -252,6 +320,23 @@ export class Scheduler {
     const slot = this.state.active.find((s) => s.key === key);
     if (!slot) return false;
     slot.channel = channel;
+    this.state.routesChannels = true;
+    this.channelDeadlines.delete(key);
+    this.persist();
+    // an end waiting for this channel goes now
+    if (this.running && slot.end <= this.clock.now()) this.tick();
+    return true;
+  }
+
+  /**
+   * Remembers the end message as the caller sent it, so that a replay after a
+   * restart sends the very same request (same body, same idempotency key).
+   * The message must be plain JSON. False when the end is no longer kept.
+   */
+  rememberEnd(key: string, message: unknown): boolean {
+    const ended = this.state.ended?.find((s) => s.key === key);
+    if (!ended) return false;
+    ended.message = message;
     this.persist();
     return true;
   }
@@ -338,7 +423,9 @@ export class Scheduler {
       | { at: number; kind: 'end'; slot: ActiveSlot }
       | { at: number; kind: 'start'; slot: Slot; w: ScheduleWindow };
     const due: Due[] = [];
-    for (const slot of this.state.active) if (slot.end <= now) due.push({ at: slot.end, kind: 'end', slot });
+    for (const slot of this.state.active) {
+      if (slot.end <= now && this.endDue(slot) <= now) due.push({ at: slot.end, kind: 'end', slot });
+    }
     if (!this.state.paused) {
       for (const w of this.config.windows) {
         const cursor = this.cursors.get(w.id);
@@ -389,17 +476,60 @@ export class Scheduler {
 
   private finish(slot: ActiveSlot): void {
     this.state.active = this.state.active.filter((s) => s.key !== slot.key);
+    this.channelDeadlines.delete(slot.key);
     const record = this.state.emitted[slot.key];
     if (record?.phase === 'end') return;
     this.state.emitted[slot.key] = { phase: 'end', end: slot.end };
+    if (this.replayMs > 0) {
+      const ended = (this.state.ended ?? []).filter((s) => s.key !== slot.key);
+      ended.push({ ...slot, endedAt: this.clock.now() });
+      this.state.ended = ended;
+    }
     this.persist();
     const current = this.config.windows.find((w) => w.id === slot.windowId) ?? slot.window;
     const { window: _snapshot, channel, ...plain } = slot;
     this.safely(() => this.options.onEnd({ slot: plain, window: current, channel }));
   }
 
+  /**
+   * After a restart or redeploy: the ends of the replay period again, then the
+   * starts of slots in progress whose channel never came back (only when the
+   * flow routes channels back at all; otherwise no slot has one).
+   */
+  private replay(now: number): void {
+    // older records are pruned by the tick that follows
+    const recent = (this.state.ended ?? []).filter((s) => now - s.endedAt <= this.replayMs);
+    for (const slot of recent) {
+      const current = this.config.windows.find((w) => w.id === slot.windowId) ?? slot.window;
+      const { window: _snapshot, channel, endedAt: _at, message, ...plain } = slot;
+      this.safely(() => this.options.onEnd({ slot: plain, window: current, channel, replay: true, message }));
+    }
+    if (!this.state.routesChannels) return;
+    for (const slot of this.state.active) {
+      // a window that ended long ago is not asked for a channel again (the service may have forgotten the key)
+      if (slot.channel !== undefined || now - slot.end > this.replayMs) continue;
+      const { window, channel: _none, ...plain } = slot;
+      this.channelDeadlines.set(slot.key, Math.max(slot.end, now) + this.channelWaitMs);
+      // the window as it was at the start: the same request as the first time
+      this.safely(() => this.options.onStart({ slot: plain, window, replay: true }));
+    }
+  }
+
+  /**
+   * When the slot's end is to be emitted: at its end, or, while the flow routes
+   * channels back and this slot's has not come back, up to channelWaitMs later.
+   */
+  private endDue(slot: ActiveSlot): number {
+    if (!this.state.routesChannels || slot.channel !== undefined) return slot.end;
+    return this.channelDeadlines.get(slot.key) ?? slot.end + this.channelWaitMs;
+  }
+
   private prune(now: number): boolean {
     let pruned = false;
+    if (this.state.ended?.some((s) => now - s.endedAt > this.replayMs)) {
+      this.state.ended = this.state.ended.filter((s) => now - s.endedAt <= this.replayMs);
+      pruned = true;
+    }
     for (const [key, record] of Object.entries(this.state.emitted)) {
       if (record.end < now - this.retainMs && !this.state.active.some((s) => s.key === key)) {
         delete this.state.emitted[key];
@@ -414,7 +544,7 @@ export class Scheduler {
     this.clearTimer();
     const now = this.clock.now();
     let due = Number.POSITIVE_INFINITY;
-    for (const slot of this.state.active) due = Math.min(due, slot.end);
+    for (const slot of this.state.active) due = Math.min(due, this.endDue(slot));
     if (!this.state.paused) {
       for (const w of this.config.windows) {
         if (!w.enabled) continue;
@@ -479,6 +609,10 @@ function isState(value: unknown): value is SchedulerState {
     typeof (value as SchedulerState).emitted === 'object' &&
     (value as SchedulerState).emitted !== null
   );
+}
+
+function isEndedSlot(value: unknown): value is EndedSlot {
+  return isActiveSlot(value) && Number.isFinite((value as EndedSlot).endedAt);
 }
 
 function isActiveSlot(value: unknown): value is ActiveSlot {

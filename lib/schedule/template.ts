@@ -12,6 +12,8 @@
  * - Keys of objects are never templated.
  */
 
+import { quoteShort } from '../errors';
+
 const TEMPLATE = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const WHOLE = /^\{\{\s*([^{}]*?)\s*\}\}$/;
 const PATH = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$-]*|\[\d+\]|\["[^"\]]*"\]|\['[^'\]]*'\])*$/;
@@ -131,13 +133,16 @@ export function checkTemplates(
     const opens = text.split('{{').length - 1;
     const matches = [...text.matchAll(TEMPLATE)];
     if (opens !== matches.length) {
-      problems.push({ at: where, message: `"${text}" has a "{{" without a matching "}}"` });
+      problems.push({ at: where, message: `${quoteShort(text)} has a "{{" without a matching "}}"` });
       return;
     }
     for (const m of matches) {
       const segments = pathSegments(m[1]);
       if (!segments) {
-        problems.push({ at: where, message: `template "{{${m[1]}}}" is not a path such as window.name or channel.id` });
+        problems.push({
+          at: where,
+          message: `template ${quoteShort(`{{${m[1]}}}`)} is not a path such as window.name or channel.id`,
+        });
         continue;
       }
       const root = String(segments[0]);
@@ -146,16 +151,19 @@ export function checkTemplates(
         const names = Object.keys(allowed)
           .map((r) => `${r}.`)
           .join(', ');
-        problems.push({ at: where, message: `template "{{${m[1]}}}" must start with one of ${names}` });
+        problems.push({ at: where, message: `template ${quoteShort(`{{${m[1]}}}`)} must start with one of ${names}` });
         continue;
       }
       if (fields !== 'any' && segments.length > 1 && !fields.includes(String(segments[1]))) {
         problems.push({
           at: where,
-          message: `template "{{${m[1]}}}": ${root} has no field "${segments[1]}" (known: ${fields.join(', ')})`,
+          message: `template ${quoteShort(`{{${m[1]}}}`)}: ${root} has no field "${segments[1]}" (known: ${fields.join(', ')})`,
         });
       } else if (fields !== 'any' && segments.length === 1) {
-        problems.push({ at: where, message: `template "{{${m[1]}}}" needs a field, e.g. {{${root}.${fields[0]}}}` });
+        problems.push({
+          at: where,
+          message: `template ${quoteShort(`{{${m[1]}}}`)} needs a field, e.g. {{${root}.${fields[0]}}}`,
+        });
       }
     }
   };

@@ -40,7 +40,15 @@ export function pollDelay(timing: ResolvedTiming, errors: number): number {
   return Math.min(timing.backoffMaxMs, Number.isFinite(raw) ? raw : timing.backoffMaxMs);
 }
 
-const TRANSIENT_CODES = new Set(['network_error', 'timeout', 'rate_limited', 'server_error', 'invalid_response']);
+// tls_error too: a single request fails at once on a certificate problem, but a watch outlives a certificate renewal
+const TRANSIENT_CODES = new Set([
+  'network_error',
+  'tls_error',
+  'timeout',
+  'rate_limited',
+  'server_error',
+  'invalid_response',
+]);
 
 /**
  * Whether a failed poll is worth repeating: network errors, timeouts, 429,

@@ -26,6 +26,8 @@ export interface JobWaiter<H = unknown> {
   handle?: H;
   /** Absolute time (clock ms) after which this waiter gives up; none when absent. */
   deadline?: number;
+  /** Identifies the party (e.g. the message's idempotency key); see FollowRequest.key. */
+  key?: string;
 }
 
 export interface FollowedJob<H = unknown> {
@@ -49,7 +51,7 @@ export interface PersistedJob {
   workflowId: string;
   state?: string;
   progress?: number;
-  waiters: { data: unknown; deadline?: number }[];
+  waiters: { data: unknown; deadline?: number; key?: string }[];
 }
 
 export interface FollowRequest<H = unknown> {
@@ -63,6 +65,13 @@ export interface FollowRequest<H = unknown> {
   timeoutMs?: number;
   /** Absolute deadline, used when resuming; overrides timeoutMs (null: no deadline). */
   deadline?: number | null;
+  /**
+   * Identifies the party waiting, so that a request delivered again (a
+   * replay after a restart) does not wait twice: a waiter with a handle
+   * takes the place of a resumed one (no handle) with the same key, and a
+   * resumed one is not added next to a waiter with its key.
+   */
+  key?: string;
 }
 
 export interface JobFollowerOptions<H = unknown> extends PollTiming {
@@ -198,10 +207,18 @@ export class JobFollower<H = unknown> {
             ? now + timeoutMs
             : undefined;
     const waiter: JobWaiter<H> = { data: request.data, handle: request.handle, deadline };
+    if (typeof request.key === 'string' && request.key !== '') waiter.key = request.key;
     const key = keyOf(workflowId, jobId);
     let entry = this.entries.get(key);
     if (entry) {
-      entry.waiters.push(waiter);
+      const same = waiter.key === undefined ? -1 : entry.waiters.findIndex((w) => w.key === waiter.key);
+      if (same < 0 || (waiter.handle !== undefined && entry.waiters[same].handle !== undefined)) {
+        entry.waiters.push(waiter);
+      } else if (waiter.handle !== undefined) {
+        entry.waiters[same] = waiter;
+      } else {
+        return entry;
+      }
       if (!entry.inFlight && deadline !== undefined) this.schedule(entry);
     } else {
       const known = request.job;
@@ -244,6 +261,7 @@ export class JobFollower<H = unknown> {
             job: { id: record.jobId, state: record.state, progress: record.progress } as Partial<WorkflowJob>,
             data: w?.data,
             deadline: typeof w?.deadline === 'number' ? w.deadline : null,
+            key: typeof w?.key === 'string' ? w.key : undefined,
           });
           count++;
         } catch {
@@ -270,9 +288,12 @@ export class JobFollower<H = unknown> {
       const record: PersistedJob = {
         jobId: e.jobId,
         workflowId: e.workflowId,
-        waiters: e.waiters.map((w) =>
-          w.deadline === undefined ? { data: w.data } : { data: w.data, deadline: w.deadline },
-        ),
+        waiters: e.waiters.map((w) => {
+          const out: PersistedJob['waiters'][number] = { data: w.data };
+          if (w.deadline !== undefined) out.deadline = w.deadline;
+          if (w.key !== undefined) out.key = w.key;
+          return out;
+        }),
       };
       if (e.state !== undefined) record.state = e.state;
       if (e.progress !== undefined) record.progress = e.progress;

@@ -1,4 +1,4 @@
-import { MediaSpacesError } from '../errors';
+import { MediaSpacesError, quoteShort } from '../errors';
 import { UUID_PATTERN, type Workflow } from '../schemas';
 import {
   finitePositive,
@@ -150,7 +150,7 @@ export class WorkflowActiveWaiter<H = unknown> {
       this.fail(
         new WatchError({
           code: 'timeout',
-          message: `Workflow "${w.workflow}" did not become active in time`,
+          message: `Workflow ${quoteShort(w.workflow)} did not become active in time`,
           details: { workflow: w.workflow },
         }),
         w.handle,

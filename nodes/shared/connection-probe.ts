@@ -76,6 +76,7 @@ function explainWorkflowFailure(e: MediaSpacesError, url: string): string {
     case 400:
       return `The service rejected the request (400): check the space id. ${e.message}`;
     default:
+      if (e.code === 'tls_error') return `TLS problem with the workflow area. ${e.message}`;
       if (e.code === 'network_error') return `Bad URL: cannot reach the workflow area. ${e.message}`;
       if (e.code === 'timeout') return `No answer from the workflow area in time. ${e.message}`;
       if (e.code === 'invalid_response') return `Bad URL: the address does not answer like the service. ${e.message}`;
@@ -154,6 +155,9 @@ async function probeLiveCapture(
           message: "The organisation's subscription is inactive (403).",
         };
       default:
+        if (e.code === 'tls_error') {
+          return { area: 'liveCapture', ok: false, message: `TLS problem with the live-capture area. ${e.message}` };
+        }
         if (e.code === 'network_error' || e.code === 'invalid_response') {
           return {
             area: 'liveCapture',

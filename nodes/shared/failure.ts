@@ -74,3 +74,54 @@ function safeString(value: unknown): string {
     return 'unknown error';
   }
 }
+
+/**
+ * Nesting Node-RED can copy with room to spare: it copies a failed message for each Catch node,
+ * recursively, and a message nested thousands of levels deep overflows the stack there.
+ */
+const MAX_COPY_DEPTH = 1_000;
+
+/**
+ * Hands a failure to Node-RED (`report`: done(err) or node.error(err, msg)) so that it reaches
+ * Catch nodes even when the runtime cannot copy the message: if `report` throws (the copy
+ * overflowed the stack), properties nested too deeply to copy are replaced by a note and it is
+ * tried once more; if that throws too, `lastResort` reports the error without the message.
+ * Without this such a message would end in nothing at all.
+ */
+export function deliverFailure(msg: NodeMessage, report: () => void, lastResort: () => void): void {
+  try {
+    report();
+    return;
+  } catch {
+    // the runtime could not hand the message to Catch nodes
+  }
+  try {
+    if (msg !== null && typeof msg === 'object') replaceDeepProperties(msg);
+    report();
+  } catch {
+    lastResort();
+  }
+}
+
+function replaceDeepProperties(msg: NodeMessage): void {
+  for (const key of Object.keys(msg)) {
+    if (key === 'error' || key === '_msgid') continue;
+    if (nestedDeeperThan(msg[key], MAX_COPY_DEPTH)) {
+      msg[key] = `[removed: nested more than ${MAX_COPY_DEPTH} levels deep, too deep to copy]`;
+    }
+  }
+}
+
+/** Whether a value nests objects or lists more than `limit` levels deep (iterative: no recursion). */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const seen = new Set<object>();
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (v === null || typeof v !== 'object' || ArrayBuffer.isView(v) || seen.has(v)) continue;
+    if (depth >= limit) return true;
+    seen.add(v);
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}

@@ -38,6 +38,8 @@ export interface Node {
   on(event: 'close', listener: (removed: boolean, done: () => void) => void): void;
   status(status: NodeStatus): void;
   warn(message: unknown): void;
+  /** Logs an error; with a message, hands it to Catch nodes as well. */
+  error(message: unknown, msg?: NodeMessage): void;
   log(message: unknown): void;
   debug(message: unknown): void;
 }

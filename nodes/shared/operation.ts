@@ -1,6 +1,6 @@
 import type { MediaSpacesClient } from '../../lib/client';
 import type { ApiResponse } from '../../lib/transport';
-import { asMediaSpacesError, markFailed, OperationFailure } from './failure';
+import { asMediaSpacesError, deliverFailure, markFailed, OperationFailure } from './failure';
 import type { Node, NodeAPI, NodeMessage } from './node-red-types';
 import { RequestStatus } from './request-status';
 import { type Area, clientFor } from './server-client';
@@ -53,15 +53,20 @@ export function handleOperation(RED: NodeAPI, node: Node, spec: OperationSpec): 
     };
 
     const reportFailure = (error: unknown) => {
-      const failure = asMediaSpacesError(error, spec.context);
-      status.failed(failure);
-      const details = failure.toJSON();
+      const cause = asMediaSpacesError(error, spec.context);
+      status.failed(cause);
+      const details = cause.toJSON();
       try {
         if (msg !== null && typeof msg === 'object') markFailed(msg, details);
       } catch {
         // a frozen or exotic message cannot take msg.error; done(err) still reports it
       }
-      done(new OperationFailure(details));
+      const failure = new OperationFailure(details);
+      deliverFailure(
+        msg,
+        () => done(failure),
+        () => node.error(failure),
+      );
     };
 
     const succeed = (outcome: Outcome) => {

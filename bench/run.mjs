@@ -1,0 +1,584 @@
+// The benchmark of @media-spaces/node-red: every figure is a ratio measured
+// in this one run, on loopback, against the reference simulator running in
+// its own process. `npm run bench` (full, ~5 minutes) or
+// `npm run bench -- --quick` (under a minute). `--profile` also writes CPU
+// profiles of the c=32 throughput runs to bench/profiles/ and summarises them.
+// See bench/README.md for what each figure means.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import {
+  admin,
+  BENCH_DIR,
+  fixtureIds,
+  fmt,
+  forkWorker,
+  median,
+  processCpuMs,
+  ROOT,
+  round,
+  startSimulatorProcess,
+  writeFixture,
+} from './lib/common.mjs';
+import { summarise } from './lib/profile-summary.mjs';
+
+const argv = process.argv.slice(2);
+const QUICK = argv.includes('--quick');
+const PROFILE = argv.includes('--profile');
+
+const P = QUICK
+  ? {
+      reps: 2,
+      n1: 400,
+      n32: 1500,
+      warmup: 200,
+      pageWorkflows: 10_000,
+      pageReps: 2,
+      watchJobs: 1000,
+      watchIntervalMs: 1000,
+      watchIntervals: 2,
+      coldReps: 3,
+      coldPerFile: false,
+      capacityMs: 2000,
+      capacityReps: 1,
+    }
+  : {
+      reps: 5,
+      n1: 2000,
+      n32: 8000,
+      warmup: 1000,
+      pageWorkflows: 10_000,
+      pageReps: 5,
+      watchJobs: 5000,
+      watchIntervalMs: 5000,
+      watchIntervals: 2,
+      coldReps: 5,
+      coldPerFile: true,
+      capacityMs: 4000,
+      capacityReps: 3,
+    };
+const PAGE_SIZE = 100;
+const WATCH_CONCURRENCY = 8; // the watch node's default
+
+const results = [];
+const details = [];
+const notes = [];
+const failures = [];
+
+/** Runs one part of the benchmark; a failure is reported and the others still run. */
+async function section(name, fn) {
+  try {
+    return await fn();
+  } catch (err) {
+    log(`${name} FAILED: ${err.message}`);
+    failures.push(`${name}: ${String(err.message).split('\n').slice(0, 6).join(' / ')}`);
+    return undefined;
+  }
+}
+const t0 = performance.now();
+
+function log(line) {
+  process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(0).padStart(3)}s] ${line}\n`);
+}
+
+/** One row of the table and of results.json. */
+function figure(name, value, unit, baseline, ratio, target, met) {
+  results.push({
+    name,
+    value: round(value, 3),
+    unit,
+    baseline: baseline === undefined || baseline === null ? null : round(baseline, 3),
+    ratio: ratio === undefined || ratio === null || !Number.isFinite(ratio) ? null : round(ratio, 3),
+    target: target ?? null,
+    met: met ?? null,
+  });
+}
+
+const mb = (bytes) => bytes / 1024 / 1024;
+const atLeast = (ratio, min) => ({ target: `ratio >= ${min}`, met: ratio >= min });
+
+// ------------------------------------------------------------------ setup
+
+const env = {
+  node: process.version,
+  cpus: os.cpus().length,
+  cpuModel: os.cpus()[0]?.model,
+  loadavgStart: os.loadavg().map((x) => round(x, 2)),
+  nodeRed: JSON.parse(readFileSync(path.join(ROOT, 'node_modules/node-red/package.json'), 'utf8')).version,
+  undici: JSON.parse(readFileSync(path.join(ROOT, 'node_modules/undici/package.json'), 'utf8')).version,
+  mode: QUICK ? 'quick' : 'full',
+};
+log(`${env.mode} run; node ${env.node}, ${env.cpus} CPUs, load average ${env.loadavgStart.join(' ')}`);
+if (env.loadavgStart[0] > env.cpus * 0.5) {
+  notes.push(
+    `the machine was busy when the run started (load average ${env.loadavgStart[0]} on ${env.cpus} CPUs): absolute figures are low and noisy; ratios are paired per repetition to limit the damage`,
+  );
+}
+
+const fixture = await writeFixture(P.pageWorkflows);
+const ids = await fixtureIds();
+const sim = await startSimulatorProcess(fixture.file);
+const { info } = sim;
+log(`simulator pid ${sim.pid} at ${info.workflow_url}`);
+
+const raw = forkWorker(path.join(BENCH_DIR, 'workers/raw-client.mjs'));
+const host = forkWorker(path.join(BENCH_DIR, 'workers/node-red-host.mjs'));
+const profileDir = path.join(BENCH_DIR, 'profiles');
+if (PROFILE) {
+  rmSync(profileDir, { recursive: true, force: true });
+  mkdirSync(profileDir, { recursive: true });
+}
+
+try {
+  await raw.call('setup', { info, ids });
+  const started = await host.call('start', {
+    info,
+    ids,
+    watch: { intervalMs: P.watchIntervalMs, concurrency: WATCH_CONCURRENCY },
+  });
+  env.nodeRedRuntime = started.nodeRed;
+  log(`Node-RED ${started.nodeRed} running in pid ${host.pid}`);
+
+  const throughput = await section('throughput', benchThroughput);
+  if (throughput) await section('simulator capacity', () => benchCapacity(throughput));
+  await section('paging', benchPaging);
+  await section('watch', benchWatch);
+} catch (err) {
+  failures.push(`setup: ${err.message}`);
+} finally {
+  await host.call('stop').catch(() => undefined);
+  await Promise.all([host.stop(), raw.stop()]);
+  await sim.stop();
+  rmSync(fixture.dir, { recursive: true, force: true });
+}
+await section('cold load', benchColdLoad);
+
+env.loadavgEnd = os.loadavg().map((x) => round(x, 2));
+env.seconds = round((performance.now() - t0) / 1000, 1);
+report();
+
+// ------------------------------------------------------------------ throughput and per-message overhead
+
+async function benchThroughput() {
+  // raw undici in a plain process, the typed client in the same plain process, our node and
+  // the core-node flow in Node-RED; interleaved per repetition so drift hits all alike
+  const variants = [
+    { key: 'raw', worker: raw, cmd: 'submit' },
+    { key: 'lib', worker: raw, cmd: 'clientSubmit' },
+    { key: 'ours', worker: host, cmd: 'throughput', flow: 'ours' },
+    { key: 'core', worker: host, cmd: 'throughput', flow: 'core' },
+  ];
+  const out = {};
+  const profiles = {};
+  for (const c of [1, 32]) {
+    const n = c === 1 ? P.n1 : P.n32;
+    const runs = {};
+    for (const v of variants) {
+      // warm the JIT and the connection pool once per concurrency
+      await admin(info, 'POST', '/reset');
+      await v.worker.call(v.cmd, { flow: v.flow, n: P.warmup, concurrency: c, allocations: false });
+    }
+    for (let rep = 0; rep < P.reps; rep++) {
+      for (const v of variants) {
+        await admin(info, 'POST', '/reset');
+        const simCpu0 = processCpuMs(sim.pid);
+        const r = await v.worker.call(v.cmd, { flow: v.flow, n, concurrency: c, warmup: 0 });
+        r.simUtil = (processCpuMs(sim.pid) - simCpu0) / r.elapsedMs;
+        if (r.failed > 0) throw new Error(`${v.key} c=${c}: ${r.failed} of ${n} failed, first: ${r.firstError}`);
+        runs[v.key] ??= [];
+        runs[v.key].push(r);
+      }
+      log(
+        `throughput c=${c} rep ${rep + 1}/${P.reps}: ${variants.map((v) => `${v.key} ${fmt(runs[v.key][rep].rps)}/s`).join(', ')}`,
+      );
+    }
+    out[c] = runs;
+    if (PROFILE && c === 32) {
+      // one more run each, profiled (the profiler's own cost stays out of the figures)
+      for (const v of variants) {
+        await admin(info, 'POST', '/reset');
+        const file = path.join(profileDir, `${v.key}-c32.cpuprofile`);
+        await v.worker.call(v.cmd, { flow: v.flow, n, concurrency: c, allocations: false, profile: file });
+        profiles[v.key] = { file, n };
+      }
+    }
+
+    const rps = (k) => median(runs[k].map((r) => r.rps));
+    const paired = (a, b) => median(runs[a].map((r, i) => r.rps / runs[b][i].rps));
+    const vsRaw = paired('ours', 'raw');
+    const vsCore = paired('ours', 'core');
+    figure(
+      `throughput c=${c}: node vs raw undici`,
+      rps('ours'),
+      'msg/s',
+      rps('raw'),
+      vsRaw,
+      ...Object.values(atLeast(vsRaw, 0.85)),
+    );
+    figure(
+      `throughput c=${c}: node vs core-node flow`,
+      rps('ours'),
+      'msg/s',
+      rps('core'),
+      vsCore,
+      ...Object.values(atLeast(vsCore, 2)),
+    );
+    figure(`throughput c=${c}: typed client vs raw undici`, rps('lib'), 'req/s', rps('raw'), paired('lib', 'raw'));
+    for (const k of ['raw', 'lib', 'ours', 'core']) {
+      const util = median(runs[k].map((r) => r.cpuMs / r.elapsedMs));
+      const simUtil = median(runs[k].map((r) => r.simUtil));
+      details.push(
+        `throughput c=${c} ${k.padEnd(4)}: ${fmt(rps(k))}/s, client CPU ${fmt(util * 100)}% of a core, simulator CPU ${fmt(simUtil * 100)}%`,
+      );
+    }
+  }
+
+  // per-message CPU and heap, from the c=32 runs (steady state, the client busy)
+  const runs = out[32];
+  const perMsg = (k, f) => median(runs[k].map((r) => f(r) / r.n));
+  const pairedDiff = (k, f) => median(runs[k].map((r, i) => f(r) / r.n - f(runs.raw[i]) / runs.raw[i].n));
+  const cpu = (r) => r.cpuMs * 1000;
+  const heap = (r) => r.allocated;
+  const cpuRaw = perMsg('raw', cpu);
+  const heapRaw = perMsg('raw', heap);
+  figure('CPU per message c=32: node flow', perMsg('ours', cpu), 'us/msg', cpuRaw, perMsg('ours', cpu) / cpuRaw);
+  figure('CPU per message c=32: core-node flow', perMsg('core', cpu), 'us/msg', cpuRaw, perMsg('core', cpu) / cpuRaw);
+  const extraOurs = pairedDiff('ours', cpu);
+  const extraCore = pairedDiff('core', cpu);
+  figure('CPU beyond the raw request: node flow', extraOurs, 'us/msg', extraCore, extraOurs / extraCore);
+  figure(
+    'CPU beyond the raw request: typed client',
+    pairedDiff('lib', cpu),
+    'us/msg',
+    cpuRaw,
+    pairedDiff('lib', cpu) / cpuRaw,
+  );
+  figure(
+    'heap allocated per message: node flow',
+    perMsg('ours', heap) / 1024,
+    'KB/msg',
+    heapRaw / 1024,
+    perMsg('ours', heap) / heapRaw,
+  );
+  const heapExtra = pairedDiff('ours', heap);
+  const heapExtraCore = pairedDiff('core', heap);
+  figure(
+    'heap beyond the raw request: node flow',
+    heapExtra / 1024,
+    'KB/msg',
+    heapExtraCore / 1024,
+    heapExtra / heapExtraCore,
+  );
+  figure(
+    'heap beyond the raw request: typed client',
+    pairedDiff('lib', heap) / 1024,
+    'KB/msg',
+    heapRaw / 1024,
+    pairedDiff('lib', heap) / heapRaw,
+  );
+  details.push(
+    'CPU per message rows: baseline is raw undici per request; "beyond" rows: baseline is the core-node flow beyond raw (node flow) or raw itself (typed client)',
+  );
+
+  if (PROFILE) {
+    for (const k of ['raw', 'lib', 'ours', 'core']) {
+      if (!profiles[k]) continue;
+      const { file, n } = profiles[k];
+      const s = summarise(JSON.parse(readFileSync(file, 'utf8')), 15);
+      details.push(`profile ${k} c=32 (${path.relative(ROOT, file)}), self time per message by area:`);
+      for (const a of s.areas.slice(0, 12)) details.push(`    ${fmt((a.ms * 1000) / n).padStart(6)} us  ${a.area}`);
+      details.push('  top functions:');
+      for (const f of s.functions.slice(0, 12)) details.push(`    ${fmt((f.ms * 1000) / n).padStart(6)} us  ${f.fn}`);
+    }
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------ simulator capacity
+
+async function benchCapacity(throughput) {
+  const gens = [0, 1].map(() => forkWorker(path.join(BENCH_DIR, 'workers/load-gen.mjs')));
+  const served = [];
+  const perCore = [];
+  try {
+    for (let rep = 0; rep < P.capacityReps; rep++) {
+      await admin(info, 'POST', '/reset');
+      const startAt = Date.now() + 300;
+      const simCpu0 = processCpuMs(sim.pid);
+      const rs = await Promise.all(
+        gens.map((g) => g.call('run', { info, ids, durationMs: P.capacityMs, connections: 16, startAt })),
+      );
+      const ok = rs.reduce((a, r) => a + r.ok, 0);
+      const failed = rs.reduce((a, r) => a + r.failed, 0);
+      const elapsed = Math.max(...rs.map((r) => r.elapsedMs));
+      const simUtil = (processCpuMs(sim.pid) - simCpu0) / elapsed;
+      if (failed > 0) notes.push(`simulator capacity: ${failed} requests failed`);
+      served.push((ok * 1000) / elapsed);
+      perCore.push(served.at(-1) / simUtil);
+      log(`capacity rep ${rep + 1}/${P.capacityReps}: ${fmt(served.at(-1))}/s, simulator CPU ${fmt(simUtil * 100)}%`);
+      details.push(
+        `simulator capacity rep ${rep + 1}: served ${fmt(served.at(-1))} req/s to 2 load processes x 16 connections, using ${fmt(simUtil * 100)}% of a core: ${fmt(perCore.at(-1))} req/s per core-second`,
+      );
+    }
+  } finally {
+    await Promise.all(gens.map((g) => g.stop()));
+  }
+  // the fastest client of the throughput figures
+  const fastestKey = ['raw', 'lib', 'ours', 'core'].reduce((best, k) =>
+    median(throughput[32][k].map((r) => r.rps)) > median(throughput[32][best].map((r) => r.rps)) ? k : best,
+  );
+  const fastest = median(throughput[32][fastestKey].map((r) => r.rps));
+  const capacity = median(perCore);
+  const ratio = capacity / fastest;
+  figure(
+    'simulator capacity (one core) vs fastest client c=32',
+    capacity,
+    'req/s',
+    fastest,
+    ratio,
+    ...Object.values(atLeast(ratio, 2)),
+  );
+  figure('simulator: served to 2 load processes', median(served), 'req/s', fastest, median(served) / fastest);
+  const simUtilRaw = median(throughput[32].raw.map((r) => r.simUtil));
+  details.push(
+    `simulator CPU while raw undici ran at c=32: ${fmt(simUtilRaw * 100)}% of a core (on ${env.cpus} CPUs the load processes and the simulator share the machine, so "served" is bounded by the machine; "one core" is served / simulator CPU)`,
+  );
+  if (ratio < 2 || simUtilRaw > 0.9) {
+    notes.push(
+      `the simulator does not outrun the fastest client (${fastestKey} at c=32, ${fmt(fastest)} req/s) by 2x: it manages ${fmt(capacity)} req/s on a full core ` +
+        `and used ${fmt(simUtilRaw * 100)}% of a core during the raw c=32 runs. The c=32 throughput baselines may be bounded by the simulator, ` +
+        'which flatters the c=32 "node vs raw undici" ratio; the CPU-per-message figures are measured in the client and are not affected',
+    );
+  }
+}
+
+// ------------------------------------------------------------------ paging
+
+async function benchPaging() {
+  const pages = Math.ceil(P.pageWorkflows / PAGE_SIZE);
+  const runs = { node: [], iterator: [], rawKeep: [], rawStream: [] };
+  const listRequests = async () => {
+    const { requests } = await admin(info, 'GET', '/requests');
+    return requests.filter((r) => r.route === 'list').length;
+  };
+  const variants = [
+    ['rawKeep', () => raw.call('rawPages', { maxResults: PAGE_SIZE, keep: true, total: P.pageWorkflows })],
+    ['node', () => host.call('listAll', {})],
+    ['rawStream', () => raw.call('rawPages', { maxResults: PAGE_SIZE, keep: false, total: P.pageWorkflows })],
+    ['iterator', () => raw.call('clientIterator', { maxResults: PAGE_SIZE, total: P.pageWorkflows })],
+  ];
+  for (const [, call] of variants) await call(); // warm-up
+  for (let rep = 0; rep < P.pageReps; rep++) {
+    for (const [key, call] of variants) {
+      await admin(info, 'DELETE', '/requests');
+      const r = await call();
+      r.simRequests = await listRequests();
+      if (r.workflows !== P.pageWorkflows)
+        throw new Error(`paging ${key}: ${r.workflows} workflows, expected ${P.pageWorkflows}`);
+      runs[key].push(r);
+    }
+    log(
+      `paging rep ${rep + 1}/${P.pageReps}: node ${fmt(runs.node[rep].elapsedMs)} ms, raw ${fmt(runs.rawKeep[rep].elapsedMs)} ms`,
+    );
+  }
+  const med = (k, f) => median(runs[k].map(f));
+  const paired = (a, b, f) => median(runs[a].map((r, i) => f(r) / f(runs[b][i])));
+  for (const [key, base, label] of [
+    ['node', 'rawKeep', `list-workflows node, mode all (${fmt(P.pageWorkflows)} workflows)`],
+    ['iterator', 'rawStream', `client.workflows() iterator (${fmt(P.pageWorkflows)} workflows)`],
+  ]) {
+    const reqs = Math.max(...runs[key].map((r) => r.simRequests));
+    const exact = runs[key].every((r) => r.simRequests === pages);
+    figure(`paging: ${label}: requests`, reqs, 'requests', pages, reqs / pages, 'requests = pages', exact);
+    figure(
+      `paging: ${label}: time vs raw undici`,
+      med(key, (r) => r.elapsedMs),
+      'ms',
+      med(base, (r) => r.elapsedMs),
+      paired(key, base, (r) => r.elapsedMs),
+    );
+    figure(
+      `paging: ${label}: ${key === 'node' ? 'heap held at the output' : 'heap held half way'}`,
+      mb(med(key, (r) => r.liveAtEnd)),
+      'MB',
+      mb(med(base, (r) => r.liveAtEnd)),
+      paired(key, base, (r) => r.liveAtEnd),
+    );
+    figure(
+      `paging: ${label}: peak heap growth, garbage included`,
+      mb(med(key, (r) => r.heapGrowth)),
+      'MB',
+      mb(med(base, (r) => r.heapGrowth)),
+      paired(key, base, (r) => r.heapGrowth),
+    );
+    details.push(
+      `paging ${key}: CPU ${fmt(med(key, (r) => r.cpuMs))} ms (raw undici ${fmt(med(base, (r) => r.cpuMs))} ms)`,
+    );
+  }
+  details.push(
+    `paging: ${pages} pages of ${PAGE_SIZE}; requests counted in the simulator's request log; the node (mode all) is compared with raw undici keeping every workflow (heap after a full collection, with the result still referenced), the iterator with raw undici keeping none (heap half way through)`,
+  );
+}
+
+// ------------------------------------------------------------------ many followed jobs
+
+async function benchWatch() {
+  await admin(info, 'POST', '/reset');
+  const jobs = await raw.call('createJobs', { n: P.watchJobs });
+  if (jobs.length !== P.watchJobs) throw new Error(`created ${jobs.length} jobs of ${P.watchJobs}`);
+  log(`watch: ${jobs.length} jobs created; raw undici poller first`);
+  const base = await raw.call('pollJobs', {
+    jobs,
+    intervalMs: P.watchIntervalMs,
+    intervals: P.watchIntervals,
+    concurrency: WATCH_CONCURRENCY,
+  });
+  const msgHeap = await host.call('messageHeap', { jobs });
+  const warmupJobs = await raw.call('createJobs', { n: 20, workflow: ids.quickWorkflow });
+  log('watch: the watch node follows them');
+  const w = await host.call('watch', {
+    jobs,
+    warmupJobs,
+    intervalMs: P.watchIntervalMs,
+    intervals: P.watchIntervals,
+  });
+  if (w.failed > 0) throw new Error(`watch: ${w.failed} follows failed, first: ${w.firstError}`);
+  const intervalsMeasured = w.windowMs / P.watchIntervalMs;
+  figure(
+    `watch node (mode job), ${fmt(w.jobs)} jobs: most requests for one job in one interval`,
+    w.maxInInterval,
+    'req/job/interval',
+    1,
+    w.maxInInterval,
+    '<= 1',
+    w.maxInInterval <= 1,
+  );
+  figure(
+    `watch node: mean requests per job per interval`,
+    w.requestsPerJobPerInterval,
+    'req/job/interval',
+    1,
+    w.requestsPerJobPerInterval,
+  );
+  const cpuPerJob = (w.windowCpuMs * 1000) / w.jobs / intervalsMeasured;
+  const baseCpuPerJob = (base.windowCpuMs * 1000) / jobs.length / (base.windowMs / P.watchIntervalMs);
+  figure('watch node: CPU per followed job per interval', cpuPerJob, 'us', baseCpuPerJob, cpuPerJob / baseCpuPerJob);
+  figure(
+    'watch node: heap held per followed job, beyond its message',
+    w.heapPerJob / 1024,
+    'KB',
+    msgHeap.perMessage / 1024,
+    w.heapPerJob / msgHeap.perMessage,
+  );
+  details.push(
+    `watch: interval ${P.watchIntervalMs} ms, concurrency ${WATCH_CONCURRENCY}, ${fmt(intervalsMeasured)} intervals measured after the first round of reads (which took ${fmt(w.firstRoundMs)} ms); ` +
+      `shortest gap between two reads of one job ${fmt(w.minGapMs)} ms (read with Date.now() when undici creates the request, a little after the follower's own reading; windows allow max(5 ms, 0.5 %) for that); ${w.progress} progress messages, ${w.done} jobs done in the window; ` +
+      `CPU baseline: raw undici GETting every job once per interval; heap baseline: the input message itself; accepting ${fmt(w.jobs)} messages took ${fmt(w.followCpuMs)} ms of CPU`,
+  );
+}
+
+// ------------------------------------------------------------------ cold load
+
+function coldLoad(kind, targets) {
+  const runs = [];
+  for (let i = 0; i < P.coldReps; i++) {
+    const r = spawnSync(
+      process.execPath,
+      ['--expose-gc', path.join(BENCH_DIR, 'workers/cold-load.mjs'), kind, ...targets],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
+    if (r.status !== 0) throw new Error(`cold load of ${targets.join(' ')} failed: ${r.stderr}`);
+    runs.push(JSON.parse(r.stdout.trim().split('\n').at(-1)));
+  }
+  return {
+    ms: median(runs.map((r) => r.ms)),
+    rss: median(runs.map((r) => r.rss)),
+    heap: median(runs.map((r) => r.heap)),
+    packages: runs[0].packages,
+    modules: runs[0].modules,
+  };
+}
+
+function benchColdLoad() {
+  log('cold load');
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  const nodeFiles = Object.values(pkg['node-red'].nodes);
+  const empty = coldLoad('node', [path.join(BENCH_DIR, 'fixtures/empty-node.js')]);
+  const all = coldLoad('node', nodeFiles);
+  const dt = all.ms - empty.ms;
+  const dm = mb(all.rss - empty.rss);
+  figure(
+    `cold load: all ${nodeFiles.length} node files, time beyond an empty node`,
+    dt,
+    'ms',
+    empty.ms,
+    all.ms / empty.ms,
+    '< 150 ms',
+    dt < 150,
+  );
+  figure(
+    `cold load: all ${nodeFiles.length} node files, RSS beyond an empty node`,
+    dm,
+    'MB',
+    mb(empty.rss),
+    null,
+    '< 15 MB',
+    dm < 15,
+  );
+  details.push(
+    `cold load: ${all.modules} modules, packages loaded eagerly: ${all.packages.join(', ') || 'none'}; heap ${fmt(mb(all.heap - empty.heap))} MB beyond the empty node`,
+  );
+  for (const dep of ['zod', 'undici', 'yaml', 'node-cron']) {
+    const d = coldLoad('module', [dep]);
+    figure(`cold load: require('${dep}') alone`, d.ms, 'ms', null, null);
+    details.push(
+      `cold load: require('${dep}') alone: ${fmt(d.ms)} ms, RSS ${fmt(mb(d.rss))} MB, heap ${fmt(mb(d.heap))} MB`,
+    );
+  }
+  if (P.coldPerFile) {
+    for (const file of nodeFiles) {
+      const d = coldLoad('node', [file]);
+      details.push(
+        `cold load: ${path.basename(file)} alone: ${fmt(d.ms - empty.ms)} ms, RSS ${fmt(mb(d.rss - empty.rss))} MB beyond the empty node; loads ${d.packages.join(', ') || 'no packages'}`,
+      );
+    }
+  }
+}
+
+// ------------------------------------------------------------------ output
+
+function report() {
+  const rows = results.map((r) => [
+    r.name,
+    `${fmt(r.value)} ${r.unit}`,
+    r.baseline === null ? '-' : fmt(r.baseline),
+    r.ratio === null ? '-' : fmt(r.ratio),
+    r.target ?? '-',
+    r.met === null ? '-' : r.met ? 'yes' : 'NO',
+  ]);
+  const head = ['figure', 'value', 'baseline', 'ratio', 'target', 'met'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
+  const out = [
+    `Benchmark (${env.mode}): Node ${env.node}, Node-RED ${env.nodeRed}, undici ${env.undici}, ${env.cpus} CPUs (${env.cpuModel}), load average ${env.loadavgStart[0]} -> ${env.loadavgEnd[0]}, ${env.seconds} s`,
+    '',
+    line(head),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map(line),
+    '',
+    ...(failures.length > 0 ? ['FAILED (no figures from these parts):', ...failures.map((f) => `- ${f}`), ''] : []),
+    ...(notes.length > 0 ? ['Notes:', ...notes.map((n) => `- ${n}`), ''] : []),
+    'Details:',
+    ...details.map((d) => `  ${d}`),
+  ];
+  process.stdout.write(`${out.join('\n')}\n`);
+  writeFileSync(path.join(BENCH_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  const met = results.filter((r) => r.met === true).length;
+  const missed = results.filter((r) => r.met === false).map((r) => r.name);
+  process.stdout.write(
+    `\n${met} of ${met + missed.length} targets met${missed.length ? `; not met: ${missed.join('; ')}` : ''}. Wrote bench/results.json\n`,
+  );
+  if (failures.length > 0) process.exitCode = 1;
+}

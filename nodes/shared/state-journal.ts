@@ -1,0 +1,101 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { isPlainObject } from './message-fields';
+
+/**
+ * A synchronous copy of a node's saved state in a file of its own.
+ *
+ * Node-RED's file context store (localfilesystem) keeps writes in memory and
+ * flushes them every `flushInterval` seconds (30 by default), so a process
+ * that dies without closing (kill -9, out of memory, power cut) forgets
+ * whatever was set since the last flush. For the schedule that meant a
+ * window started, its channel created, and then no record of it: no end, no
+ * follow-up. The journal is written before the node acts on a change (write
+ * ahead), atomically (temporary file, then rename), and read back at start
+ * when it is newer than the context copy.
+ *
+ * Used only when the default context store is localfilesystem, i.e. when the
+ * user asked for state that survives a restart; with the memory store a
+ * restart forgets, as documented. It lives in a dot-folder of the context
+ * directory, which the store skips when it loads and which goes with it when
+ * a user deletes the context directory.
+ */
+export class StateJournal {
+  private dirReady = false;
+
+  constructor(readonly file: string) {}
+
+  read(): unknown {
+    let text: string;
+    try {
+      text = fs.readFileSync(this.file, 'utf8');
+    } catch {
+      return undefined;
+    }
+    try {
+      return JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Throws when the file cannot be written (the caller reports it). */
+  write(value: unknown): void {
+    if (!this.dirReady) {
+      fs.mkdirSync(path.dirname(this.file), { recursive: true });
+      this.dirReady = true;
+    }
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, JSON.stringify(value));
+    fs.renameSync(tmp, this.file);
+  }
+
+  remove(): void {
+    try {
+      fs.rmSync(this.file, { force: true });
+    } catch {
+      // nothing to remove
+    }
+  }
+}
+
+interface JournalSettings {
+  userDir?: unknown;
+  contextStorage?: unknown;
+}
+
+/**
+ * The journal of one node (`kind` names the node type, e.g. "schedule"), or
+ * undefined when the default context store is not localfilesystem or there is
+ * no user directory.
+ */
+export function stateJournal(
+  settings: JournalSettings | undefined,
+  kind: string,
+  nodeId: string,
+): StateJournal | undefined {
+  const store = defaultStore(settings?.contextStorage);
+  if (store?.module !== 'localfilesystem') return undefined;
+  const config = isPlainObject(store.config) ? store.config : {};
+  const dir = typeof config.dir === 'string' ? config.dir : settings?.userDir;
+  if (typeof dir !== 'string' || dir === '') return undefined;
+  const base = typeof config.base === 'string' && config.base !== '' ? config.base : 'context';
+  const id = nodeId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 64) || 'node';
+  return new StateJournal(path.join(dir, base, '.media-spaces', `${kind}-${id}.json`));
+}
+
+/** The store node context uses without a store name: `default`, else the first one listed; names may alias. */
+function defaultStore(storage: unknown): Record<string, unknown> | undefined {
+  if (!isPlainObject(storage)) return undefined;
+  let entry: unknown = 'default' in storage ? storage.default : storage[Object.keys(storage)[0]];
+  if (typeof entry === 'string') entry = storage[entry];
+  return isPlainObject(entry) ? entry : undefined;
+}
+
+/** The newer of two saved states by their `savedAt` stamp (a state without one counts as oldest). */
+export function newerState(a: unknown, b: unknown): unknown {
+  const at = (v: unknown) => (isPlainObject(v) && typeof v.savedAt === 'number' ? v.savedAt : -1);
+  if (a === undefined || a === null) return b;
+  if (b === undefined || b === null) return a;
+  return at(b) > at(a) ? b : a;
+}

@@ -1,0 +1,276 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Simulator, startSimulator } from '../../lib/simulator';
+import { httpJson, type NodeRedProcess, prepareUserDir, ROOT, startNodeRed } from './support-restart/node-red';
+
+/**
+ * The editor endpoints of the package under Node-RED's adminAuth: a real
+ * Node-RED whose settings.js has users "admin" (permissions "*"), "reader"
+ * ("read") and "flows" (["flows.read"] only), and no anonymous access.
+ * Every /media-spaces/* route the package registers (found in the sources,
+ * so a new route without a row here fails the suite) is called without a
+ * token, with each user's token, and must:
+ * - answer 401 without a token;
+ * - answer 401 to a user lacking its permission (Node-RED 4's
+ *   needsPermission answers 401, not 403, and logs the audit event
+ *   "permission.fail" naming the permission), without running the handler
+ *   (the simulator sees no request);
+ * - answer 200, or the route's own 4xx for a bad request, to a permitted user.
+ */
+
+const require = createRequire(import.meta.url);
+const bcrypt = require('bcryptjs') as { hashSync(text: string, rounds: number): string };
+
+const SPACE = '11111111-1111-4111-8111-111111111111';
+const WORKFLOW = 'aaaaaaaa-0000-4000-8000-000000000006';
+const PASSWORDS = { admin: 'admin-pass-3c9e', reader: 'reader-pass-71fa', flows: 'flows-pass-0b2d' };
+
+type Permission = 'media-spaces-config.read' | 'media-spaces-config.write' | 'media-spaces-schedule.read';
+
+interface Route {
+  method: 'GET' | 'POST';
+  path: string;
+  permission: Permission;
+  /** A request the handler answers 200 to. */
+  ok: { query?: string; body?: unknown };
+  /** A bad request the handler answers with its own 4xx. */
+  bad: { query?: string; body?: unknown; status: number };
+  /** Whether a permitted call reaches the service. */
+  callsService: boolean;
+}
+
+const YAML = 'windows:\n  - id: w\n    cron: "0 18 * * *"\n    duration: 1h\n';
+
+function routes(sim: Simulator): Route[] {
+  const dialog = {
+    workflowUrl: sim.workflowUrl,
+    spaceId: SPACE,
+    apiKey: 'demo-admin-key',
+    accessToken: 'demo-live-token',
+  };
+  return [
+    {
+      method: 'POST',
+      path: '/media-spaces/test-connection',
+      permission: 'media-spaces-config.write',
+      ok: { body: dialog },
+      bad: { body: { ...dialog, spaceId: 'not-a-uuid' }, status: 400 },
+      callsService: true,
+    },
+    {
+      method: 'GET',
+      path: '/media-spaces/typecodes.js',
+      permission: 'media-spaces-config.read',
+      ok: {},
+      bad: { query: '', status: 0 },
+      callsService: false,
+    },
+    {
+      method: 'GET',
+      path: '/media-spaces/workflows',
+      permission: 'media-spaces-config.read',
+      ok: { query: '?server=auth0config000001' },
+      bad: { query: '?server=no-such-config', status: 404 },
+      callsService: true,
+    },
+    {
+      method: 'POST',
+      path: '/media-spaces/workflows',
+      permission: 'media-spaces-config.write',
+      ok: { body: dialog },
+      bad: { body: { ...dialog, workflowUrl: 'ftp://example.com' }, status: 400 },
+      callsService: true,
+    },
+    {
+      method: 'GET',
+      path: '/media-spaces/workflow-inputs',
+      permission: 'media-spaces-config.read',
+      ok: { query: `?server=auth0config000001&workflow=${WORKFLOW}` },
+      bad: { query: '?server=auth0config000001&workflow=../../x', status: 400 },
+      callsService: true,
+    },
+    {
+      method: 'POST',
+      path: '/media-spaces/workflow-inputs',
+      permission: 'media-spaces-config.write',
+      ok: { body: { ...dialog, workflow: WORKFLOW } },
+      bad: { body: { ...dialog, workflow: 'nope' }, status: 400 },
+      callsService: true,
+    },
+    {
+      method: 'GET',
+      path: '/media-spaces/schedule/preview',
+      permission: 'media-spaces-schedule.read',
+      ok: { query: `?yaml=${encodeURIComponent(YAML)}` },
+      bad: { query: '', status: 400 },
+      callsService: false,
+    },
+    {
+      method: 'POST',
+      path: '/media-spaces/schedule/preview',
+      permission: 'media-spaces-schedule.read',
+      ok: { body: { yaml: YAML } },
+      bad: { body: {}, status: 400 },
+      callsService: false,
+    },
+  ];
+}
+
+/** Every `RED.httpAdmin.<method>(path, ...)` in the node sources, with constant paths resolved. */
+function registeredRoutes(): string[] {
+  const found: string[] = [];
+  const dirs = [join(ROOT, 'nodes'), join(ROOT, 'nodes', 'shared')];
+  for (const dir of dirs) {
+    for (const name of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+      const source = readFileSync(join(dir, name), 'utf8');
+      const calls = source.matchAll(/httpAdmin\s*\.\s*(get|post|put|delete|patch|all|use)\s*\(\s*([^,\s)]+)/g);
+      for (const [, method, first] of calls) {
+        let path = first;
+        if (!/^['"`]/.test(first)) {
+          const constant = new RegExp(`const\\s+${first}\\s*=\\s*(['"\`])([^'"\`]+)\\1`).exec(source);
+          path = constant ? constant[2] : `<unresolved ${first}>`;
+        } else {
+          path = first.slice(1, -1);
+        }
+        found.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+  }
+  return found.sort();
+}
+
+describe('security: editor endpoints under adminAuth', () => {
+  const userDir = join(ROOT, 'test', '.tmp', 'reliability-security', `admin-auth-${process.pid}`);
+  let sim: Simulator;
+  let red: NodeRedProcess;
+  const tokens: Record<string, string> = {};
+
+  beforeAll(async () => {
+    sim = await startSimulator();
+    const info = sim.info();
+    prepareUserDir({
+      dir: userDir,
+      flows: [
+        { id: 'auth0tab00000001', type: 'tab', label: 'auth', disabled: false, info: '' },
+        {
+          id: 'auth0config000001',
+          type: 'media-spaces-config',
+          name: 'sim',
+          workflowUrl: info.workflow_url,
+          liveCaptureUrl: '',
+          spaceId: SPACE,
+          workflowPrefix: '/workflow/v1',
+          timeout: '5000',
+          retries: '0',
+          rejectUnauthorized: true,
+        },
+      ],
+      credentials: { auth0config000001: { apiKey: 'demo-admin-key', accessToken: 'demo-live-token' } },
+      audit: true,
+      settings: `  adminAuth: {
+    type: 'credentials',
+    users: [
+      { username: 'admin', password: ${JSON.stringify(bcrypt.hashSync(PASSWORDS.admin, 8))}, permissions: '*' },
+      { username: 'reader', password: ${JSON.stringify(bcrypt.hashSync(PASSWORDS.reader, 8))}, permissions: 'read' },
+      { username: 'flows', password: ${JSON.stringify(bcrypt.hashSync(PASSWORDS.flows, 8))}, permissions: ['flows.read'] },
+    ],
+  },
+`,
+    });
+    red = await startNodeRed({ userDir });
+    for (const [username, password] of Object.entries(PASSWORDS)) {
+      const r = await httpJson(`${red.url}/auth/token`, {
+        method: 'POST',
+        // scope '' asks for the user's own permissions
+        body: {
+          client_id: 'node-red-admin',
+          grant_type: 'password',
+          scope: username === 'admin' ? '*' : '',
+          username,
+          password,
+        },
+      });
+      expect(r.status, `token for ${username}: ${r.text}`).toBe(200);
+      tokens[username] = (r.json as { access_token: string }).access_token;
+    }
+  }, 90_000);
+
+  afterAll(async () => {
+    await red?.stop();
+    await sim?.close();
+  });
+
+  const call = (route: Route, variant: { query?: string; body?: unknown }, token?: string) =>
+    httpJson(`${red.url}${route.path}${variant.query ?? ''}`, {
+      method: route.method,
+      token,
+      body: route.method === 'POST' ? (variant.body ?? {}) : undefined,
+    });
+
+  it('has a row here for every /media-spaces route the package registers', () => {
+    const table = routes(sim)
+      .map((r) => `${r.method} ${r.path}`)
+      .sort();
+    expect(registeredRoutes()).toEqual(table);
+  });
+
+  it('refuses requests without a token, and Node-RED itself is closed to them too', async () => {
+    expect((await httpJson(`${red.url}/flows`)).status).toBe(401);
+    for (const route of routes(sim)) {
+      const before = sim.requests().length;
+      const r = await call(route, route.ok);
+      expect(r.status, `${route.method} ${route.path} without a token`).toBe(401);
+      expect(sim.requests().length, 'the handler did not run').toBe(before);
+      const wrong = await call(route, route.ok, 'not-a-real-token');
+      expect(wrong.status, `${route.method} ${route.path} with a made-up token`).toBe(401);
+    }
+  });
+
+  it('refuses users lacking the permission (401 and an audit event) without running the handler', async () => {
+    const denied: Array<[string, Route]> = [];
+    for (const route of routes(sim)) {
+      if (route.permission.endsWith('.write')) denied.push(['reader', route]);
+      denied.push(['flows', route]);
+    }
+    for (const [user, route] of denied) {
+      const before = sim.requests().length;
+      const r = await call(route, route.ok, tokens[user]);
+      expect(r.status, `${user}: ${route.method} ${route.path}`).toBe(401);
+      expect(sim.requests().length, `${user}: ${route.method} ${route.path} reached the service`).toBe(before);
+    }
+    const audit = red
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"event":"permission.fail"'));
+    for (const [user, route] of denied) {
+      expect(
+        audit.some((l) => l.includes(`"username":"${user}"`) && l.includes(`"permissions":"${route.permission}"`)),
+        `audit permission.fail for ${user} on ${route.permission}`,
+      ).toBe(true);
+    }
+  });
+
+  it('serves permitted users: 200, or the route’s own 4xx for a bad request', async () => {
+    for (const route of routes(sim)) {
+      const users = route.permission.endsWith('.write') ? ['admin'] : ['admin', 'reader'];
+      for (const user of users) {
+        const before = sim.requests().length;
+        const r = await call(route, route.ok, tokens[user]);
+        expect(r.status, `${user}: ${route.method} ${route.path}: ${r.text.slice(0, 300)}`).toBe(200);
+        if (route.callsService) expect(sim.requests().length).toBeGreaterThan(before);
+        if (route.bad.status !== 0) {
+          const bad = await call(route, route.bad, tokens[user]);
+          expect(bad.status, `${user}: bad ${route.method} ${route.path}: ${bad.text.slice(0, 300)}`).toBe(
+            route.bad.status,
+          );
+        }
+      }
+    }
+    const preview = await call(routes(sim)[6], routes(sim)[6].ok, tokens.reader);
+    expect(preview.json).toMatchObject({ ok: true });
+    const list = await call(routes(sim)[2], routes(sim)[2].ok, tokens.reader);
+    expect(Array.isArray(list.json) && (list.json as unknown[]).length).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,21 @@
+import { createRequire } from 'node:module';
+import type { NodeModule } from 'node-red-node-test-helper';
+import { NODES } from '../../support/node-red-runtime';
+
+/** Every node module of the package, compiled (`npm run build` first), for the reliability suites. */
+const require = createRequire(import.meta.url);
+
+export const SCHEDULE_NODE = require('../../../dist/nodes/media-spaces-schedule.js') as NodeModule;
+export const WATCH_NODE = require('../../../dist/nodes/media-spaces-watch.js') as NodeModule;
+export const EVERY_NODE: NodeModule[] = [...Object.values(NODES), SCHEDULE_NODE, WATCH_NODE];
+
+/** Flow nodes need x and y, or the runtime takes them for config nodes. */
+export const onTab = (z: string) => ({ z, x: 100, y: 100 });
+
+/** The runtime's hooks (the very module instance Node-RED uses), for taps that survive deploys. */
+export const RUNTIME_HOOKS = (require('@node-red/util') as { hooks: RuntimeHooks }).hooks;
+
+export interface RuntimeHooks {
+  add(id: string, callback: (event: never) => void): void;
+  remove(id: string): void;
+}

@@ -1,0 +1,22 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Reliability suites (faults, fuzz, redeploy, restart, security): long-running,
+ * so they are named *.suite.ts and stay out of `npm test`. Each runs through its
+ * own npm script (test:faults, test:fuzz, test:redeploy, ...); RELIABILITY_SIZE=long
+ * selects the long local size.
+ */
+export default defineConfig({
+  test: {
+    include: ['test/reliability/**/*.suite.ts'],
+    exclude: ['test/.tmp/**', 'node_modules/**', 'dist/**'],
+    testTimeout: 30 * 60_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+    // heap figures need global.gc()
+    execArgv: ['--expose-gc'],
+    // one suite at a time: they measure handles, sockets and heap of their own process
+    maxWorkers: 1,
+    fileParallelism: false,
+  },
+});
