@@ -413,7 +413,13 @@ export = function register(RED: ScheduleAPI): void {
       if (started || closed) return;
       started = true;
       if (initial) reportConfigError(initial, 'config');
-      scheduler?.start().then(updateStatus, (err) => node.error(asMediaSpacesError(err, 'Schedule').message));
+      // ends are replayed after a restart only: a redeploy hands the state over in memory, and replaying the
+      // last minutes' ends on every deploy would flood the flow (in-flight requests cut off by a redeploy are
+      // dropped, as documented for the operation nodes)
+      const replayEnds = !handover.has(node.id);
+      scheduler
+        ?.start({ replayEnds })
+        .then(updateStatus, (err) => node.error(asMediaSpacesError(err, 'Schedule').message));
     };
     if (RED.events) waitingForStart.add(begin);
     else setImmediate(begin);

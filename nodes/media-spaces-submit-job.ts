@@ -51,13 +51,16 @@ export = function register(RED: NodeAPI): void {
 
     /** msg.workflow_id, else the Workflow setting (a typed input). */
     async function workflowIdOf(msg: NodeMessage): Promise<string> {
+      // a plain string setting needs no evaluation, and this runs for every message
       const value = given(msg, 'workflow_id')
         ? msg.workflow_id
-        : await evaluateSetting(RED, node, msg, {
-            name: 'workflow_id',
-            value: def.workflowId,
-            type: def.workflowIdType,
-          });
+        : !def.workflowIdType || def.workflowIdType === 'str'
+          ? def.workflowId
+          : await evaluateSetting(RED, node, msg, {
+              name: 'workflow_id',
+              value: def.workflowId,
+              type: def.workflowIdType,
+            });
       if (value === undefined || value === null || value === '') {
         throw MediaSpacesError.invalidInput(
           'workflow_id is required: choose a workflow in the node or set msg.workflow_id',

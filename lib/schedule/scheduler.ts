@@ -149,7 +149,8 @@ const LATE_MS = 60_000;
  * - Paused: no starts (they are skipped, not caught up later); ends still
  *   happen, so channels do not record forever.
  * - Delivery across restarts is at least once: a scheduler started from a
- *   saved state emits again the ends of the last `replayMs` (the follow-up
+ *   saved state emits again the ends of the last `replayMs` (unless told it
+ *   is a redeploy, where no crash lost anything; the follow-up
  *   they triggered may not have reached the service, or its follower may not
  *   have saved it), and, when the flow routes channels back, the starts of
  *   slots in progress (or ended within `replayMs`) whose channel never came
@@ -203,8 +204,12 @@ export class Scheduler {
     return this.config.windows;
   }
 
-  /** Loads the saved state, catches up, emits what is due and arms the timer. */
-  async start(): Promise<void> {
+  /**
+   * Loads the saved state, catches up, emits what is due and arms the timer.
+   * `replayEnds: false` (a redeploy in the same process, where nothing was
+   * lost to a crash) skips the replay of recent ends.
+   */
+  async start(options: { replayEnds?: boolean } = {}): Promise<void> {
     if (this.running || this.stopped) return;
     let loaded: SchedulerState | undefined;
     try {
@@ -227,7 +232,7 @@ export class Scheduler {
     this.running = true;
     const now = this.clock.now();
     for (const w of this.config.windows) this.initCursor(w, now, this.catchUp && !this.state.paused);
-    if (restored) this.replay(now);
+    if (restored) this.replay(now, options.replayEnds !== false);
     this.tick();
   }
 
@@ -496,9 +501,9 @@ export class Scheduler {
    * starts of slots in progress whose channel never came back (only when the
    * flow routes channels back at all; otherwise no slot has one).
    */
-  private replay(now: number): void {
+  private replay(now: number, ends: boolean): void {
     // older records are pruned by the tick that follows
-    const recent = (this.state.ended ?? []).filter((s) => now - s.endedAt <= this.replayMs);
+    const recent = ends ? (this.state.ended ?? []).filter((s) => now - s.endedAt <= this.replayMs) : [];
     for (const slot of recent) {
       const current = this.config.windows.find((w) => w.id === slot.windowId) ?? slot.window;
       const { window: _snapshot, channel, endedAt: _at, message, ...plain } = slot;

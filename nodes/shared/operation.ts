@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { MediaSpacesClient } from '../../lib/client';
 import type { ApiResponse } from '../../lib/transport';
 import { asMediaSpacesError, deliverFailure, markFailed, OperationFailure } from './failure';
@@ -25,7 +26,7 @@ export interface OperationSpec {
 
 /**
  * The input and close handling every operation node shares:
- * - each message gets its own AbortController and ends in exactly one
+ * - each message ends in exactly one
  *   outcome: its messages sent and `done()`, or `done(err)` with `msg.error`
  *   set; never `node.error` as well, and nothing thrown or rejected escapes;
  * - the status shows requests in flight, then the last result;
@@ -34,13 +35,14 @@ export interface OperationSpec {
  *   as the core delay node drops its queue: their flow no longer exists.
  */
 export function handleOperation(RED: NodeAPI, node: Node, spec: OperationSpec): void {
-  const inFlight = new Set<AbortController>();
+  // one controller for the node, not one per message: only close aborts, and a controller per
+  // message was the largest share of the node's own CPU per request
+  const closing = new AbortController();
+  setMaxListeners(0, closing.signal);
   const status = new RequestStatus(node);
   let closed = false;
 
   node.on('input', (msg, send, done) => {
-    const controller = new AbortController();
-    inFlight.add(controller);
     status.started();
     let settled = false;
 
@@ -48,7 +50,6 @@ export function handleOperation(RED: NodeAPI, node: Node, spec: OperationSpec): 
     const fail = (error: unknown) => {
       if (settled || closed) return;
       settled = true;
-      inFlight.delete(controller);
       reportFailure(error);
     };
 
@@ -72,7 +73,6 @@ export function handleOperation(RED: NodeAPI, node: Node, spec: OperationSpec): 
     const succeed = (outcome: Outcome) => {
       if (settled || closed) return;
       settled = true;
-      inFlight.delete(controller);
       try {
         if (outcome.messages.length === 1) send(outcome.messages[0]);
         else if (outcome.messages.length > 1) send([outcome.messages]);
@@ -85,7 +85,7 @@ export function handleOperation(RED: NodeAPI, node: Node, spec: OperationSpec): 
     };
 
     Promise.resolve()
-      .then(() => spec.perform(msg, clientFor(RED, spec.serverId, spec.area), controller.signal))
+      .then(() => spec.perform(msg, clientFor(RED, spec.serverId, spec.area), closing.signal))
       .then(succeed, fail)
       // last line of defence: nothing may leave this chain as an unhandled rejection
       .catch(() => undefined);
@@ -93,8 +93,7 @@ export function handleOperation(RED: NodeAPI, node: Node, spec: OperationSpec): 
 
   node.on('close', (_removed, done) => {
     closed = true;
-    for (const controller of inFlight) controller.abort();
-    inFlight.clear();
+    closing.abort();
     status.clear();
     done();
   });

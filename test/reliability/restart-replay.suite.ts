@@ -92,6 +92,29 @@ describe('schedule replay after a restart', () => {
     expect(store.state?.ended ?? []).toEqual([]);
   });
 
+  it('replays no end on a redeploy (replayEnds false), only after a restart', async () => {
+    const clock = new ManualClock(T('2024-11-22T17:59:00Z'));
+    const store = new MemoryStore();
+    const first = await scheduler(clock, store);
+    await clock.advance(31 * 60_000);
+    first.s.stop();
+    const ends: EndEvent[] = [];
+    const redeployed = new Scheduler({
+      scheduleId: 'sched',
+      config: loadScheduleYaml(YAML),
+      clock,
+      store,
+      onStart: () => undefined,
+      onEnd: (e) => ends.push(e),
+    });
+    running.push(redeployed);
+    await redeployed.start({ replayEnds: false });
+    expect(ends).toEqual([]);
+    redeployed.stop();
+    const restarted = await scheduler(clock, store);
+    expect(restarted.ends.map((e) => e.replay)).toEqual([true]);
+  });
+
   it('replays nothing with replayMs 0', async () => {
     const clock = new ManualClock(T('2024-11-22T17:59:00Z'));
     const store = new MemoryStore();
