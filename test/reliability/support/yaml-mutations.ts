@@ -195,6 +195,14 @@ export interface Mutated {
   steps: string[];
 }
 
+/**
+ * The key-value patterns below are for document lines; on a line of thousands of characters
+ * (a mutation can insert one) their backtracking would take forever, so such lines are skipped.
+ */
+const PATTERN_LINE_MAX = 1_000;
+const matchLine = (re: RegExp, line: string | undefined) =>
+  line !== undefined && line.length <= PATTERN_LINE_MAX ? re.exec(line) : null;
+
 function lineOf(text: string, r: SeededRandom): { lines: string[]; at: number } {
   const lines = text.split('\n');
   return { lines, at: r.int(0, Math.max(0, lines.length - 1)) };
@@ -221,7 +229,7 @@ function mutateOnce(text: string, r: SeededRandom): { text: string; step: string
     case 3: {
       // swap the values of two "key: value" lines
       const withValue = lines
-        .map((l, i) => ({ l, i, m: /^(\s*-?\s*[^:#]+:)\s+(.+)$/.exec(l) }))
+        .map((l, i) => ({ l, i, m: matchLine(/^(\s*-?\s*[^:#]+:)\s+(.+)$/, l) }))
         .filter((x) => x.m !== null);
       if (withValue.length < 2) return { text, step: 'swap values (none)' };
       const a = r.pick(withValue);
@@ -231,7 +239,7 @@ function mutateOnce(text: string, r: SeededRandom): { text: string; step: string
       return { text: lines.join('\n'), step: `swap values of lines ${a.i + 1} and ${b.i + 1}` };
     }
     case 4: {
-      const m = /^(\s*-?\s*[^:#]+:)\s*(.*)$/.exec(lines[at] ?? '');
+      const m = matchLine(/^(\s*-?\s*[^:#]+:)\s*(.*)$/, lines[at]);
       const value = r.pick(REPLACEMENT_VALUES);
       if (!m) {
         lines[at] = value;
@@ -260,14 +268,14 @@ function mutateOnce(text: string, r: SeededRandom): { text: string; step: string
       return { text: text.slice(0, cut), step: `cut at ${cut}` };
     }
     case 9: {
-      const m = /^(\s*-?\s*)([^:#\s][^:#]*):(.*)$/.exec(lines[at] ?? '');
+      const m = matchLine(/^(\s*-?\s*)([^:#\s][^:#]*):(.*)$/, lines[at]);
       if (!m) return { text, step: 'rename key (none)' };
       const key = r.pick(KEY_NAMES);
       lines[at] = `${m[1]}${key}:${m[3]}`;
       return { text: lines.join('\n'), step: `rename key on line ${at + 1} to ${JSON.stringify(key)}` };
     }
     case 10: {
-      const indent = /^(\s*)/.exec(lines[at] ?? '')?.[1] ?? '';
+      const indent = (/^(\s*)/.exec(lines[at] ?? '')?.[1] ?? '').slice(0, 40);
       const extra = r.pick([
         `${indent}__proto__: { polluted: yes }`,
         `${indent}constructor: { prototype: { polluted: yes } }`,
