@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { inspect } from 'node:util';
 import type { Dispatcher } from 'undici';
-import { MediaSpacesError } from './errors';
+import { listFieldErrors, MediaSpacesError } from './errors';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
 import {
   Channel,
@@ -273,10 +273,7 @@ export class MediaSpacesClient {
     const parsed = ChannelCreateRequest.safeParse(request);
     if (!parsed.success) {
       const fieldErrors = describeIssues(parsed.error);
-      const list = Object.entries(fieldErrors)
-        .map(([k, v]) => `${k}: ${v}`)
-        .join('; ');
-      throw MediaSpacesError.invalidInput(`Invalid channel request: ${list}`, fieldErrors);
+      throw MediaSpacesError.invalidInput(`Invalid channel request: ${listFieldErrors(fieldErrors)}`, fieldErrors);
     }
     return this.liveCall('POST', `/${this.space()}/channels`, 'Create channel', (b) => Channel.parse(b), {
       ...options,

@@ -76,6 +76,19 @@ export class MediaSpacesError extends Error {
 }
 
 /**
+ * Field errors as message text, `field: problem; ...`, naming the first `max` and counting the
+ * rest: a list of thousands of bad entries gives one readable line; fieldErrors keeps them all.
+ */
+export function listFieldErrors(fieldErrors: Record<string, string>, max = 5): string {
+  const entries = Object.entries(fieldErrors);
+  const shown = entries
+    .slice(0, max)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('; ');
+  return entries.length > max ? `${shown}; and ${entries.length - max} more` : shown;
+}
+
+/**
  * User text quoted for an error message, cut to `max` characters: a message
  * names what it got without carrying a megabyte of it to the debug sidebar.
  */
@@ -154,9 +167,7 @@ export function errorFromResponse(
     if (shape2.success) detail = shape2.data.error_message;
     if (shape3.success) {
       fieldErrors = { ...shape3.data.errors };
-      detail ??= Object.entries(fieldErrors)
-        .map(([k, v]) => `${k}: ${v}`)
-        .join('; ');
+      detail ??= listFieldErrors(fieldErrors);
     }
     if (typeof body === 'string' && body.trim() !== '') detail = body.trim().slice(0, 200);
   }

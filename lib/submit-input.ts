@@ -1,4 +1,4 @@
-import { MediaSpacesError } from './errors';
+import { listFieldErrors, MediaSpacesError } from './errors';
 import {
   type AttachmentInput,
   describeIssues,
@@ -48,9 +48,6 @@ type FieldErrors = Record<string, string>;
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && Object.prototype.toString.call(v) === '[object Object]';
 
-/** Most field errors named in the message itself; fieldErrors keeps them all. */
-const MESSAGE_FIELDS = 5;
-
 /**
  * Turns any accepted form into the description's request, merging `base`
  * (the node's settings) under `override` (the message), checking every value
@@ -85,14 +82,8 @@ export function buildSubmitRequest(
   const parsed = SubmitJobRequest.safeParse(request);
   if (!parsed.success) Object.assign(errors, describeIssues(parsed.error));
   if (Object.keys(errors).length > 0) {
-    const entries = Object.entries(errors);
-    const list = entries
-      .slice(0, MESSAGE_FIELDS)
-      .map(([k, v]) => `${k}: ${v}`)
-      .join('; ');
-    const more = entries.length > MESSAGE_FIELDS ? `; and ${entries.length - MESSAGE_FIELDS} more` : '';
     // the field comes first so that a truncated message in the debug sidebar still names it
-    throw MediaSpacesError.invalidInput(`${list}${more} (job not submitted)`, errors);
+    throw MediaSpacesError.invalidInput(`${listFieldErrors(errors)} (job not submitted)`, errors);
   }
   return parsed.data as SubmitJobRequest;
 }

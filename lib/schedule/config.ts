@@ -327,7 +327,7 @@ export function parseScheduleYaml(text: string, options: ParseOptions = {}): Par
         line: err.linePos?.[0]?.line,
         column: err.linePos?.[0]?.col,
         path: '',
-        message: `YAML syntax: ${err.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`,
+        message: `YAML syntax: ${syntaxMessage(err.message)}`,
       })),
     };
   }
@@ -353,6 +353,9 @@ export function parseScheduleYaml(text: string, options: ParseOptions = {}): Par
 
 /** Validates the object model (the editor's list, or parsed YAML); issues carry paths, not lines. */
 export function parseScheduleObject(raw: unknown, options: ParseOptions = {}): ParseResult & { raw: unknown } {
+  // the checks below walk values recursively: a value that contains itself would never end
+  const shape = notPlainData(raw);
+  if (shape) return { ok: false, issues: [{ path: formatPath(shape.at), message: shape.message }], raw };
   const parsed = DocumentSchema.safeParse(raw, { reportInput: true, error: genericError });
   const issues: (ScheduleIssue & { at: (string | number)[] })[] = [];
   const add = (at: (string | number)[], message: string): void => {
@@ -408,6 +411,49 @@ export function parseScheduleObject(raw: unknown, options: ParseOptions = {}): P
       windows: data.windows.map((w) => normaliseWindow(w, fallbackZone)),
     },
   };
+}
+
+/**
+ * The parser's message without its position (the issue has the line) and cut short: for an
+ * unexpected token it quotes the token's whole source, which can be the rest of the document.
+ */
+function syntaxMessage(message: string): string {
+  const first = message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+  return first.length > 200 ? `${first.slice(0, 200)}…` : first;
+}
+
+/** Deeper than any schedule needs; walking it would risk the stack. */
+const MAX_NESTING = 1_000;
+
+/**
+ * Where a value stops being plain data: a value that contains itself (in YAML, an alias used
+ * inside its own anchor, `x: &a [*a]`), or nesting deeper than MAX_NESTING. Shared values
+ * (an alias used twice) are fine. Iterative, so that it cannot overflow the stack itself.
+ */
+function notPlainData(root: unknown): { at: (string | number)[]; message: string } | undefined {
+  const onPath = new Set<object>();
+  const stack: Array<{ value: unknown; at: (string | number)[]; leave?: boolean }> = [{ value: root, at: [] }];
+  while (stack.length > 0) {
+    const { value, at, leave } = stack.pop() as { value: unknown; at: (string | number)[]; leave?: boolean };
+    if (value === null || typeof value !== 'object') continue;
+    if (leave) {
+      onPath.delete(value);
+      continue;
+    }
+    if (onPath.has(value)) {
+      return { at, message: 'contains itself (a YAML alias used inside its own anchor): a schedule is plain data' };
+    }
+    if (at.length > MAX_NESTING) {
+      return { at: at.slice(0, 6), message: `is nested more than ${MAX_NESTING} levels deep` };
+    }
+    onPath.add(value);
+    stack.push({ value, at, leave: true });
+    const entries: [string | number, unknown][] = Array.isArray(value)
+      ? value.map((v, i): [number, unknown] => [i, v])
+      : Object.entries(value);
+    for (const [key, v] of entries) stack.push({ value: v, at: [...at, key] });
+  }
+  return undefined;
 }
 
 /** parseScheduleYaml that throws a ScheduleConfigError. */

@@ -98,6 +98,66 @@ describe('fuzz findings, pinned', () => {
     expect(odd.ok).toBe(false);
   });
 
+  it('a template opened and never closed is checked at once (the pattern backtracked: 5,000 blanks took 50 s)', () => {
+    const blanks = ' '.repeat(200_000);
+    for (const name of [`{{${blanks}`, `{{${blanks}x`, `{{ window.name${blanks}x`]) {
+      const result = parseScheduleObject({
+        windows: [{ id: 'a', cron: '* * * * *', duration: 60, channel: { name } }],
+      });
+      expect(result.ok).toBe(false);
+    }
+    const fine = parseScheduleObject({
+      windows: [{ id: 'a', cron: '* * * * *', duration: 60, channel: { name: `{{ window.name${blanks}}}` } }],
+    });
+    expect(fine.ok).toBe(true);
+  }, 5_000);
+
+  it('a YAML alias inside its own anchor is an issue with its line (the template check recursed forever)', () => {
+    const result = parseScheduleYaml(
+      'windows:\n  - id: a\n    cron: "* * * * *"\n    duration: 60\n    followup:\n' +
+        '      workflow_id: aaaaaaaa-0000-4000-8000-000000000001\n      variables:\n        x: &a [*a]\n',
+    );
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.issues).toHaveLength(1);
+      expect(result.issues[0]).toMatchObject({ line: 8, path: 'windows[0].followup.variables.x[0]' });
+    }
+    // an alias used twice (shared, not circular) is fine
+    const shared = parseScheduleYaml(
+      'windows:\n  - id: a\n    cron: "* * * * *"\n    duration: 60\n    channel: &c { name: x }\n' +
+        '  - id: b\n    cron: "* * * * *"\n    duration: 60\n    channel: *c\n',
+    );
+    expect(shared.ok).toBe(true);
+  });
+
+  it('a template rooted at an Object.prototype name is an issue (it threw "fields.includes is not a function")', () => {
+    for (const root of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      const result = parseScheduleObject({
+        windows: [{ id: 'a', cron: '* * * * *', duration: 60, channel: { name: `{{${root}.x}}` } }],
+      });
+      expect(result.ok, root).toBe(false);
+      if (!result.ok) expect(result.issues[0].message, root).toMatch(/must start with one of window\., slot\./);
+    }
+  });
+
+  it('a channel request with thousands of bad tags makes one short message', async () => {
+    const client = createClient({
+      workflowUrl: 'http://127.0.0.1:9',
+      liveCaptureUrl: 'http://127.0.0.1:9',
+      spaceId: '11111111-1111-4111-8111-111111111111',
+      accessToken: 't',
+    });
+    try {
+      const tags = Array.from({ length: 3000 }, (_, i) => i);
+      const error = (await client.createChannel({ name: 'x', tags }).catch((e: unknown) => e)) as MediaSpacesError;
+      expect(Object.keys(error.fieldErrors)).toHaveLength(3000);
+      expect(error.message).toMatch(/; and 2995 more$/);
+      expect(error.message.length).toBeLessThan(600);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('YAML with a list as a key is an issue with its line, without a process warning', async () => {
     const warnings: string[] = [];
     const onWarning = (w: Error) => warnings.push(w.message);

@@ -270,7 +270,12 @@ describe(`fuzz of schedule YAML (${SIZE_NAME}, seed ${SEED})`, () => {
           continue;
         }
         const reported = (mine[0].payload as { issues?: unknown }).issues;
-        if (!Array.isArray(reported) || reported.length !== verdict.issues.length) {
+        // a document nested so deep that the YAML parser runs out of stack is refused either way, but
+        // what else the parser reports then depends on how deep the stack already was
+        const outOfStack = [...(Array.isArray(reported) ? reported : []), ...verdict.issues.map((i) => i.message)].some(
+          (t) => typeof t === 'string' && t.includes('Maximum call stack size exceeded'),
+        );
+        if (!Array.isArray(reported) || (reported.length !== verdict.issues.length && !outOfStack)) {
           failures.push(`${label}: issues ${JSON.stringify(reported)?.slice(0, 200)} differ from the library's`);
         } else if (!reported.every((t) => typeof t === 'string' && /^line \d+: /.test(t))) {
           failures.push(`${label}: an issue without its line: ${JSON.stringify(reported).slice(0, 200)}`);

@@ -161,6 +161,12 @@ const REPLACEMENT_VALUES = [
   '日本語',
   '😀😀😀',
   'a'.repeat(300),
+  // long values that make a backtracking pattern slow (a template opened and never closed took minutes)
+  `"{{${' '.repeat(20_000)}"`,
+  `"{{ window.name${' '.repeat(20_000)}x"`,
+  `${'1'.repeat(20_000)}x`,
+  `${'1d'.repeat(10_000)}x`,
+  `"${'*/'.repeat(10_000)}"`,
 ];
 
 const KEY_NAMES = [
