@@ -23,7 +23,7 @@ import {
   systemTimeZone,
 } from '../lib/schedule';
 import { describeType } from '../lib/submit-input';
-import { asMediaSpacesError, deliverFailure, markFailed, OperationFailure } from './shared/failure';
+import { asMediaSpacesError, failMessage } from './shared/failure';
 import { isPlainObject } from './shared/message-fields';
 import type {
   DoneFunction,
@@ -202,8 +202,7 @@ export = function register(RED: ScheduleAPI): void {
           issues: error instanceof ScheduleConfigError ? error.issues.map(formatIssue) : [error.message],
         },
       };
-      markFailed(msg, error.toJSON());
-      node.error(new OperationFailure(error.toJSON()), msg);
+      failMessage(node, msg, error.toJSON());
     }
 
     // ------------------------------------------------------------ emitting
@@ -277,8 +276,7 @@ export = function register(RED: ScheduleAPI): void {
           (err) => {
             if (closed) return;
             const failure = asMediaSpacesError(err, `Schedule end of ${slot.key}`);
-            markFailed(msg, failure.toJSON());
-            node.error(new OperationFailure(failure.toJSON()), msg);
+            failMessage(node, msg, failure.toJSON());
           },
         );
         return;
@@ -447,18 +445,7 @@ export = function register(RED: ScheduleAPI): void {
     });
 
     function fail(msg: NodeMessage, error: unknown, done: DoneFunction): void {
-      const details = asMediaSpacesError(error, 'Schedule').toJSON();
-      try {
-        if (msg !== null && typeof msg === 'object') markFailed(msg, details);
-      } catch {
-        // a frozen message cannot take msg.error; done(err) still reports it
-      }
-      const failure = new OperationFailure(details);
-      deliverFailure(
-        msg,
-        () => done(failure),
-        () => node.error(failure),
-      );
+      failMessage(node, msg, asMediaSpacesError(error, 'Schedule').toJSON(), done);
     }
 
     function handleInput(msg: NodeMessage, send: (out: Outputs) => void, done: DoneFunction): void {

@@ -11,7 +11,7 @@ import {
   type WorkflowChange,
   WorkflowWatcher,
 } from '../lib/watch';
-import { asMediaSpacesError, deliverFailure, type ErrorDetails, markFailed, OperationFailure } from './shared/failure';
+import { asMediaSpacesError, type ErrorDetails, failMessage as endWithError } from './shared/failure';
 import { given, invalid, isPlainObject, textValue, wholeNumber } from './shared/message-fields';
 import type { DoneFunction, Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from './shared/node-red-types';
 import { clientFor } from './shared/server-client';
@@ -103,18 +103,7 @@ export = function register(RED: NodeAPI): void {
 
     /** Ends one message with an error: done(err) for a live input, node.error for a resumed one. */
     const failMessage = (msg: NodeMessage, error: unknown, done?: DoneFunction) => {
-      const details = errorDetails(error);
-      try {
-        markFailed(msg, details);
-      } catch {
-        // a frozen message cannot take msg.error; the error is still reported
-      }
-      const failure = new OperationFailure(details);
-      deliverFailure(
-        msg,
-        () => (done ? done(failure) : this.error(failure, msg)),
-        () => this.error(failure),
-      );
+      endWithError(this, msg, errorDetails(error), done);
     };
 
     if (settings.mode === 'workflows') {

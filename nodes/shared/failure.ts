@@ -1,5 +1,5 @@
 import { MediaSpacesError } from '../../lib/errors';
-import type { NodeMessage } from './node-red-types';
+import type { Node, NodeMessage } from './node-red-types';
 
 /** What `msg.error` holds after a failure: `MediaSpacesError.toJSON()`. */
 export type ErrorDetails = ReturnType<MediaSpacesError['toJSON']>;
@@ -65,6 +65,24 @@ export function markFailed(msg: NodeMessage, details: ErrorDetails): void {
   msg.error = source === undefined ? { ...details } : { ...details, source };
   if (details.status === undefined) delete msg.statusCode;
   else msg.statusCode = details.status;
+}
+
+/**
+ * Ends one message with an error that Catch nodes see: `msg.error` set, then `done(err)`, or
+ * `node.error(err, msg)` for a message whose `done` is gone (one resumed after a restart).
+ */
+export function failMessage(node: Node, msg: NodeMessage, details: ErrorDetails, done?: (err: Error) => void): void {
+  try {
+    if (msg !== null && typeof msg === 'object') markFailed(msg, details);
+  } catch {
+    // a frozen or exotic message cannot take msg.error; the error is still reported
+  }
+  const failure = new OperationFailure(details);
+  deliverFailure(
+    msg,
+    () => (done ? done(failure) : node.error(failure, msg)),
+    () => node.error(failure),
+  );
 }
 
 function safeString(value: unknown): string {

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { MediaSpacesClient } from '../../lib/client';
 import type { ApiResponse } from '../../lib/transport';
-import { asMediaSpacesError, deliverFailure, markFailed, OperationFailure } from './failure';
+import { asMediaSpacesError, failMessage } from './failure';
 import type { Node, NodeAPI, NodeMessage } from './node-red-types';
 import { RequestStatus } from './request-status';
 import { type Area, clientFor } from './server-client';
@@ -56,18 +56,7 @@ export function handleOperation(RED: NodeAPI, node: Node, spec: OperationSpec): 
     const reportFailure = (error: unknown) => {
       const cause = asMediaSpacesError(error, spec.context);
       status.failed(cause);
-      const details = cause.toJSON();
-      try {
-        if (msg !== null && typeof msg === 'object') markFailed(msg, details);
-      } catch {
-        // a frozen or exotic message cannot take msg.error; done(err) still reports it
-      }
-      const failure = new OperationFailure(details);
-      deliverFailure(
-        msg,
-        () => done(failure),
-        () => node.error(failure),
-      );
+      failMessage(node, msg, cause.toJSON(), done);
     };
 
     const succeed = (outcome: Outcome) => {
