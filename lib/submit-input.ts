@@ -1,4 +1,5 @@
 import { listFieldErrors, MediaSpacesError } from './errors';
+import { isPlainObject } from './guards';
 import {
   type AttachmentInput,
   describeIssues,
@@ -40,13 +41,6 @@ const FULL_KEYS = new Set(['job_name', 'usage']);
 const VARIABLE_KEYS = new Set(['identifier', 'name', 'typecode', 'default', 'value']);
 
 type FieldErrors = Record<string, string>;
-
-/**
- * A key-value object: not a list, and not a Buffer, typed array or Date (whose indexes or fields
- * are no inputs). Tested by tag, so that objects made by a function node (another realm) pass.
- */
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && Object.prototype.toString.call(v) === '[object Object]';
 
 /**
  * Turns any accepted form into the description's request, merging `base`
@@ -105,7 +99,7 @@ function readInputs(value: unknown, where: string, errors: FieldErrors, declared
     const usage = value.usage;
     if (usage === undefined || usage === null) return out;
     if (!isPlainObject(usage)) {
-      errors['usage'] = `must be an object {input: {...}}, got ${describeType(usage)}`;
+      errors.usage = `must be an object {input: {...}}, got ${describeType(usage)}`;
       return out;
     }
     const input = usage.input;

@@ -99,8 +99,10 @@ function checkTarball(report, bytes) {
   for (const [type, js] of Object.entries(pkg['node-red']?.nodes ?? {})) {
     need(js);
     need(js.replace(/\.js$/, '.html'));
-    need(`dist/nodes/locales/en-US/${type}.json`);
-    need(`dist/nodes/locales/en-US/${type}.html`);
+    // Node-RED reads a node's locales from the folder beside its .js
+    const dir = js.slice(0, js.lastIndexOf('/'));
+    need(`${dir}/locales/en-US/${type}.json`);
+    need(`${dir}/locales/en-US/${type}.html`);
   }
   need('dist/lib/simulator/fixtures/demo.yaml');
   check(
@@ -115,7 +117,7 @@ function checkTarball(report, bytes) {
     declared.join(', '),
   );
 
-  // icons named in the editor definitions ship in dist/nodes/icons
+  // icons named in the editor definitions ship in the icons folder beside the node's .js
   const iconProblems = [];
   for (const js of Object.values(pkg['node-red']?.nodes ?? {})) {
     const htmlPath = join(ROOT, js.replace(/\.js$/, '.html'));
@@ -123,10 +125,14 @@ function checkTarball(report, bytes) {
     for (const m of readFileSync(htmlPath, 'utf8').matchAll(/icon:\s*['"]([^'"]+)['"]/g)) {
       const icon = m[1];
       if (icon.includes('/') || icon.startsWith('font-awesome')) continue; // core or font-awesome icons
-      if (!files.includes(`dist/nodes/icons/${icon}`)) iconProblems.push(`${icon} (${js})`);
+      if (!files.includes(`${js.slice(0, js.lastIndexOf('/'))}/icons/${icon}`)) iconProblems.push(`${icon} (${js})`);
     }
   }
-  check('icons named by the nodes are in dist/nodes/icons', iconProblems.length === 0, iconProblems.join(', '));
+  check(
+    'icons named by the nodes are in the icons folder beside each node',
+    iconProblems.length === 0,
+    iconProblems.join(', '),
+  );
   // tsc never deletes: output of a source that is gone would ship
   const stale = files.filter(
     (f) => /^dist\/.+\.js$/.test(f) && !existsSync(join(ROOT, f.replace(/^dist\//, '').replace(/\.js$/, '.ts'))),
@@ -386,7 +392,7 @@ function validate(unpackedDir) {
 const overall = Date.now();
 rmSync(join(WORK, 'pack'), { recursive: true, force: true });
 mkdirSync(WORK, { recursive: true });
-if (!existsSync(join(ROOT, 'dist/nodes/media-spaces-config.js'))) {
+if (!existsSync(join(ROOT, 'dist/nodes/config/media-spaces-config.js'))) {
   console.error('dist/ is missing: run `npm run build` first (npm run test:package does)');
   process.exit(1);
 }

@@ -3,16 +3,17 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import helper, { type NodeModule } from 'node-red-node-test-helper';
+import helper from 'node-red-node-test-helper';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../lib/simulator';
+import { nodeModule } from './support/node-modules';
 
 const require = createRequire(import.meta.url);
 const root = join(__dirname, '..');
 const { pointFlowAtSimulator } = require('../scripts/demo-userdir.cjs');
 
 const NODE_FILES = ['config', 'list-workflows', 'submit-job', 'create-channel', 'delete-event', 'schedule', 'watch'];
-const modules = NODE_FILES.map((n) => require(`../dist/nodes/media-spaces-${n}.js`) as NodeModule);
+const modules = NODE_FILES.map((n) => nodeModule(`media-spaces-${n}`));
 
 type Msg = Record<string, any>;
 

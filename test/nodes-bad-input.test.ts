@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Simulator, startSimulator } from '../lib/simulator';
 import { CONFIG_ID, DEMO, helper, initRuntime, loadOperation, onlyFailure, trigger } from './support/node-red-runtime';
 
@@ -328,7 +328,7 @@ describe(`bad input table (${total} cases)`, () => {
         expect(typeof error.code, c.what).toBe('string');
         expect(error.cause.fieldErrors, c.what).toBeTypeOf('object');
         expect(error.message.length, c.what).toBeLessThan(2_000);
-        expect(statuses.at(-1), c.what).toMatchObject({ fill: 'red', shape: 'ring' });
+        await vi.waitFor(() => expect(statuses.at(-1), c.what).toMatchObject({ fill: 'red', shape: 'ring' }));
       }
       expect(unhandled).toEqual([]);
     });

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createClient } from '../lib/client';
 import {
   credentialsFor,
@@ -429,13 +429,21 @@ describe('status', () => {
       seen.push(s);
       original.call(node, s);
     };
-    sim.addFault({ route: 'list', kind: 'latency', latency_ms: 100, count: 2 });
+    sim.addFault({ route: 'list', kind: 'latency', latency_ms: 600, count: 2 });
     const a = trigger({});
+    // the badge changes at most every 250 ms, so the second request starts after that
+    await new Promise((resolve) => setTimeout(resolve, 300));
     const b = trigger({});
     await Promise.all([a, b]);
     expect(seen).toContainEqual({ fill: 'blue', shape: 'dot', text: 'requesting' });
     expect(seen).toContainEqual({ fill: 'blue', shape: 'dot', text: 'requesting (2)' });
-    expect(seen.at(-1)).toMatchObject({ fill: 'green', shape: 'dot', text: expect.stringMatching(/^\d+ workflows$/) });
+    await vi.waitFor(() =>
+      expect(seen.at(-1)).toMatchObject({
+        fill: 'green',
+        shape: 'dot',
+        text: expect.stringMatching(/^\d+ workflows$/),
+      }),
+    );
   });
 
   it('red ring with the HTTP status and code', async () => {
@@ -444,6 +452,6 @@ describe('status', () => {
     const seen: unknown[] = [];
     node.status = (s: unknown) => seen.push(s);
     onlyFailure(await trigger({}));
-    expect(seen.at(-1)).toEqual({ fill: 'red', shape: 'ring', text: '404 not_found' });
+    await vi.waitFor(() => expect(seen.at(-1)).toEqual({ fill: 'red', shape: 'ring', text: '404 not_found' }));
   });
 });

@@ -1,9 +1,10 @@
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
-import type { HelperNode, NodeModule } from 'node-red-node-test-helper';
+import type { HelperNode } from 'node-red-node-test-helper';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Simulator, startSimulator } from '../lib/simulator';
+import { nodeModule } from './support/node-modules';
 import { CONFIG_ID, configNode, credentials, DEMO, helper, NODES } from './support/node-red-runtime';
 
 /**
@@ -13,7 +14,7 @@ import { CONFIG_ID, configNode, credentials, DEMO, helper, NODES } from './suppo
  */
 
 const require = createRequire(import.meta.url);
-const scheduleNode = require('../dist/nodes/media-spaces-schedule.js') as NodeModule;
+const scheduleNode = nodeModule('media-spaces-schedule');
 
 const T = (iso: string) => Date.parse(iso);
 const TMP = path.join(__dirname, '.tmp', `schedule-node-${process.pid}`);

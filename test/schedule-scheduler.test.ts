@@ -1,16 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Clock } from '../lib/clock';
 import { loadScheduleYaml, type ScheduleConfig } from '../lib/schedule/config';
 import {
   type EndEvent,
   Scheduler,
-  type SchedulerClock,
   type SchedulerState,
   type SchedulerStore,
   type StartEvent,
 } from '../lib/schedule/scheduler';
 
 /** A clock whose time moves only when told, with timers that fire in order. */
-class ManualClock implements SchedulerClock {
+class ManualClock implements Clock {
   private timers = new Map<number, { at: number; fn: () => void }>();
   private nextId = 1;
   maxPending = 0;

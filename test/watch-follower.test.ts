@@ -6,12 +6,12 @@ import {
   JobFollower,
   type JobFollowerOptions,
   type JobWaiter,
-  ManualClock,
   type PersistedJob,
   pollDelay,
   resolveTiming,
   WatchError,
 } from '../lib/watch';
+import { ManualClock } from './support/manual-clock';
 
 const WF = '11111111-1111-4111-8111-111111111111';
 

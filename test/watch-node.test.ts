@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../lib/simulator';
+import { nodeModule } from './support/node-modules';
 import { json, type Stub, startStub } from './support/stub-server';
 
 /**
@@ -13,9 +14,9 @@ import { json, type Stub, startStub } from './support/stub-server';
 const require = createRequire(import.meta.url);
 // biome-ignore lint/suspicious/noExplicitAny: the helper ships no types
 const helper: any = require('node-red-node-test-helper');
-const configNode = require('../dist/nodes/media-spaces-config.js');
-const submitNode = require('../dist/nodes/media-spaces-submit-job.js');
-const watchNode = require('../dist/nodes/media-spaces-watch.js');
+const configNode = nodeModule('media-spaces-config');
+const submitNode = nodeModule('media-spaces-submit-job');
+const watchNode = nodeModule('media-spaces-watch');
 helper.init(require.resolve('node-red'));
 
 const SPACE = '11111111-1111-4111-8111-111111111111';

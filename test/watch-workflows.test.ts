@@ -3,7 +3,6 @@ import { MediaSpacesError } from '../lib/errors';
 import type { Workflow } from '../lib/schemas';
 import {
   diffWorkflows,
-  ManualClock,
   stableStringify,
   toSerializable,
   WatchError,
@@ -12,6 +11,7 @@ import {
   WorkflowWatcher,
   waitForWorkflowActive,
 } from '../lib/watch';
+import { ManualClock } from './support/manual-clock';
 
 const ID = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const wf = (n: number, status = 'active', extra: Partial<Workflow> = {}): Workflow =>

@@ -1,6 +1,7 @@
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, stringify, type Node as YamlNode } from 'yaml';
 import { z } from 'zod';
 import { MediaSpacesError, quoteShort } from '../errors';
+import { isPlainObject } from '../guards';
 import { ChannelCreateRequest, UUID_PATTERN } from '../schemas';
 import { describeType } from '../submit-input';
 import { cronError } from './cron';
@@ -378,13 +379,13 @@ export function parseScheduleObject(raw: unknown, options: ParseOptions = {}): P
   }
 
   // Checks that need more than one field, on the windows that passed the schema.
-  const doc = (isObject(raw) ? raw : {}) as Partial<RawDocument>;
+  const doc = (isPlainObject(raw) ? raw : {}) as Partial<RawDocument>;
   const rawWindows = Array.isArray(doc.windows) ? (doc.windows as unknown[]) : [];
   const bad = (index: number, part?: string): boolean =>
     issues.some((i) => i.at[0] === 'windows' && i.at[1] === index && (part === undefined || i.at[2] === part));
   const seen = new Map<string, number>();
   rawWindows.forEach((w, index) => {
-    if (!isObject(w)) return;
+    if (!isPlainObject(w)) return;
     if (typeof w.id === 'string') {
       const first = seen.get(w.id);
       if (first !== undefined)
@@ -392,8 +393,8 @@ export function parseScheduleObject(raw: unknown, options: ParseOptions = {}): P
       else seen.set(w.id, index);
     }
     const checks = {
-      channel: !bad(index, 'channel') && (w.channel === undefined || isObject(w.channel)),
-      followup: !bad(index, 'followup') && isObject(w.followup),
+      channel: !bad(index, 'channel') && (w.channel === undefined || isPlainObject(w.channel)),
+      followup: !bad(index, 'followup') && isPlainObject(w.followup),
     };
     for (const problem of semanticProblems(w as RawWindow, checks))
       add(['windows', index, ...problem.at], problem.message);
@@ -582,7 +583,7 @@ function semanticProblems(
 /** The channel template after rendering, as a create request (expected_properties objects become JSON text). */
 export function channelRequestFrom(rendered: Record<string, unknown>): Record<string, unknown> {
   const out = { ...rendered };
-  if (isObject(out.expected_properties)) out.expected_properties = JSON.stringify(out.expected_properties);
+  if (isPlainObject(out.expected_properties)) out.expected_properties = JSON.stringify(out.expected_properties);
   if (typeof out.recording_duration === 'string' && /^\d+$/.test(out.recording_duration.trim())) {
     out.recording_duration = Number(out.recording_duration.trim());
   }
@@ -641,10 +642,6 @@ function editDistance(a: string, b: string): number {
     }
   }
   return row[b.length];
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function valueAt(root: unknown, at: (string | number)[]): unknown {

@@ -1,21 +1,9 @@
+import type { Clock } from '../clock';
+import { systemClock } from '../clock';
 import { MediaSpacesError, quoteShort } from '../errors';
 import type { ScheduleConfig, ScheduleWindow } from './config';
 import { compileCron, nextOccurrence, occurrencesBetween } from './cron';
 import { type Slot, type StartReason, slotKey } from './messages';
-
-/** Time source and timers; inject a controlled one in tests. */
-export interface SchedulerClock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-/** The global timers and Date.now, looked up at call time (so fake timers apply). */
-export const systemClock: SchedulerClock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
 
 /** A slot whose start was emitted and whose end was not yet. */
 export interface ActiveSlot extends Slot {
@@ -100,7 +88,7 @@ export interface SchedulerOptions {
   onChange?(): void;
   /** failures of callbacks or of the store */
   onError?(error: unknown): void;
-  clock?: SchedulerClock;
+  clock?: Clock;
   store?: SchedulerStore;
   /** emit starts missed while stopped if their window is still open (default true) */
   catchUp?: boolean;
@@ -159,7 +147,7 @@ const LATE_MS = 60_000;
  *   for the channel, so that the follow-up can refer to it.
  */
 export class Scheduler {
-  private readonly clock: SchedulerClock;
+  private readonly clock: Clock;
   private readonly maxTimerMs: number;
   private readonly catchUp: boolean;
   private readonly maxCatchUp: number;

@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isPlainObject } from '../guards';
 import { channelView } from './channels';
 import { type FaultRegistry, FaultSpec } from './faults';
 import { readBody, send } from './http-io';
 import { jobView } from './jobs';
-import { isPlainObject, parseJsonBody } from './operation';
+import { parseJsonBody } from './operation';
 import type { RequestLog } from './request-log';
 import type { SimulatorState } from './state';
 import { isoTime } from './timespan';

@@ -22,6 +22,3 @@ export function parseJsonBody(body: Buffer | undefined): JsonBody {
     return { ok: false, reason: `the request body is not valid JSON: ${(err as Error).message}` };
   }
 }
-
-export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,6 +1,7 @@
 /** Polling: follow jobs, watch the workflow list, wait for a workflow to become active. */
+
+export * from '../clock';
 export * from './backoff';
-export * from './clock';
 export * from './errors';
 export * from './heap';
 export * from './job-follower';

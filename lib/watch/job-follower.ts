@@ -1,3 +1,4 @@
+import { type Clock, MAX_TIMER_MS, systemClock } from '../clock';
 import { MediaSpacesError } from '../errors';
 import { TERMINAL_JOB_STATES, type WorkflowJob } from '../schemas';
 import {
@@ -9,7 +10,6 @@ import {
   type ResolvedTiming,
   resolveTiming,
 } from './backoff';
-import { type Clock, MAX_TIMER_MS, systemClock } from './clock';
 import { WatchError } from './errors';
 import { MinHeap } from './heap';
 

@@ -1,3 +1,4 @@
+import { type Clock, MAX_TIMER_MS, systemClock } from '../clock';
 import { MediaSpacesError, quoteShort } from '../errors';
 import { UUID_PATTERN, type Workflow } from '../schemas';
 import {
@@ -9,7 +10,6 @@ import {
   type ResolvedTiming,
   resolveTiming,
 } from './backoff';
-import { type Clock, MAX_TIMER_MS, systemClock } from './clock';
 import { WatchError } from './errors';
 
 export interface ActiveWait<H = unknown> {

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../clock';
 import { MediaSpacesError } from '../errors';
 import type { Workflow } from '../schemas';
 import {
@@ -8,7 +9,6 @@ import {
   type ResolvedTiming,
   resolveTiming,
 } from './backoff';
-import { type Clock, systemClock } from './clock';
 
 export type WorkflowChangeType = 'added' | 'changed' | 'removed';
 

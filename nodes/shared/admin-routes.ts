@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient, type MediaSpacesClient } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
+import { isPlainObject } from '../../lib/guards';
 import { FRAME_RATES, TYPECODES } from '../../lib/schemas';
 import { type Credentials, configError, parseConfig } from './config-settings';
 import { probeConnection } from './connection-probe';
-import { isPlainObject } from './message-fields';
 import type { HttpRequest, HttpResponse, NodeAPI, RequestHandler } from './node-red-types';
 import { clientFor } from './server-client';
 

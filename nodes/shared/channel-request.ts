@@ -1,5 +1,6 @@
 import { MediaSpacesError } from '../../lib/errors';
-import { invalid, isPlainObject, wholeNumber } from './message-fields';
+import { isPlainObject } from '../../lib/guards';
+import { invalid, wholeNumber } from './message-fields';
 
 /**
  * The create-channel request from the node's settings (as the editor stores

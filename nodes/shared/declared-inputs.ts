@@ -1,7 +1,7 @@
 import type { MediaSpacesClient } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
+import { isPlainObject } from '../../lib/guards';
 import type { WorkflowInputs } from '../../lib/schemas';
-import { isPlainObject } from './message-fields';
 
 const TTL_MS = 5 * 60_000;
 /** Answers meaning "this service does not offer the workflow read": worth remembering. */

@@ -41,7 +41,3 @@ export function idempotencyKey(msg: NodeMessage): string | undefined {
   }
   return value;
 }
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value);
-}

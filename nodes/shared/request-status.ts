@@ -1,5 +1,6 @@
 import type { MediaSpacesError } from '../../lib/errors';
-import type { Node } from './node-red-types';
+import type { Node, NodeStatus } from './node-red-types';
+import { StatusBoard } from './status-board';
 
 /**
  * The node's status badge across concurrent requests: a blue dot while any
@@ -8,8 +9,11 @@ import type { Node } from './node-red-types';
  */
 export class RequestStatus {
   private inFlight = 0;
+  private readonly board: StatusBoard;
 
-  constructor(private readonly node: Node) {}
+  constructor(node: Node) {
+    this.board = new StatusBoard(node);
+  }
 
   started(): void {
     this.inFlight++;
@@ -27,17 +31,17 @@ export class RequestStatus {
 
   clear(): void {
     this.inFlight = 0;
-    this.node.status({});
+    this.board.close();
   }
 
-  private finish(outcome: { fill: 'green' | 'red'; shape: 'dot' | 'ring'; text: string }): void {
+  private finish(outcome: NodeStatus): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
     if (this.inFlight > 0) this.showRequesting();
-    else this.node.status(outcome);
+    else this.board.set(outcome);
   }
 
   private showRequesting(): void {
-    this.node.status({
+    this.board.set({
       fill: 'blue',
       shape: 'dot',
       text: this.inFlight > 1 ? `requesting (${this.inFlight})` : 'requesting',

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isPlainObject } from './message-fields';
+import { isPlainObject } from '../../lib/guards';
+import { safeId } from './node-state';
 
 /**
  * A synchronous copy of a node's saved state in a file of its own.
@@ -80,8 +81,7 @@ export function stateJournal(
   const dir = typeof config.dir === 'string' ? config.dir : settings?.userDir;
   if (typeof dir !== 'string' || dir === '') return undefined;
   const base = typeof config.base === 'string' && config.base !== '' ? config.base : 'context';
-  const id = nodeId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 64) || 'node';
-  return new StateJournal(path.join(dir, base, '.media-spaces', `${kind}-${id}.json`));
+  return new StateJournal(path.join(dir, base, '.media-spaces', `${kind}-${safeId(nodeId)}.json`));
 }
 
 /** The store node context uses without a store name: `default`, else the first one listed; names may alias. */

@@ -16,7 +16,7 @@ declare module 'vitest' {
  * user directory's node_modules to this one.
  */
 export default function setup(project: TestProject): void {
-  if (!existsSync(join(ROOT, 'dist/nodes/media-spaces-config.js'))) {
+  if (!existsSync(join(ROOT, 'dist/nodes/config/media-spaces-config.js'))) {
     throw new Error('dist/ is missing: run `npm run build` (npm run test:e2e does)');
   }
   if (!existsSync(CHROMIUM_PATH)) {

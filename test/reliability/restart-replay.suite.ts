@@ -10,9 +10,9 @@ import {
   type SchedulerStore,
   type StartEvent,
 } from '../../lib/schedule/scheduler';
-import { ManualClock } from '../../lib/watch/clock';
 import { JobFollower } from '../../lib/watch/job-follower';
 import { newerState, StateJournal, stateJournal } from '../../nodes/shared/state-journal';
+import { ManualClock } from '../support/manual-clock';
 
 /**
  * The pieces behind the restart suite's guarantees, one by one and on a

@@ -1,7 +1,7 @@
-import { createRequire } from 'node:module';
 import type { NodeModule } from 'node-red-node-test-helper';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type RequestLogEntry, type Simulator, startSimulator } from '../../lib/simulator';
+import { nodeModule } from '../support/node-modules';
 import {
   ALL_NODES,
   credentials,
@@ -14,12 +14,7 @@ import {
   trigger,
 } from '../support/node-red-runtime';
 
-const require = createRequire(import.meta.url);
-const EVERY_NODE: NodeModule[] = [
-  ...ALL_NODES,
-  require('../../dist/nodes/media-spaces-watch.js') as NodeModule,
-  require('../../dist/nodes/media-spaces-schedule.js') as NodeModule,
-];
+const EVERY_NODE: NodeModule[] = [...ALL_NODES, nodeModule('media-spaces-watch'), nodeModule('media-spaces-schedule')];
 
 /**
  * Ids from messages and settings cannot change the request path. Each hostile

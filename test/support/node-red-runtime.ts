@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
-import helper, { type HelperNode, type NodeModule } from 'node-red-node-test-helper';
+import helper, { type HelperNode } from 'node-red-node-test-helper';
 import type { Simulator } from '../../lib/simulator';
+import { nodeModule } from './node-modules';
 
 /**
  * A real Node-RED 4 runtime (node-red-node-test-helper) with the compiled
@@ -14,11 +15,11 @@ const require = createRequire(import.meta.url);
 export { helper };
 
 export const NODES = {
-  config: require('../../dist/nodes/media-spaces-config.js') as NodeModule,
-  list: require('../../dist/nodes/media-spaces-list-workflows.js') as NodeModule,
-  submit: require('../../dist/nodes/media-spaces-submit-job.js') as NodeModule,
-  channel: require('../../dist/nodes/media-spaces-create-channel.js') as NodeModule,
-  deleteEvent: require('../../dist/nodes/media-spaces-delete-event.js') as NodeModule,
+  config: nodeModule('media-spaces-config'),
+  list: nodeModule('media-spaces-list-workflows'),
+  submit: nodeModule('media-spaces-submit-job'),
+  channel: nodeModule('media-spaces-create-channel'),
+  deleteEvent: nodeModule('media-spaces-delete-event'),
 };
 export const ALL_NODES = Object.values(NODES);
 

@@ -1,12 +1,13 @@
 import { createRequire } from 'node:module';
 import type { NodeModule } from 'node-red-node-test-helper';
+import { nodeModule } from '../../support/node-modules';
 import { NODES } from '../../support/node-red-runtime';
 
 /** Every node module of the package, compiled (`npm run build` first), for the reliability suites. */
 const require = createRequire(import.meta.url);
 
-export const SCHEDULE_NODE = require('../../../dist/nodes/media-spaces-schedule.js') as NodeModule;
-export const WATCH_NODE = require('../../../dist/nodes/media-spaces-watch.js') as NodeModule;
+export const SCHEDULE_NODE = nodeModule('media-spaces-schedule');
+export const WATCH_NODE = nodeModule('media-spaces-watch');
 export const EVERY_NODE: NodeModule[] = [...Object.values(NODES), SCHEDULE_NODE, WATCH_NODE];
 
 /** Flow nodes need x and y, or the runtime takes them for config nodes. */

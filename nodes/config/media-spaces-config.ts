@@ -1,9 +1,9 @@
-import { createClient, type MediaSpacesClient } from '../lib/client';
-import { MediaSpacesError } from '../lib/errors';
-import { registerAdminRoutes } from './shared/admin-routes';
-import { configError, parseConfig } from './shared/config-settings';
-import type { Node, NodeAPI, NodeDef } from './shared/node-red-types';
-import type { Area, ClientProvider } from './shared/server-client';
+import { createClient, type MediaSpacesClient } from '../../lib/client';
+import { MediaSpacesError } from '../../lib/errors';
+import { registerAdminRoutes } from '../shared/admin-routes';
+import { configError, parseConfig } from '../shared/config-settings';
+import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
+import type { Area, ClientProvider } from '../shared/server-client';
 
 /**
  * media-spaces-config: where the service is and how to authenticate. Owns the

@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MediaSpacesError, quoteShort } from '../lib/errors';
+import { systemClock } from '../../lib/clock';
+import { MediaSpacesError, quoteShort } from '../../lib/errors';
+import { isPlainObject } from '../../lib/guards';
 import {
   buildEndMessage,
   buildStartMessage,
@@ -19,12 +21,10 @@ import {
   Scheduler,
   type SchedulerState,
   type StartEvent,
-  systemClock,
   systemTimeZone,
-} from '../lib/schedule';
-import { describeType } from '../lib/submit-input';
-import { asMediaSpacesError, failMessage } from './shared/failure';
-import { isPlainObject } from './shared/message-fields';
+} from '../../lib/schedule';
+import { describeType } from '../../lib/submit-input';
+import { asMediaSpacesError, failMessage } from '../shared/failure';
 import type {
   DoneFunction,
   Node,
@@ -33,9 +33,10 @@ import type {
   NodeMessage,
   NodeStatus,
   RequestHandler,
-} from './shared/node-red-types';
-import { clientFor } from './shared/server-client';
-import { newerState, stateJournal } from './shared/state-journal';
+} from '../shared/node-red-types';
+import { Handover, safeId } from '../shared/node-state';
+import { clientFor } from '../shared/server-client';
+import { newerState, stateJournal } from '../shared/state-journal';
 
 /**
  * media-spaces-schedule: recording windows (YAML inline or in a watched
@@ -57,13 +58,7 @@ type Source = (typeof SOURCES)[number];
 const PREVIEW_PATH = '/media-spaces/schedule/preview';
 const READ_PERMISSION = 'media-spaces-schedule.read';
 
-/**
- * State handed from a closing node to its successor with the same id in this
- * process: Node-RED deletes a node's context when it closes unless a context
- * store is configured in settings.js, so without this a plain redeploy would
- * forget windows in progress. A configured store covers process restarts.
- */
-const handover = new Map<string, SchedulerState>();
+const handover = new Handover<SchedulerState>();
 
 /**
  * Nodes waiting for their flow to start. One 'flows:started' listener per
@@ -118,12 +113,6 @@ function readSettings(def: NodeDef): Settings {
     server: text(def.server),
     watchInterval: Number.isFinite(interval) && interval >= 20 ? interval : 1000,
   };
-}
-
-/** Node ids are hex with at most a dot; anything else is made safe for a slot key. */
-function safeId(id: string): string {
-  const cleaned = id.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 64);
-  return cleaned || 'schedule';
 }
 
 export = function register(RED: ScheduleAPI): void {
@@ -356,8 +345,7 @@ export = function register(RED: ScheduleAPI): void {
 
     const store = {
       load: (): Promise<SchedulerState | undefined> => {
-        const handed = handover.get(node.id);
-        handover.delete(node.id);
+        const handed = handover.take(node.id);
         if (handed) return Promise.resolve(handed);
         return new Promise((resolve) => {
           const fromJournal = journal?.read();
@@ -593,8 +581,8 @@ export = function register(RED: ScheduleAPI): void {
       if (fileListener) fs.unwatchFile(filePath, fileListener);
       fileListener = undefined;
       if (scheduler) {
-        if (!removed && started) handover.set(node.id, scheduler.snapshot());
-        else handover.delete(node.id);
+        if (!removed && started) handover.keep(node.id, scheduler.snapshot());
+        else handover.drop(node.id);
         scheduler.stop();
       }
       // a removed node's context is deleted by the runtime; its journal goes with it

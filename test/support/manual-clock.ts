@@ -1,21 +1,4 @@
-/**
- * The time source of the watch loops. Injected so that tests (and the
- * simulator's manual clock) can drive polling deterministically.
- */
-export interface Clock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-/** Longest delay a Node.js timer accepts; longer waits are re-armed. */
-export const MAX_TIMER_MS = 2_147_483_647;
-
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, Math.min(Math.max(0, ms), MAX_TIMER_MS)),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
+import type { Clock } from '../../lib/clock';
 
 interface ManualTimer {
   id: number;

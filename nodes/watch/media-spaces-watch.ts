@@ -1,6 +1,7 @@
-import { idSegment, uuidSegment } from '../lib/client';
-import { MediaSpacesError } from '../lib/errors';
-import type { WorkflowJob } from '../lib/schemas';
+import { idSegment, uuidSegment } from '../../lib/client';
+import { MediaSpacesError } from '../../lib/errors';
+import { isPlainObject } from '../../lib/guards';
+import type { WorkflowJob } from '../../lib/schemas';
 import {
   JobFollower,
   type JobWaiter,
@@ -10,11 +11,13 @@ import {
   WorkflowActiveWaiter,
   type WorkflowChange,
   WorkflowWatcher,
-} from '../lib/watch';
-import { asMediaSpacesError, type ErrorDetails, failMessage as endWithError } from './shared/failure';
-import { given, invalid, isPlainObject, textValue, wholeNumber } from './shared/message-fields';
-import type { DoneFunction, Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from './shared/node-red-types';
-import { clientFor } from './shared/server-client';
+} from '../../lib/watch';
+import { asMediaSpacesError, type ErrorDetails, failMessage as endWithError } from '../shared/failure';
+import { given, invalid, textValue, wholeNumber } from '../shared/message-fields';
+import type { DoneFunction, Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from '../shared/node-red-types';
+import { Handover } from '../shared/node-state';
+import { clientFor } from '../shared/server-client';
+import { StatusBoard } from '../shared/status-board';
 
 /**
  * media-spaces-watch: polling over the Media Spaces client, in one of three
@@ -35,13 +38,7 @@ type Mode = (typeof MODES)[number];
 /** Node context key of the followed-job set (job mode). */
 const CONTEXT_KEY = 'mediaSpacesFollowedJobs';
 
-/**
- * Followed jobs handed from a closing node to its successor with the same id
- * in this process. Node-RED deletes a node's context on every close unless a
- * context store is configured in settings.js, so without this a plain
- * redeploy would forget them; the context store covers process restarts.
- */
-const handover = new Map<string, PersistedJob[]>();
+const handover = new Handover<PersistedJob[]>();
 
 /**
  * Node context key of the jobs reported lately (job mode), by the idempotency
@@ -189,7 +186,7 @@ export = function register(RED: NodeAPI): void {
 
     if (settings.mode !== 'job') {
       // jobs followed before the mode changed are abandoned
-      handover.delete(this.id);
+      handover.drop(this.id);
       try {
         this.context().set(CONTEXT_KEY, undefined);
         this.context().set(REPORTED_KEY, undefined);
@@ -306,8 +303,7 @@ export = function register(RED: NodeAPI): void {
         follower.flush();
         show();
       };
-      const handed = handover.get(this.id);
-      handover.delete(this.id);
+      const handed = handover.take(this.id);
       const handedReported = reportedHandover.get(this.id);
       reportedHandover.delete(this.id);
       if (handed !== undefined || handedReported !== undefined) {
@@ -359,7 +355,7 @@ export = function register(RED: NodeAPI): void {
             const records = loaded ? follower.snapshot() : [];
             follower.close({ persist: false });
             if (!removed) {
-              if (records.length > 0) handover.set(this.id, records);
+              if (records.length > 0) handover.keep(this.id, records);
               if (reported.size > 0) reportedHandover.set(this.id, new Map(reported));
               if (!loaded) {
                 resolve();
@@ -373,7 +369,7 @@ export = function register(RED: NodeAPI): void {
               }
               return;
             }
-            handover.delete(this.id);
+            handover.drop(this.id);
             reportedHandover.delete(this.id);
             try {
               context.set(REPORTED_KEY, undefined);
@@ -535,43 +531,4 @@ function waiting(n: number, outcome?: NodeStatus): NodeStatus {
 
 function seconds(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 100) / 10} s`;
-}
-
-/**
- * The status badge, updated at most every 250 ms (with 5,000 followed jobs a
- * badge per event would flood the editor); the last update always shows.
- */
-class StatusBoard {
-  private pending: NodeStatus | undefined;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private lastAt = 0;
-  private shown = '';
-  private closed = false;
-
-  constructor(private readonly node: Node) {}
-
-  set(status: NodeStatus): void {
-    if (this.closed) return;
-    this.pending = status;
-    const wait = this.lastAt + 250 - Date.now();
-    if (wait <= 0) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), wait);
-  }
-
-  close(): void {
-    this.closed = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.node.status({});
-  }
-
-  private flush(): void {
-    this.timer = undefined;
-    if (this.closed || this.pending === undefined) return;
-    const key = JSON.stringify(this.pending);
-    this.lastAt = Date.now();
-    if (key !== this.shown) this.node.status(this.pending);
-    this.shown = key;
-    this.pending = undefined;
-  }
 }

@@ -1,7 +1,7 @@
-import { channelRequest, channelSettings } from './shared/channel-request';
-import { idempotencyKey } from './shared/message-fields';
-import type { Node, NodeAPI, NodeDef } from './shared/node-red-types';
-import { handleOperation, respond } from './shared/operation';
+import { channelRequest, channelSettings } from '../shared/channel-request';
+import { idempotencyKey } from '../shared/message-fields';
+import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
+import { handleOperation, respond } from '../shared/operation';
 
 /**
  * media-spaces-create-channel: creates a recording channel from the node's

@@ -1,8 +1,8 @@
-import { MediaSpacesError } from '../lib/errors';
-import { given, invalid, wholeNumber } from './shared/message-fields';
-import type { Node, NodeAPI, NodeDef, NodeMessage } from './shared/node-red-types';
-import { handleOperation, type Outcome } from './shared/operation';
-import { splitMessages } from './shared/split-parts';
+import { MediaSpacesError } from '../../lib/errors';
+import { given, invalid, wholeNumber } from '../shared/message-fields';
+import type { Node, NodeAPI, NodeDef, NodeMessage } from '../shared/node-red-types';
+import { handleOperation, type Outcome } from '../shared/operation';
+import { splitMessages } from '../shared/split-parts';
 
 /**
  * media-spaces-list-workflows: the space's workflows, as one array (all

@@ -1,8 +1,8 @@
-import { MediaSpacesError } from '../lib/errors';
-import { given } from './shared/message-fields';
-import type { Node, NodeAPI, NodeDef } from './shared/node-red-types';
-import { handleOperation, respond } from './shared/operation';
-import { evaluateSetting } from './shared/typed-input';
+import { MediaSpacesError } from '../../lib/errors';
+import { given } from '../shared/message-fields';
+import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
+import { handleOperation, respond } from '../shared/operation';
+import { evaluateSetting } from '../shared/typed-input';
 
 /** media-spaces-delete-event: deletes a live-capture event by id (msg.event_id, else the node's setting). */
 export = function register(RED: NodeAPI): void {

@@ -1,10 +1,11 @@
-import { MediaSpacesError } from '../lib/errors';
-import { DeclaredInputs, hasTypedInputs } from './shared/declared-inputs';
-import { renderJobName } from './shared/job-name-template';
-import { given, idempotencyKey, invalid, isPlainObject } from './shared/message-fields';
-import type { Node, NodeAPI, NodeDef, NodeMessage } from './shared/node-red-types';
-import { handleOperation, respond } from './shared/operation';
-import { evaluateSetting } from './shared/typed-input';
+import { MediaSpacesError } from '../../lib/errors';
+import { isPlainObject } from '../../lib/guards';
+import { DeclaredInputs, hasTypedInputs } from '../shared/declared-inputs';
+import { renderJobName } from '../shared/job-name-template';
+import { given, idempotencyKey, invalid } from '../shared/message-fields';
+import type { Node, NodeAPI, NodeDef, NodeMessage } from '../shared/node-red-types';
+import { handleOperation, respond } from '../shared/operation';
+import { evaluateSetting } from '../shared/typed-input';
 
 /**
  * media-spaces-submit-job: submits a job to a workflow. The node's inputs

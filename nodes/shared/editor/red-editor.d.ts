@@ -1,0 +1,99 @@
+/**
+ * The slice of the Node-RED editor API the editor code uses. Node-RED ships no
+ * editor types; jQuery's come from @types/jquery. Extend as editors need more.
+ */
+
+interface EditorNodeProperty {
+  value: unknown;
+  type?: string;
+  required?: boolean;
+  label?: string;
+  validate?: (this: EditorNodeInstance, value: unknown, opt?: unknown) => boolean | string;
+}
+
+interface EditorNodeInstance {
+  id: string;
+  type: string;
+  name?: string;
+  credentials?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+interface EditorNodeDefinition<T extends EditorNodeInstance = EditorNodeInstance> {
+  category: string;
+  color?: string;
+  defaults: Record<string, EditorNodeProperty>;
+  credentials?: Record<string, { type: 'text' | 'password'; required?: boolean; label?: string }>;
+  inputs?: number;
+  outputs?: number;
+  outputLabels?: string[] | ((this: T, index: number) => string);
+  inputLabels?: string | ((this: T) => string);
+  icon?: string;
+  align?: 'left' | 'right';
+  paletteLabel?: string | ((this: T) => string);
+  label?: string | ((this: T) => string);
+  labelStyle?: string | ((this: T) => string);
+  button?: { enabled?: (this: T) => boolean; visible?: (this: T) => boolean; onclick: (this: T) => void };
+  oneditprepare?: (this: T) => void;
+  oneditsave?: (this: T) => void;
+  oneditcancel?: (this: T) => void;
+  oneditdelete?: (this: T) => void;
+  oneditresize?: (this: T, size: { width: number; height: number }) => void;
+}
+
+interface EditorRED {
+  nodes: {
+    registerType<T extends EditorNodeInstance>(type: string, definition: EditorNodeDefinition<T>): void;
+    node(id: string): EditorNodeInstance | null;
+    dirty(dirty?: boolean): boolean;
+  };
+  validators: {
+    typedInput(typeField: string): (value: unknown) => boolean;
+    number(blankAllowed?: boolean): (value: unknown) => boolean;
+    regex(re: RegExp): (value: unknown) => boolean;
+  };
+  notify(
+    message: string,
+    options?: string | { type?: string; timeout?: number; modal?: boolean; fixed?: boolean },
+  ): void;
+  _(key: string, substitutions?: Record<string, unknown>): string;
+  settings: Record<string, unknown>;
+  view: { reveal(id: string): void; redraw(full?: boolean): void };
+  editor: {
+    createEditor(options: Record<string, unknown>): {
+      getValue(): string;
+      setValue(text: string, cursor?: number): void;
+      destroy(): void;
+      focus(): void;
+    };
+  };
+  comms: {
+    subscribe(topic: string, handler: (topic: string, payload: unknown) => void): void;
+    unsubscribe(topic: string, handler: (topic: string, payload: unknown) => void): void;
+  };
+  events: { on(event: string, handler: (...args: unknown[]) => void): void };
+  actions: { add(name: string, handler: () => void): void };
+  sidebar: {
+    addTab(options: Record<string, unknown>): void;
+    removeTab(id: string): void;
+    show(id: string): void;
+  };
+  plugins?: { registerPlugin(id: string, definition: Record<string, unknown>): void };
+  user?: { hasPermission?(permission: string): boolean };
+}
+
+declare const RED: EditorRED;
+
+/** Node-RED's jQuery widgets. */
+interface JQuery<TElement = HTMLElement> {
+  typedInput(options: {
+    default?: string;
+    types: (string | Record<string, unknown>)[];
+    typeField?: string;
+  }): JQuery<TElement>;
+  typedInput(method: 'value' | 'type', value?: string): string;
+  typedInput(method: string, ...args: unknown[]): unknown;
+  editableList(options: Record<string, unknown>): JQuery<TElement>;
+  editableList(method: string, ...args: unknown[]): unknown;
+  i18n(): JQuery<TElement>;
+}
