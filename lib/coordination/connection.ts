@@ -79,6 +79,8 @@ export class RedisConnection {
     this.#connectTimeoutMs = positive(options.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS);
     this.#commandTimeoutMs = positive(options.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS);
     this.#maxDelayMs = positive(options.maxReconnectDelayMs, DEFAULT_MAX_RECONNECT_DELAY_MS);
+    // every command racing for the first connection waits on this emitter; they are bounded by the callers
+    this.#events.setMaxListeners(0);
   }
 
   get status(): ConnectionStatus {
@@ -109,7 +111,7 @@ export class RedisConnection {
   async send(args: string[]): Promise<unknown> {
     const client = await this.#readyClient();
     try {
-      return await client.sendCommand(args, { timeout: this.#commandTimeoutMs });
+      return await this.#answered(client.sendCommand(args, { timeout: this.#commandTimeoutMs }));
     } catch (err) {
       throw this.#describe(err);
     }
@@ -120,12 +122,16 @@ export class RedisConnection {
     const client = await this.#readyClient();
     const tail = [String(keys.length), ...keys, ...args];
     try {
-      return await client.sendCommand(['EVALSHA', script.sha1, ...tail], { timeout: this.#commandTimeoutMs });
+      return await this.#answered(
+        client.sendCommand(['EVALSHA', script.sha1, ...tail], { timeout: this.#commandTimeoutMs }),
+      );
     } catch (err) {
       if (!(err instanceof Error) || !/^NOSCRIPT/.test(err.message)) throw this.#describe(err);
     }
     try {
-      return await client.sendCommand(['EVAL', script.source, ...tail], { timeout: this.#commandTimeoutMs });
+      return await this.#answered(
+        client.sendCommand(['EVAL', script.source, ...tail], { timeout: this.#commandTimeoutMs }),
+      );
     } catch (err) {
       throw this.#describe(err);
     }
@@ -183,6 +189,23 @@ export class RedisConnection {
     });
     // connect() settles only once connected; it rejects only if closed meanwhile, already reported
     client.connect().catch(() => undefined);
+  }
+
+  /**
+   * node-redis times a command out only while it waits to be written; once
+   * sent, a hung server would keep it forever. A late answer is dropped: a
+   * claim it won runs out with its lease and another instance takes over.
+   */
+  #answered<T>(pending: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new CoordinationError('timeout', `Redis at ${this.endpoint.display} did not answer in time`)),
+        this.#commandTimeoutMs,
+      );
+    });
+    pending.catch(() => undefined);
+    return Promise.race([pending, timeout]).finally(() => clearTimeout(timer));
   }
 
   #backoff(retries: number): number {

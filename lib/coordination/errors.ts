@@ -55,7 +55,8 @@ export function describeRedisError(err: unknown, where: string, connectTimeoutMs
   const text = errorText(err);
   const name = errorName(err);
   if (/^WRONGPASS/.test(text)) return new CoordinationError('auth', `Redis rejected the username or password`, err);
-  if (/^NOAUTH/.test(text)) {
+  // Redis refuses long commands from clients that have not authenticated, before it says NOAUTH
+  if (/^NOAUTH|unauthenticated/.test(text)) {
     return new CoordinationError('auth', `Redis at ${where} requires a password: enter it in the credentials`, err);
   }
   if (/^NOPERM/.test(text)) {
