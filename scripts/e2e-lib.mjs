@@ -16,6 +16,7 @@ export const NODE_TYPES = [
   'media-spaces-delete-event',
   'media-spaces-schedule',
   'media-spaces-watch',
+  'media-spaces-coordination',
 ];
 
 /** Debian's chromium; playwright never downloads a browser here. */

@@ -37,6 +37,8 @@ declare module 'node-red-node-test-helper' {
       credentials?: Record<string, Record<string, string>>,
     ): Promise<void>;
     unload(): Promise<void>;
+    /** The sinon spy on RED.log.log; each call's first argument is `{ level, msg, type, id }`. */
+    log(): { args: Array<[{ level: number; msg: unknown; type?: string; id?: string }]> };
     getNode(id: string): HelperNode;
     request(): {
       get(path: string): HelperRequest;

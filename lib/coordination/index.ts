@@ -1,0 +1,31 @@
+/**
+ * Coordination of several Node-RED instances through Redis: exactly-once
+ * schedule steps (claim / complete with fencing), catch-up mutex, and a shared
+ * registry of followed jobs. See README.md in this folder.
+ */
+export {
+  type ConnectionState,
+  type ConnectionStatus,
+  RedisConnection,
+  type RedisConnectionOptions,
+} from './connection';
+export {
+  type ClaimOptions,
+  type ClaimResult,
+  type CompleteResult,
+  Coordinator,
+  type CoordinatorOptions,
+  type LeaseKeeper,
+  type LockResult,
+} from './coordinator';
+export { CoordinationError, type CoordinationErrorCode } from './errors';
+export {
+  type JobRecord,
+  JobRegistry,
+  type JobRegistryOptions,
+  type JobReport,
+  type RegisterResult,
+} from './job-registry';
+export { DEFAULT_KEY_PREFIX, normalizeSlot, type SlotRef } from './keys';
+export type { DoneRecord, HeldBy } from './records';
+export { parseRedisUrl, type RedisEndpoint } from './url';
