@@ -196,7 +196,7 @@ function variableFrom(
   if (full && (given.typecode === undefined || given.typecode === null) && declaredType === undefined) {
     // WorkflowVariable: "typecode | string | yes"; guessing String would send a value the workflow may not take
     errors[path] =
-      'typecode is required: the description requires it on every variable (give typecode, or let the client read the workflow\'s declared inputs)';
+      "typecode is required: the description requires it on every variable (give typecode, or let the client read the workflow's declared inputs)";
     return undefined;
   }
   const typecode = resolveTypecode(given.typecode ?? declaredType, given.value, path, errors);
@@ -302,7 +302,7 @@ function labelFrom(
           else {
             const name = typeof p.name === 'string' && p.name !== '' ? p.name : `[${i}]`;
             errors[`${path}.parameters.${name}`] =
-              'typecode is required: the description requires it on every parameter (give typecode, or let the client read the workflow\'s declared inputs)';
+              "typecode is required: the description requires it on every parameter (give typecode, or let the client read the workflow's declared inputs)";
           }
         }
         return out;

@@ -79,7 +79,7 @@ const POSIX_PATH = /^\/[^/]/;
 export function checkUri(value: string): string | null {
   if (value === '' || value.trim() !== value) return URI_RULE;
   if (WINDOWS_DRIVE_PATH.test(value) || UNC_PATH.test(value) || POSIX_PATH.test(value)) {
-    return /[\0-\x1f]/.test(value) ? URI_RULE : null;
+    return [...value].some((ch) => ch.charCodeAt(0) < 0x20) ? URI_RULE : null;
   }
   const m = SCHEME.exec(value);
   if (!m || m[1].length === 1 || /\s/.test(value)) return URI_RULE;

@@ -129,7 +129,8 @@ function checkUsers(users: FixtureUserDef[], spaces: FixtureSpaceDef[]): Fixture
   const names = new Map<string, number>();
   users.forEach((u, i) => {
     const other = names.get(u.username);
-    if (other !== undefined) issues.push({ path: `users.${i}.username`, message: `duplicates users.${other}.username` });
+    if (other !== undefined)
+      issues.push({ path: `users.${i}.username`, message: `duplicates users.${other}.username` });
     names.set(u.username, i);
     const seen = new Set<string>();
     u.spaces.forEach((g, j) => {

@@ -73,7 +73,8 @@ export async function serveOAuth(ctx: OAuthContext, req: IncomingMessage, res: S
     return fail('unsupported_response_type', 'only the implicit flow (response_type=token) is served');
   }
   const scopes = (params.scope ?? '').split(' ').filter(Boolean);
-  if (scopes.length === 0) return fail('invalid_scope', `scope is required: one or more of ${API_KEY_SCOPES.join(' ')}`);
+  if (scopes.length === 0)
+    return fail('invalid_scope', `scope is required: one or more of ${API_KEY_SCOPES.join(' ')}`);
   const unknown = scopes.find((s) => !(API_KEY_SCOPES as readonly string[]).includes(s));
   if (unknown !== undefined) {
     return fail('invalid_scope', `unknown scope ${unknown}; known: ${API_KEY_SCOPES.join(' ')}`);
@@ -124,7 +125,8 @@ export async function serveOAuth(ctx: OAuthContext, req: IncomingMessage, res: S
 
 function checkClientId(value: string | undefined): string | null {
   if (value === undefined || value === '') return 'client_id is required';
-  if (value.length > 256 || !/^[\x20-\x7e]+$/.test(value)) return 'client_id must be 1 to 256 printable ASCII characters';
+  if (value.length > 256 || !/^[\x20-\x7e]+$/.test(value))
+    return 'client_id must be 1 to 256 printable ASCII characters';
   return null;
 }
 
@@ -172,4 +174,3 @@ function html(res: ServerResponse, status: number, body: string, headers: Record
   });
   res.end(body);
 }
-
