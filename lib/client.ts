@@ -291,8 +291,11 @@ export class MediaSpacesClient {
 
   async createChannel(request: unknown, options: PostOptions = {}): Promise<ApiResponse<Channel>> {
     const parsed = ChannelCreateRequest.safeParse(request);
-    if (!parsed.success) {
-      const fieldErrors = describeIssues(parsed.error);
+    const fieldErrors = parsed.success ? {} : describeIssues(parsed.error);
+    // "Which create-request fields are required: not shown"; the simulator requires a name (a nameless
+    // channel is useless to an operator), and the client refuses first what it would refuse
+    if (isRecord(request) && request.name === undefined) fieldErrors.name = 'name is required';
+    if (!parsed.success || Object.keys(fieldErrors).length > 0) {
       throw MediaSpacesError.invalidInput(`Invalid channel request: ${listFieldErrors(fieldErrors)}`, fieldErrors);
     }
     return this.liveCall('POST', `/${this.space()}/channels`, 'Create channel', (b) => Channel.parse(b), {
@@ -409,6 +412,9 @@ export class MediaSpacesClient {
 export function createClient(config: ClientConfig): MediaSpacesClient {
   return new MediaSpacesClient(config);
 }
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const hasText = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
 

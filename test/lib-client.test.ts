@@ -418,10 +418,18 @@ describe('against the simulator (manual clock)', () => {
       expect(requests()).toHaveLength(0);
     });
 
-    it('reports the service 422 field map (the simulator requires a name)', async () => {
+    it('requires a name, as the simulator does: the client refuses first with the same field message', async () => {
       const err = await rejection(client.createChannel({ description: 'nameless' }));
-      expect(err.status).toBe(422);
+      expect(err.code).toBe('invalid_input');
       expect(err.fieldErrors).toEqual({ name: 'name is required' });
+      expect(requests()).toHaveLength(0);
+      const service = await fetch(`${h.sim.liveCaptureUrl}${LIVE_PATH}/channels`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKENS.main}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ description: 'nameless' }),
+      });
+      expect(service.status).toBe(422);
+      expect(await service.json()).toEqual({ errors: { name: 'name is required' } });
     });
 
     it('deletes an event with 204, then answers 404 for it', async () => {

@@ -159,6 +159,14 @@ describe('base64: "data (base64 text of a file\'s content)" (client, before send
   });
 });
 
+describe('the "sources section of a job submission" (client)', () => {
+  it('is refused as an unknown field before sending', async () => {
+    const err = await rejection(h.client().submitJob(WF.simple, { sources: { src: 's3://b/a.mxf' } }));
+    expect(err.fieldErrors.sources).toMatch(/^is not a known field/);
+    nothingSent();
+  });
+});
+
 describe('reading what a real service may send', () => {
   let stub: Stub;
   beforeAll(async () => {

@@ -180,3 +180,14 @@ describe('nulls: only elapsed_time is declared "nullable"', () => {
     expect(recording.body.recording).not.toHaveProperty('ended_at');
   });
 });
+
+describe('the "sources section of a job submission" the description names without showing', () => {
+  it('is not a field of the submit-job request: nicknames go in usage.input.media_nicknames by identifier', async () => {
+    const res = await json('POST', jobsUrl(), C.management, {
+      usage: { input: { variables: sourceVar('s3://b/a.mxf'), media_nicknames: [LUT] } },
+      sources: [{ identifier: 'lut', files: ['s3://b/lut.cube'] }],
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual({ sources: 'is not a known field' });
+  });
+});
