@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { inspect } from 'node:util';
 import type { Dispatcher } from 'undici';
-import { listFieldErrors, MediaSpacesError } from './errors';
+import { listFieldErrors, MediaSpacesError, tokenExpiredError } from './errors';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
 import {
   Channel,
@@ -28,6 +28,16 @@ export interface ClientConfig {
   spaceId: string;
   /** Static API key of the workflow area. */
   apiKey?: string;
+  /**
+   * OAuth 2.0 access token of the workflow area, from the implicit flow at `/auth/oauth2`
+   * (see `readTokenFragment`). When set it is sent instead of `apiKey`.
+   */
+  workflowToken?: string;
+  /**
+   * When `workflowToken` expires (ms since the epoch, an ISO date or a Date; `expiresAt` of
+   * `readTokenFragment`). Past it, calls fail with code `token_expired` without being sent.
+   */
+  workflowTokenExpiresAt?: number | string | Date;
   /** OAuth 2.0 bearer token of the live-capture area. */
   accessToken?: string;
   workflowPrefix?: WorkflowPrefix;
@@ -69,7 +79,10 @@ export interface ListWorkflowsOptions extends CallOptions {
 export interface SubmitJobOptions extends PostOptions {
   /** Inputs from the node's settings, merged under the request. */
   base?: unknown;
-  /** The workflow's declared inputs, used for typecodes of short-form values. */
+  /**
+   * The workflow's declared inputs: typecodes of values that give none, and a check before
+   * sending that every required variable, media nickname, attachment and label is present.
+   */
   declared?: WorkflowInputs;
   jobName?: string;
 }
@@ -107,6 +120,12 @@ export class MediaSpacesClient {
       statusParam: config.statusParam || 'status',
       jobStatusPath: config.jobStatusPath || DEFAULT_JOB_STATUS_PATH,
     };
+    if (config.workflowTokenExpiresAt !== undefined && expiryOf(config.workflowTokenExpiresAt) === undefined) {
+      throw MediaSpacesError.invalidInput(
+        `workflowTokenExpiresAt must be a time (ms since the epoch, an ISO date or a Date), got ${describeType(config.workflowTokenExpiresAt)}`,
+        { workflowTokenExpiresAt: 'is not a time' },
+      );
+    }
     const timeoutMs = positive(config.timeout, 30_000);
     this.transport = new Transport({
       timeoutMs,
@@ -225,6 +244,7 @@ export class MediaSpacesClient {
       base: options.base,
       declared: options.declared,
       jobName: options.jobName,
+      requireDeclared: true,
     });
     return this.workflowCall(
       'POST',
@@ -271,8 +291,11 @@ export class MediaSpacesClient {
 
   async createChannel(request: unknown, options: PostOptions = {}): Promise<ApiResponse<Channel>> {
     const parsed = ChannelCreateRequest.safeParse(request);
-    if (!parsed.success) {
-      const fieldErrors = describeIssues(parsed.error);
+    const fieldErrors = parsed.success ? {} : describeIssues(parsed.error);
+    // "Which create-request fields are required: not shown"; the simulator requires a name (a nameless
+    // channel is useless to an operator), and the client refuses first what it would refuse
+    if (isRecord(request) && request.name === undefined) fieldErrors.name = 'name is required';
+    if (!parsed.success || Object.keys(fieldErrors).length > 0) {
       throw MediaSpacesError.invalidInput(`Invalid channel request: ${listFieldErrors(fieldErrors)}`, fieldErrors);
     }
     return this.liveCall('POST', `/${this.space()}/channels`, 'Create channel', (b) => Channel.parse(b), {
@@ -302,6 +325,11 @@ export class MediaSpacesClient {
     return undefined;
   }
 
+  /** When the configured workflow token expires (ms since the epoch), if known. */
+  get workflowTokenExpiresAt(): number | undefined {
+    return this.#config.workflowToken ? expiryOf(this.#config.workflowTokenExpiresAt) : undefined;
+  }
+
   /** What a log or JSON.stringify may show of the client: never its credentials. */
   toJSON(): Record<string, unknown> {
     return {
@@ -310,6 +338,7 @@ export class MediaSpacesClient {
       spaceId: this.#config.spaceId,
       workflowPrefix: this.#config.workflowPrefix,
       apiKey: this.#config.apiKey ? '[redacted]' : undefined,
+      workflowToken: this.#config.workflowToken ? '[redacted]' : undefined,
       accessToken: this.#config.accessToken ? '[redacted]' : undefined,
     };
   }
@@ -337,7 +366,8 @@ export class MediaSpacesClient {
     options: CallOptions & { body?: unknown; idempotencyKey?: string },
   ): Promise<ApiResponse<T>> {
     const url = joinUrl(this.#config.workflowUrl, 'workflowUrl', this.#config.workflowPrefix, path);
-    return this.transport.send({ method, url, credential: this.#config.apiKey, context, ...options }, parse);
+    const credential = this.workflowCredential(context);
+    return this.transport.send({ method, url, credential, context, ...options }, parse);
   }
 
   private liveCall<T>(
@@ -349,12 +379,49 @@ export class MediaSpacesClient {
   ): Promise<ApiResponse<T>> {
     const base = this.#config.liveCaptureUrl || this.#config.workflowUrl;
     const url = joinUrl(base, 'liveCaptureUrl', this.#config.liveCapturePrefix, path);
-    return this.transport.send({ method, url, credential: this.#config.accessToken, context, ...options }, parse);
+    const credential = this.#config.accessToken;
+    // "Every request carries the header Authorization: Bearer <ACCESS_TOKEN>": one without it is refused unsent
+    if (!hasText(credential)) {
+      throw MediaSpacesError.invalidInput(
+        `${context} not sent: no access token configured for the live-capture area (set accessToken)`,
+        { accessToken: 'is required' },
+      );
+    }
+    return this.transport.send({ method, url, credential, context, ...options }, parse);
+  }
+
+  /** The workflow area's bearer credential: the signed-in token when there is one, else the API key. */
+  private workflowCredential(context: string): string {
+    const { workflowToken, apiKey } = this.#config;
+    if (hasText(workflowToken)) {
+      const expiresAt = expiryOf(this.#config.workflowTokenExpiresAt);
+      if (expiresAt !== undefined && Date.now() >= expiresAt) throw tokenExpiredError(context, expiresAt);
+      return workflowToken;
+    }
+    // "Every request carries the header Authorization: Bearer <API_KEY>": one without it is refused unsent
+    if (!hasText(apiKey)) {
+      throw MediaSpacesError.invalidInput(
+        `${context} not sent: no API key configured for the workflow area (set apiKey, or sign in for a workflowToken)`,
+        { apiKey: 'is required' },
+      );
+    }
+    return apiKey;
   }
 }
 
 export function createClient(config: ClientConfig): MediaSpacesClient {
   return new MediaSpacesClient(config);
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const hasText = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
+
+function expiryOf(value: unknown): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const ms = value instanceof Date ? value.getTime() : typeof value === 'string' ? Date.parse(value) : value;
+  return typeof ms === 'number' && Number.isFinite(ms) ? ms : undefined;
 }
 
 function positive(value: unknown, fallback: number): number {

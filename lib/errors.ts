@@ -1,4 +1,4 @@
-import { ErrorMessageShape, ErrorResponseShape, ProblemShape, ValidationShape } from './schemas';
+import { ErrorMessageShape, ErrorResponseShape, ValidationShape } from './schemas';
 
 /**
  * Short codes carried by every MediaSpacesError. HTTP statuses map to the
@@ -7,6 +7,7 @@ import { ErrorMessageShape, ErrorResponseShape, ProblemShape, ValidationShape } 
 export type ErrorCode =
   | 'invalid_request' // 400
   | 'unauthorized' // 401
+  | 'token_expired' // 401 for an OAuth access token past its expiry, or one the client knows has expired
   | 'subscription_inactive' // 403
   | 'not_found' // 404
   | 'conflict' // 409
@@ -136,6 +137,7 @@ export function errorFromResponse(
   body: unknown,
   context: string,
   secrets: readonly (string | undefined)[] = [],
+  headers: Record<string, string | string[] | undefined> = {},
 ): MediaSpacesError {
   // a service may quote the credential it was sent ("unknown API key abc..."); it never leaves in an error
   body = redactSecrets(body, secrets);
@@ -145,19 +147,22 @@ export function errorFromResponse(
   let fieldErrors: Record<string, string> = {};
   let traceId: string | undefined;
 
-  const problem = ProblemShape.safeParse(body);
   const isProblem =
-    problem.success &&
     body !== null &&
     typeof body === 'object' &&
+    !Array.isArray(body) &&
     ('title' in body || 'detail' in body || 'trace_id' in body || 'instance' in body);
-  if (isProblem && problem.success) {
-    const p = problem.data;
-    detail = p.detail ?? p.title;
-    traceId = p.trace_id;
-    for (const item of p.errors ?? []) {
-      const key = item.pointer ?? item.type ?? '(request)';
-      fieldErrors[key] = item.detail ?? item.type ?? 'invalid';
+  if (isProblem) {
+    // each member on its own: a null `instance` (or any other odd member) must not cost the detail or trace id
+    const p = body as Record<string, unknown>;
+    const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+    detail = text(p.detail) ?? text(p.title);
+    traceId = text(p.trace_id);
+    for (const raw of Array.isArray(p.errors) ? p.errors : []) {
+      if (raw === null || typeof raw !== 'object') continue;
+      const item = raw as Record<string, unknown>;
+      const key = text(item.pointer) ?? text(item.type) ?? '(request)';
+      fieldErrors[key] = text(item.detail) ?? text(item.type) ?? 'invalid';
     }
   } else {
     const shape1 = ErrorResponseShape.safeParse(body);
@@ -172,8 +177,36 @@ export function errorFromResponse(
     if (typeof body === 'string' && body.trim() !== '') detail = body.trim().slice(0, 200);
   }
 
+  if (status === 401 && saysTokenExpired(headers['www-authenticate'], detail)) {
+    return new MediaSpacesError({
+      status,
+      code: 'token_expired',
+      message: `${context} failed: HTTP 401 - the access token has expired; sign in again to get a new one`,
+      fieldErrors,
+      traceId,
+      body,
+    });
+  }
   const message = `${context} failed: HTTP ${status}${statusText ? ` ${statusText}` : ''}${detail ? ` - ${detail}` : ''}`;
   return new MediaSpacesError({ status, code, message, fieldErrors, traceId, body });
+}
+
+/**
+ * RFC 6750 section 3.1: an expired token is answered with `WWW-Authenticate: Bearer
+ * error="invalid_token"` and a description; services that send only a body say so in words.
+ */
+function saysTokenExpired(challenge: string | string[] | undefined, detail: string | undefined): boolean {
+  const header = Array.isArray(challenge) ? challenge.join(', ') : (challenge ?? '');
+  if (/error\s*=\s*"?invalid_token"?/i.test(header) && /expired/i.test(header)) return true;
+  return detail !== undefined && /\btoken\b[^.;]*\bexpired\b/i.test(detail);
+}
+
+/** The error for a token the client already knows has expired: nothing is sent. */
+export function tokenExpiredError(context: string, expiresAt: number): MediaSpacesError {
+  return new MediaSpacesError({
+    code: 'token_expired',
+    message: `${context} not sent: the workflow access token expired at ${new Date(expiresAt).toISOString()}; sign in again to get a new one`,
+  });
 }
 
 export const REDACTED = '[redacted]';

@@ -5,6 +5,7 @@
  */
 export * from './client';
 export * from './errors';
+export * from './oauth';
 export * from './retry';
 /** Recording schedules: YAML windows, cron in IANA time zones, the durable scheduler. */
 export * as schedule from './schedule';

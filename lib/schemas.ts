@@ -178,6 +178,21 @@ export const ParameterInput = z.strictObject({
 });
 export type ParameterInput = z.infer<typeof ParameterInput>;
 
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$/;
+
+/**
+ * Base64 as RFC 4648 section 4 defines it: the standard alphabet, a length that is a
+ * multiple of 4, padding only at the end and only as much as the last group needs, and
+ * zero pad bits (so each text has exactly one decoding). No line breaks, no URL-safe
+ * alphabet. The empty text (an empty file) is valid.
+ */
+export function checkBase64(value: string): string | null {
+  if (BASE64.test(value)) return null;
+  if (/[^A-Za-z0-9+/=]/.test(value)) return 'must be base64 text (RFC 4648: A-Z a-z 0-9 + / and = padding only)';
+  if (value.length % 4 !== 0) return `must be base64 text: its length (${value.length}) is not a multiple of 4`;
+  return 'must be base64 text: padding (=) only at the end, as the last group needs, with zero pad bits';
+}
+
 export const NickNameInput = z.strictObject({
   name: z.string().optional(),
   description: z.string().optional(),
@@ -185,7 +200,10 @@ export const NickNameInput = z.strictObject({
   files: z.array(z.string()).optional(),
   data: z
     .string()
-    .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64 text')
+    .superRefine((value, ctx) => {
+      const problem = checkBase64(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
     .optional(),
   datafilename: z.string().optional(),
   binary_mode: z.boolean().optional(),

@@ -49,7 +49,13 @@ type FieldErrors = Record<string, string>;
  */
 export function buildSubmitRequest(
   override: unknown,
-  options: { base?: unknown; declared?: WorkflowInputs; jobName?: string } = {},
+  options: {
+    base?: unknown;
+    declared?: WorkflowInputs;
+    jobName?: string;
+    /** With `declared`: refuse a request that leaves out a required input (submitJob sets it). */
+    requireDeclared?: boolean;
+  } = {},
 ): SubmitJobRequest {
   // prototype-free: payload keys such as "__proto__" or "constructor" are reported like any unknown field
   const errors: FieldErrors = Object.create(null);
@@ -63,6 +69,7 @@ export function buildSubmitRequest(
     labels: mergeBy(base.labels, top.labels, (v) => v.identifier),
   };
   checkValues(merged, errors);
+  if (options.declared && options.requireDeclared) checkRequired(merged, options.declared, errors);
 
   const jobName = options.jobName ?? (isPlainObject(override) ? override.job_name : undefined);
   const input: Record<string, unknown> = {};
@@ -86,7 +93,14 @@ function emptyInputs(): Inputs {
   return { variables: [], media_nicknames: [], attachments: [], labels: [] };
 }
 
-function readInputs(value: unknown, where: string, errors: FieldErrors, declared?: WorkflowInputs): Inputs {
+/** `full`: the description's shape, where each variable carries its own typecode. */
+function readInputs(
+  value: unknown,
+  where: string,
+  errors: FieldErrors,
+  declared?: WorkflowInputs,
+  full = false,
+): Inputs {
   const out = emptyInputs();
   if (!isPlainObject(value)) {
     errors[where] =
@@ -111,14 +125,14 @@ function readInputs(value: unknown, where: string, errors: FieldErrors, declared
     for (const k of Object.keys(input)) {
       if (!SHORT_KEYS.has(k) || k === 'job_name') errors[`usage.input.${k}`] = 'is not a known input kind';
     }
-    return readInputs(pick(input), 'usage.input', errors, declared);
+    return readInputs(pick(input), 'usage.input', errors, declared, true);
   }
   for (const k of keys) {
     if (!SHORT_KEYS.has(k)) {
       errors[k] = 'is not a known field (expected job_name, usage, variables, media_nicknames, attachments or labels)';
     }
   }
-  out.variables = readVariables(value.variables, errors, declared);
+  out.variables = readVariables(value.variables, errors, declared, full);
   out.media_nicknames = readKeyed(value.media_nicknames, 'media_nicknames', errors, nicknameFrom);
   out.attachments = readKeyed(value.attachments, 'attachments', errors, attachmentFrom);
   out.labels = readKeyed(value.labels, 'labels', errors, (id, v, path, errs) => labelFrom(id, v, path, errs, declared));
@@ -131,7 +145,7 @@ function pick(input: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-function readVariables(value: unknown, errors: FieldErrors, declared?: WorkflowInputs): VariableInput[] {
+function readVariables(value: unknown, errors: FieldErrors, declared?: WorkflowInputs, full = false): VariableInput[] {
   if (value === undefined || value === null) return [];
   if (Array.isArray(value)) {
     return value.flatMap((item, i) => {
@@ -139,7 +153,7 @@ function readVariables(value: unknown, errors: FieldErrors, declared?: WorkflowI
         errors[`variables[${i}]`] = 'must be an object with a name';
         return [];
       }
-      const v = variableFrom(item.name, item, `variables.${item.name}`, errors, declared);
+      const v = variableFrom(item.name, item, `variables.${item.name}`, errors, declared, full);
       return v ? [v] : [];
     });
   }
@@ -159,6 +173,7 @@ function variableFrom(
   path: string,
   errors: FieldErrors,
   declared?: WorkflowInputs,
+  full = false,
 ): VariableInput | undefined {
   const declaredType = declared?.variables?.find((d) => d.name === name)?.typecode;
   const given = isPlainObject(raw) ? raw : { value: raw };
@@ -170,6 +185,12 @@ function variableFrom(
   const value = toWireValue(given.value);
   if (given.value !== undefined && given.value !== null && value === undefined) {
     errors[path] = `value must be a string, number or boolean, got ${describeType(given.value)}`;
+    return undefined;
+  }
+  if (full && (given.typecode === undefined || given.typecode === null) && declaredType === undefined) {
+    // WorkflowVariable: "typecode | string | yes"; guessing String would send a value the workflow may not take
+    errors[path] =
+      "typecode is required: the description requires it on every variable (give typecode, or let the client read the workflow's declared inputs)";
     return undefined;
   }
   const typecode = resolveTypecode(given.typecode ?? declaredType, given.value, path, errors);
@@ -265,9 +286,21 @@ function labelFrom(
         errors[`${path}.parameters`] = `must be a list, got ${describeType(parameters)}`;
         return undefined;
       }
-      label.parameters = parameters.map((p) =>
-        isPlainObject(p) ? { ...p, value: toWireValue(p.value) ?? p.value } : p,
-      ) as ParameterInput[];
+      label.parameters = parameters.map((p, i) => {
+        if (!isPlainObject(p)) return p;
+        const out: Record<string, unknown> = { ...p, value: toWireValue(p.value) ?? p.value };
+        if (out.value === undefined) delete out.value;
+        if (out.typecode === undefined || out.typecode === null) {
+          const d = typeof p.name === 'string' ? declaredParams.find((dp) => dp.name === p.name) : undefined;
+          if (d && isTypecode(d.typecode)) out.typecode = d.typecode;
+          else {
+            const name = typeof p.name === 'string' && p.name !== '' ? p.name : `[${i}]`;
+            errors[`${path}.parameters.${name}`] =
+              "typecode is required: the description requires it on every parameter (give typecode, or let the client read the workflow's declared inputs)";
+          }
+        }
+        return out;
+      }) as ParameterInput[];
     }
     return label;
   }
@@ -311,6 +344,51 @@ function checkValues(inputs: Inputs, errors: FieldErrors): void {
       if (path in errors) continue;
       const rule = checkParameter(p, p.value);
       if (rule) errors[path] = `${JSON.stringify(p.value)} ${rule}`;
+    }
+  }
+}
+
+/**
+ * With the workflow's declared inputs known, what the service's 422 would name is named before
+ * sending: the description says variables, media nicknames, attachments and labels "must be
+ * provided at submission". As in the simulator, a variable or parameter with a declared
+ * default may be left out.
+ */
+function checkRequired(inputs: Inputs, declared: WorkflowInputs, errors: FieldErrors): void {
+  const missing = (key: string, why: string) => {
+    if (!(key in errors)) errors[key] = why;
+  };
+  const variables = new Set(inputs.variables.map((v) => v.name));
+  for (const v of declared.variables ?? []) {
+    if (!variables.has(v.name) && (v.default === undefined || v.default === null)) {
+      missing(`variables.${v.name}`, `is required (${v.typecode}) and has no default`);
+    }
+  }
+  const nicknames = new Set(inputs.media_nicknames.map((n) => n.identifier));
+  for (const n of declared.media_nicknames ?? []) {
+    if (n.identifier && !nicknames.has(n.identifier)) {
+      missing(`media_nicknames.${n.identifier}`, 'is required: supply it with files or data');
+    }
+  }
+  const attachments = new Set(inputs.attachments.map((a) => a.identifier));
+  for (const a of declared.attachments ?? []) {
+    if (a.identifier && !attachments.has(a.identifier)) {
+      missing(`attachments.${a.identifier}`, 'is required: supply it with a file');
+    }
+  }
+  const labels = new Map(inputs.labels.map((l) => [l.identifier, l]));
+  for (const l of declared.labels ?? []) {
+    if (!l.identifier) continue;
+    const given = labels.get(l.identifier);
+    if (!given) {
+      missing(`labels.${l.identifier}`, 'is required: supply the label with its parameters');
+      continue;
+    }
+    const names = new Set((given.parameters ?? []).map((p) => (isPlainObject(p) ? p.name : undefined)));
+    for (const p of l.parameters ?? []) {
+      if (!names.has(p.name) && (p.default_value === undefined || p.default_value === null)) {
+        missing(`labels.${l.identifier}.parameters.${p.name}`, `is required (${p.typecode}) and has no default`);
+      }
     }
   }
 }

@@ -133,7 +133,7 @@ export class Transport {
           alreadyGone: true,
         };
       }
-      lastError = errorFromResponse(raw.status, raw.body, req.context, [req.credential]);
+      lastError = errorFromResponse(raw.status, raw.body, req.context, [req.credential], raw.headers);
       // 409 on a keyed POST: the first attempt (e.g. one that timed out) is still in progress; ask again later
       const retryableStatus =
         RETRYABLE_STATUSES.has(raw.status) || (raw.status === 409 && req.idempotencyKey !== undefined);

@@ -60,14 +60,36 @@ export function checkTypecode(typecode: string, value: string): string | null {
   }
 }
 
-function checkUri(value: string): string | null {
-  const rule = 'must be a Uri: a fully qualified URI such as s3://bucket/file.mxf or file:///media/clip.mov';
-  if (!/^[A-Za-z][A-Za-z0-9+.-]*:/.test(value) || /\s/.test(value)) return rule;
+const URI_RULE =
+  'must be a Uri: a path to a file (/media/clip.mxf, C:\\media\\clip.mxf, \\\\server\\share\\clip.mxf) ' +
+  'or a fully qualified URI (s3://bucket/clip.mxf, file:///media/clip.mov)';
+const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):(.*)$/s;
+const WINDOWS_DRIVE_PATH = /^[A-Za-z]:[\\/][^\\/]/;
+const UNC_PATH = /^\\\\[^\\/\s]+[\\/][^\\/]/;
+const POSIX_PATH = /^\/[^/]/;
+
+/**
+ * The description's Uri: "path to a file, a fully qualified URI". Accepted: an absolute
+ * POSIX path, a Windows drive path (`C:\media\a.mxf`, also with forward slashes) or UNC path
+ * (a service may run on Windows; a one-letter "scheme" followed by a slash is read as a drive),
+ * or an absolute URI with something after its scheme. Refused: empty, scheme-only (`s3:`,
+ * `s3://`) and relative values, whose meaning would depend on a working directory the
+ * submitter cannot know. Paths may contain spaces; URIs may not (they are percent-encoded).
+ */
+export function checkUri(value: string): string | null {
+  if (value === '' || value.trim() !== value) return URI_RULE;
+  if (WINDOWS_DRIVE_PATH.test(value) || UNC_PATH.test(value) || POSIX_PATH.test(value)) {
+    return [...value].some((ch) => ch.charCodeAt(0) < 0x20) ? URI_RULE : null;
+  }
+  const m = SCHEME.exec(value);
+  if (!m || m[1].length === 1 || /\s/.test(value)) return URI_RULE;
+  // "s3:", "s3://" and "s3:///" name no file
+  if (m[2].replace(/\//g, '') === '') return URI_RULE;
   try {
     new URL(value);
     return null;
   } catch {
-    return rule;
+    return URI_RULE;
   }
 }
 

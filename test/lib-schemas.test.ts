@@ -390,9 +390,9 @@ describe('SubmitJobRequest and WorkflowJobInput (strict)', () => {
 
   it('checks nickname data is base64 text and requires identifiers of nicknames, attachments and labels', () => {
     expect(NickNameInput.parse({ identifier: 'n', data: 'AAEC/w==' }).data).toBe('AAEC/w==');
-    expect(issuesOf(NickNameInput.safeParse({ identifier: 'n', data: 'not base64!' }))).toEqual({
-      data: 'must be base64 text',
-    });
+    expect(issuesOf(NickNameInput.safeParse({ identifier: 'n', data: 'not base64!' })).data).toMatch(
+      /^must be base64 text/,
+    );
     expect(issuesOf(NickNameInput.safeParse({ identifier: 'n', files: 's3://one' }))).toHaveProperty('files');
     expect(issuesOf(NickNameInput.safeParse({ files: [] }))).toHaveProperty('identifier');
     expect(issuesOf(AttachmentInput.safeParse({ identifier: '' }))).toEqual({ identifier: 'identifier is required' });

@@ -54,9 +54,31 @@ describe('checkTypecode', () => {
         'https://cdn.example.com/a/b.mp4?sig=1',
         'smb://nas/share/clip.mxf',
         'urn:isbn:0451450523',
+        // "path to a file": absolute paths, POSIX and Windows (drive and UNC), spaces allowed
+        '/absolute/path.mov',
+        '/media/My Clip.mxf',
+        'C:\\media\\a.mxf',
+        'd:/media/a.mxf',
+        '\\\\nas\\share\\clip.mxf',
       ],
-      bad: ['media/clip.mov', '/absolute/path.mov', 'clip.mov', './x', '', 'http://exa mple.com/x', '://no-scheme'],
-      rule: /^must be a Uri: a fully qualified URI/,
+      bad: [
+        'media/clip.mov',
+        'clip.mov',
+        './x',
+        '../x.mxf',
+        '',
+        ' /media/a.mxf',
+        'http://exa mple.com/x',
+        '://no-scheme',
+        's3:',
+        's3://',
+        'file:///',
+        'C:',
+        'C:relative.mxf',
+        '/',
+        '//host-only',
+      ],
+      rule: /^must be a Uri: a path to a file .* or a fully qualified URI/,
     },
     Double: {
       ok: ['0', '-1', '3.14', '+2.5', '.5', '5.', '1e3', '1E-3', '-2.5e+10', '42'],
@@ -519,7 +541,7 @@ describe('buildSubmitRequest', () => {
     );
     expect(err.fieldErrors).toEqual({
       job_name: 'job_name is longer than 256',
-      'usage.input.media_nicknames.0.data': 'must be base64 text',
+      'usage.input.media_nicknames.0.data': 'must be base64 text (RFC 4648: A-Z a-z 0-9 + / and = padding only)',
     });
   });
 });

@@ -353,11 +353,10 @@ describe('create channel', () => {
     expect(entry?.idempotency_key).toBe('studio-2-slot-1');
   });
 
-  it('422 from the service (no name anywhere) names the field', async () => {
+  it('no name anywhere: refused before sending (the service would answer 422), naming the field', async () => {
     await loadOperation(sim, 'media-spaces-create-channel', {});
     expectCaughtError(onlyFailure(await trigger({ payload: { description: 'nameless' } })), {
-      status: 422,
-      code: 'invalid_options',
+      code: 'invalid_input',
       field: 'name',
     });
   });

@@ -81,7 +81,7 @@ describe('media-spaces-sim CLI', () => {
     const sim = start(CLI, ['--port', '0', '--json'], (out) => out.includes('\n'));
     const first = (await sim.ready).split('\n')[0];
     const info = JSON.parse(first);
-    expect(Object.keys(info)).toEqual(['workflow_url', 'livecapture_url', 'admin_url', 'spaces']);
+    expect(Object.keys(info)).toEqual(['workflow_url', 'livecapture_url', 'admin_url', 'authorization_url', 'spaces']);
     expect(info.spaces[0]).toEqual({
       space_id: '11111111-1111-4111-8111-111111111111',
       subscription: 'active',

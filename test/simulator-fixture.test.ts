@@ -70,10 +70,17 @@ describe('the demo fixture', () => {
     const sim = await startSimulator();
     try {
       const info = sim.info();
-      expect(Object.keys(info)).toEqual(['workflow_url', 'livecapture_url', 'admin_url', 'spaces']);
+      expect(Object.keys(info)).toEqual([
+        'workflow_url',
+        'livecapture_url',
+        'admin_url',
+        'authorization_url',
+        'spaces',
+      ]);
       expect(info.workflow_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(info.livecapture_url).toBe(info.workflow_url);
       expect(info.admin_url).toBe(`${info.workflow_url}/__admin`);
+      expect(info.authorization_url).toBe(`${info.workflow_url}/auth/oauth2`);
       expect(info.spaces[0]).toEqual({
         space_id: MAIN,
         subscription: 'active',

@@ -82,10 +82,8 @@ describe('create a recording channel', () => {
       continuous_recording: false,
       expected_properties: request.expected_properties,
       pinned: false,
-      activated_at: null,
       auto_shutdown: { enabled: false, no_recording_timeout: 0, no_stream_timeout: 0 },
       recording_duration: 2,
-      recording: null,
       recording_settings: { engine_version: expect.any(String), settings: expect.any(String) },
       recording_trigger: { recording_trigger: true },
       region: 'eu-west-1',
@@ -98,10 +96,16 @@ describe('create a recording channel', () => {
     expect(sim.counts().channels).toBe(1);
   });
 
-  it('needs only a name; the rest gets defaults (1 hour recording)', async () => {
+  it('needs only a name; what the request leaves out and has no default is left out of the channel', async () => {
     const res = await create({ name: 'Minimal' });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ recording_duration: 1, continuous_recording: false, tags: [], source_id: null });
+    expect(res.body).toMatchObject({ continuous_recording: false, tags: [] });
+    for (const field of ['source_id', 'expected_properties', 'recording_duration', 'activated_at', 'recording']) {
+      expect(res.body).not.toHaveProperty(field);
+    }
+    // a continuous recording without recording_duration keeps a 1 hour window
+    const continuous = await create({ name: 'Rolling', continuous_recording: true });
+    expect(continuous.body).toMatchObject({ continuous_recording: true, recording_duration: 1 });
   });
 
   it('401 {error_message} without a token, with an API key, with an unknown or foreign token', async () => {
@@ -159,7 +163,7 @@ describe('create a recording channel', () => {
 });
 
 describe('channel lifecycle (GET and stop extensions)', () => {
-  it('PENDING -> ACTIVE -> RECORDING -> FINISHING_RECORDING -> INACTIVE with outputs and events', async () => {
+  it('PENDING -> ACTIVE -> RECORDING -> (stop) FINISHING_RECORDING -> INACTIVE with outputs and events', async () => {
     const id = (await create(request)).body.id;
     const state = async () => (await getChannel(id)).body;
 
@@ -167,7 +171,8 @@ describe('channel lifecycle (GET and stop extensions)', () => {
     expect((await state()).state).toBe('PENDING');
     sim.advance(1);
     let ch = await state();
-    expect(ch).toMatchObject({ state: 'ACTIVE', activated_at: '2025-03-01T12:00:01.000Z', recording: null });
+    expect(ch).toMatchObject({ state: 'ACTIVE', activated_at: '2025-03-01T12:00:01.000Z' });
+    expect(ch).not.toHaveProperty('recording');
     expect(await adminEvents()).toEqual([]);
 
     sim.advance(1000);
@@ -177,7 +182,6 @@ describe('channel lifecycle (GET and stop extensions)', () => {
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       channel_id: id,
       started_at: '2025-03-01T12:00:02.000Z',
-      ended_at: null,
       outputs: [
         { file_name: expect.stringMatching(/\.mxf$/), location_url: expect.stringContaining(`/${id}/`), format: 'mxf' },
         {
@@ -192,9 +196,10 @@ describe('channel lifecycle (GET and stop extensions)', () => {
     for (const e of events) expect(e).toMatchObject({ channel_id: id, recording_id: ch.recording.id });
     expect(sim.counts()).toEqual({ jobs: 0, channels: 1, events: 2 });
 
-    sim.advance(2 * HOUR - 1);
+    // recording_duration (2) does not end a recording that is not continuous; the stop extension does
+    sim.advance(2 * HOUR);
     expect((await state()).state).toBe('RECORDING');
-    sim.advance(1);
+    expect((await stop(id)).status).toBe(200);
     ch = await state();
     expect(ch.state).toBe('FINISHING_RECORDING');
     expect(ch.recording.ended_at).toBe('2025-03-01T14:00:02.000Z');

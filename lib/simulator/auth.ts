@@ -4,7 +4,7 @@ import { fail, quote, type Reply } from './reply';
 import type { Area } from './router';
 import type { SimulatorState, SpaceRuntime } from './state';
 
-const SCOPE_RANK: Record<ApiKeyScope, number> = {
+export const SCOPE_RANK: Record<ApiKeyScope, number> = {
   'workflow:access': 1,
   'workflow:workflow-management': 2,
   'workflow:admin': 3,
@@ -25,6 +25,10 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
  * one exists) is revealed to a caller without a valid key or token.
  * The workflow area takes API keys, live capture takes access tokens; live
  * capture has no scopes in the description, so any token of the space will do.
+ * Tokens issued by the implicit flow (/auth/oauth2) are taken by both areas,
+ * with their highest granted scope ranked like an API key's; once past their
+ * lifetime (on the simulator clock) they get a 401 that says they expired, with
+ * RFC 6750's `WWW-Authenticate: Bearer error="invalid_token"`.
  */
 export function authorize(
   state: SimulatorState,
@@ -32,6 +36,7 @@ export function authorize(
   required: ApiKeyScope | undefined,
   authorization: string | undefined,
   rawSpaceId: string,
+  now: number,
 ): { space: SpaceRuntime } | Reply {
   const kind = area === 'workflow' ? 'API key' : 'access token';
   if (!authorization) return fail(401, `missing Authorization header; send "Authorization: Bearer <${kind}>"`);
@@ -40,7 +45,19 @@ export function authorize(
 
   let owner: SpaceRuntime | undefined;
   let scope: ApiKeyScope | undefined;
-  if (area === 'workflow') {
+  const issued = state.issuedTokens.get(token);
+  if (issued) {
+    if (now >= issued.expiresAt) {
+      return {
+        ...fail(401, 'the access token has expired; sign in again to get a new one'),
+        headers: {
+          'www-authenticate': 'Bearer error="invalid_token", error_description="The access token expired"',
+        },
+      };
+    }
+    owner = issued.space;
+    scope = area === 'workflow' ? issued.scope : undefined;
+  } else if (area === 'workflow') {
     const cred = state.apiKeys.get(token);
     owner = cred?.space;
     scope = cred?.scope;
@@ -58,7 +75,8 @@ export function authorize(
   if (!space) return fail(404, `space ${rawSpaceId} not found`);
   if (owner !== space) return fail(401, `the ${kind} does not belong to space ${space.id}`);
   if (required && scope && SCOPE_RANK[scope] < SCOPE_RANK[required]) {
-    return fail(401, `the API key has scope ${scope}; this operation needs ${required} or higher`);
+    const what = issued ? 'access token' : 'API key';
+    return fail(401, `the ${what} has scope ${scope}; this operation needs ${required} or higher`);
   }
   if (space.subscription !== 'active') return fail(403, `the subscription of space ${space.id} is inactive`);
   return { space };

@@ -70,6 +70,7 @@ function describe(info: SimulatorInfo, names: Map<string, string>): string {
     `  workflow area   ${info.workflow_url}  (paths under /workflow/v1 or /workflow/api/v1)`,
     `  live capture    ${info.livecapture_url}  (paths under /livecapture/v1)`,
     `  admin API       ${info.admin_url}`,
+    `  OAuth sign-in   ${info.authorization_url}  (implicit flow; users are in the fixture)`,
     '',
     'Spaces:',
   ];

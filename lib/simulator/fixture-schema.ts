@@ -127,8 +127,42 @@ export const FixtureSpace = z.strictObject({
   generate: FixtureGenerate.optional(),
 });
 
+/**
+ * A person who can sign in on the simulator's OAuth 2.0 authorization page
+ * (`/auth/oauth2`, the implicit flow the description declares for the workflow
+ * area) and the scopes they may grant, per space. A scope implies the lower
+ * ones, as for API keys.
+ */
+export const FixtureUser = z.strictObject({
+  username: z
+    .string()
+    .min(1, 'username is required')
+    .max(128)
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
+  password: z.string().min(1, 'password is required').max(256),
+  spaces: z
+    .array(
+      z.strictObject({
+        space_id: uuid(),
+        scopes: z.array(z.enum(API_KEY_SCOPES)).min(1, 'list at least one scope'),
+      }),
+    )
+    .min(1, 'a user needs at least one space'),
+});
+
+export const DEFAULT_TOKEN_LIFETIME_SECONDS = 3600;
+
+export const FixtureOAuth = z.strictObject({
+  /** expires_in of the tokens issued; measured on the simulator clock. */
+  token_lifetime_seconds: z.number().int().min(1).max(31_536_000).default(DEFAULT_TOKEN_LIFETIME_SECONDS),
+  /** Hosts, besides loopback ones, that a redirect_uri may point to (e.g. the host of a Node-RED editor). */
+  redirect_hosts: z.array(z.string().min(1).max(253)).default([]),
+});
+
 export const FixtureSchema = z.strictObject({
   spaces: z.array(FixtureSpace).min(1, 'a fixture needs at least one space'),
+  users: z.array(FixtureUser).default([]),
+  oauth: FixtureOAuth.default({ token_lifetime_seconds: DEFAULT_TOKEN_LIFETIME_SECONDS, redirect_hosts: [] }),
 });
 
 /** What a fixture file or inline object may contain. */
@@ -143,6 +177,8 @@ export type FixtureParameterDef = z.output<typeof FixtureParameter>;
 export type FixtureNickNameDef = z.output<typeof FixtureNickName>;
 export type FixtureAttachmentDef = z.output<typeof FixtureAttachment>;
 export type FixtureLabelDef = z.output<typeof FixtureLabel>;
+export type FixtureUserDef = z.output<typeof FixtureUser>;
+export type FixtureOAuthDef = z.output<typeof FixtureOAuth>;
 
 /** A space after validation, with generated workflows expanded. */
 export interface FixtureSpaceDef extends Omit<z.output<typeof FixtureSpace>, 'generate'> {
@@ -151,4 +187,6 @@ export interface FixtureSpaceDef extends Omit<z.output<typeof FixtureSpace>, 'ge
 export interface Fixture {
   source: string;
   spaces: FixtureSpaceDef[];
+  users: FixtureUserDef[];
+  oauth: FixtureOAuthDef;
 }

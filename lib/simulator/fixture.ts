@@ -8,6 +8,7 @@ import {
   type FixtureDocument,
   FixtureSchema,
   type FixtureSpaceDef,
+  type FixtureUserDef,
   type FixtureWorkflowDef,
 } from './fixture-schema';
 import { generateWorkflows } from './generate';
@@ -72,9 +73,13 @@ export function parseFixture(doc: unknown, source = '(inline fixture)'): Fixture
     return { ...rest, space_id: space.space_id.toLowerCase(), workflows };
   });
 
-  const issues = crossCheck(spaces);
+  const users = parsed.data.users.map((u) => ({
+    ...u,
+    spaces: u.spaces.map((g) => ({ ...g, space_id: g.space_id.toLowerCase() })),
+  }));
+  const issues = [...crossCheck(spaces), ...checkUsers(users, spaces)];
   if (issues.length > 0) throw new FixtureError(source, issues);
-  return { source, spaces };
+  return { source, spaces, users, oauth: parsed.data.oauth };
 }
 
 function zodIssues(error: z.ZodError): FixtureIssue[] {
@@ -113,6 +118,26 @@ function crossCheck(spaces: FixtureSpaceDef[]): FixtureIssue[] {
       if (other !== undefined) add(`${at}.workflows.${i}.id`, `duplicates ${at}.workflows.${other}.id`);
       workflowIds.set(id, i);
       checkWorkflowInputs(w, `${at}.workflows.${i}.inputs`, add);
+    });
+  });
+  return issues;
+}
+
+function checkUsers(users: FixtureUserDef[], spaces: FixtureSpaceDef[]): FixtureIssue[] {
+  const issues: FixtureIssue[] = [];
+  const known = new Set(spaces.map((s) => s.space_id));
+  const names = new Map<string, number>();
+  users.forEach((u, i) => {
+    const other = names.get(u.username);
+    if (other !== undefined)
+      issues.push({ path: `users.${i}.username`, message: `duplicates users.${other}.username` });
+    names.set(u.username, i);
+    const seen = new Set<string>();
+    u.spaces.forEach((g, j) => {
+      const at = `users.${i}.spaces.${j}.space_id`;
+      if (!known.has(g.space_id)) issues.push({ path: at, message: `is not a space of this fixture` });
+      else if (seen.has(g.space_id)) issues.push({ path: at, message: 'is listed twice for this user' });
+      seen.add(g.space_id);
     });
   });
   return issues;

@@ -36,7 +36,7 @@ export function createChannel(c: OperationContext): Reply {
     sourceId: r.source_id ?? null,
     expectedProperties: r.expected_properties ?? null,
     continuousRecording: r.continuous_recording ?? false,
-    recordingDurationHours: r.recording_duration ?? 1,
+    recordingDurationHours: r.recording_duration ?? null,
     region: r.region ?? DEFAULT_REGION,
     tags: r.tags ?? [],
     createdAt: c.now,
@@ -78,8 +78,8 @@ export function getChannel(c: OperationContext): Reply {
 }
 
 /**
- * POST /{space_id}/channels/{id}/stop (extension): ends a recording now so a
- * demo need not wait for recording_duration hours. Stopping a channel that
+ * POST /{space_id}/channels/{id}/stop (extension): ends a recording, which
+ * otherwise goes on (recording_duration is a window, not a length). Stopping a channel that
  * is already finishing or inactive answers its state again (a retry is safe);
  * a channel that has not started recording yet cannot be stopped (409).
  */

@@ -5,7 +5,7 @@
  */
 export type Reply =
   | { status: number; json?: string; headers?: Record<string, string> }
-  | { status: number; error: { message: string; fields?: Record<string, string> } };
+  | { status: number; error: { message: string; fields?: Record<string, string> }; headers?: Record<string, string> };
 
 export const ok = (status: number, body?: unknown): Reply =>
   body === undefined ? { status } : { status, json: JSON.stringify(body) };

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authorize } from './auth';
+import { refuseContentType } from './content-type';
 import { errorBody } from './error-shapes';
 import type { FaultRegistry, MatchedFaults } from './faults';
 import type { ApiKeyScope } from './fixture-schema';
@@ -29,6 +30,8 @@ interface Operation {
   run(c: OperationContext): Reply;
   /** The scope an API key needs (workflow area only). */
   scope?: ApiKeyScope;
+  /** Reads a JSON request body, so its Content-Type must say JSON (415 otherwise). */
+  body?: true;
   /** Present on POSTs that honour Idempotency-Key: what must match for a replay. */
   fingerprint?(c: { params: string[]; json(): JsonBody }): string;
 }
@@ -45,10 +48,11 @@ const OPERATIONS: Record<RouteName, Operation> = {
   submit: {
     run: submitJob,
     scope: 'workflow:workflow-management',
+    body: true,
     fingerprint: (c) => `${c.params[1].toLowerCase()} ${bodyFingerprint(c)}`,
   },
   job: { run: getJob, scope: 'workflow:access' },
-  create_channel: { run: createChannel, fingerprint: bodyFingerprint },
+  create_channel: { run: createChannel, fingerprint: bodyFingerprint, body: true },
   channel: { run: getChannel },
   stop_channel: { run: stopChannel },
   delete_event: { run: deleteEvent },
@@ -66,7 +70,8 @@ const MAX_IDEMPOTENCY_KEY = 255;
 /**
  * Serves one request of the workflow or live-capture area. The pipeline:
  *   route (404/405) -> body (413) -> faults chosen (and counted)
- *   -> `before` drop/status/truncate -> authorisation -> Idempotency-Key
+ *   -> `before` drop/status/truncate -> authorisation -> Content-Type (415)
+ *   -> Idempotency-Key
  *   (replay / 409 in flight / 422 different body) -> `before` latency
  *   -> the operation -> `after` latency/status/drop/truncate -> log.
  * The key is reserved before the latency so that a request held by injected
@@ -161,7 +166,14 @@ async function pipeline(
 
   let space: SpaceRuntime | undefined;
   if (!out) {
-    const auth = authorize(ctx.state, match.area, OPERATIONS[route].scope, req.headers.authorization, match.params[0]);
+    const auth = authorize(
+      ctx.state,
+      match.area,
+      OPERATIONS[route].scope,
+      req.headers.authorization,
+      match.params[0],
+      ctx.now(),
+    );
     if ('status' in auth) out = rendered(route, auth, path);
     else space = auth.space;
   }
@@ -172,6 +184,10 @@ async function pipeline(
     return json;
   };
   const op = OPERATIONS[route];
+  if (!out && space && op.body && read.body && read.body.length > 0) {
+    const refused = refuseContentType(req.headers['content-type']);
+    if (refused) out = rendered(route, fail(415, refused), path);
+  }
   let idempotencyScope: string | undefined;
   if (!out && space && op.fingerprint && entry.idempotencyKey !== null) {
     const key = entry.idempotencyKey;
@@ -250,7 +266,7 @@ async function pipeline(
 function rendered(route: RouteName | undefined, reply: Reply, instance: string): Outgoing {
   if ('error' in reply) {
     const body = errorBody(route, reply.status, reply.error.message, reply.error.fields, instance);
-    return { status: reply.status, body: JSON.stringify(body), headers: {} };
+    return { status: reply.status, body: JSON.stringify(body), headers: { ...reply.headers } };
   }
   return { status: reply.status, body: reply.json, headers: { ...reply.headers } };
 }

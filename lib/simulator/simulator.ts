@@ -7,6 +7,7 @@ import { loadFixture } from './fixture';
 import type { ApiKeyScope, Fixture, FixtureDocument } from './fixture-schema';
 import { send, splitTarget } from './http-io';
 import { IdempotencyStore } from './idempotency';
+import { OAUTH_PATH, serveOAuth } from './oauth';
 import { RequestLog, type RequestLogEntry } from './request-log';
 import { type ServiceContext, serveRequest } from './service';
 import { SimulatorState } from './state';
@@ -37,6 +38,8 @@ export interface SimulatorInfo {
   workflow_url: string;
   livecapture_url: string;
   admin_url: string;
+  /** The OAuth 2.0 implicit flow's authorization endpoint ({base_url}/auth/oauth2). */
+  authorization_url: string;
   spaces: SpaceInfo[];
 }
 
@@ -125,7 +128,11 @@ class RunningSimulator implements Simulator, AdminTarget, ServiceContext {
     }
     const { path, rawQuery } = target;
     const admin = path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`);
-    const work = admin ? serveAdmin(this, req, res, path) : serveRequest(this, req, res, path, rawQuery);
+    const work = admin
+      ? serveAdmin(this, req, res, path)
+      : path === OAUTH_PATH
+        ? serveOAuth(this, req, res, rawQuery)
+        : serveRequest(this, req, res, path, rawQuery);
     work.catch(() => {
       send(res, 500, JSON.stringify({ error_message: 'internal error of the simulator' }));
     });
@@ -136,6 +143,7 @@ class RunningSimulator implements Simulator, AdminTarget, ServiceContext {
       workflow_url: this.workflowUrl,
       livecapture_url: this.liveCaptureUrl,
       admin_url: this.adminUrl,
+      authorization_url: `${this.baseUrl}${OAUTH_PATH}`,
       spaces: this.state.spaceList.map((space) => {
         const api_keys: SpaceInfo['api_keys'] = { admin: null, management: null, access: null };
         for (const k of space.apiKeys) api_keys[SCOPE_FIELD[k.scope]] ??= k.key;

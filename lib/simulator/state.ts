@@ -7,6 +7,7 @@ import type {
   FixtureNickNameDef,
   FixtureParameterDef,
   FixtureSpaceDef,
+  FixtureUserDef,
   FixtureVariableDef,
   FixtureWorkflowDef,
 } from './fixture-schema';
@@ -41,12 +42,13 @@ export interface ChannelRecord {
   readonly sourceId: string | null;
   readonly expectedProperties: string | null;
   readonly continuousRecording: boolean;
-  readonly recordingDurationHours: number;
+  /** As requested; null when the request gave none (a continuous recording then keeps 1 hour). */
+  readonly recordingDurationHours: number | null;
   readonly region: string;
   readonly tags: string[];
   readonly createdAt: number;
   readonly recordingId: string;
-  /** Set by the stop extension; the recording ends there instead of after its duration. */
+  /** Set by the stop extension, the only thing that ends a recording. */
   stoppedAt: number | null;
 }
 
@@ -82,14 +84,27 @@ export interface Credential {
   readonly scope: ApiKeyScope;
 }
 
+/** A token issued by the OAuth 2.0 implicit flow at /auth/oauth2. */
+export interface IssuedToken extends Credential {
+  /** Every scope granted, as the redirect's `scope` listed them; `scope` is the highest. */
+  readonly scopes: readonly ApiKeyScope[];
+  readonly username: string;
+  /** Simulated time (ms) from which the token is refused as expired. */
+  readonly expiresAt: number;
+}
+
 /** Everything the simulator knows; workflows are fixed, jobs/channels/events change. */
 export class SimulatorState {
   readonly spaces = new Map<string, SpaceRuntime>();
   readonly spaceList: SpaceRuntime[] = [];
   readonly apiKeys = new Map<string, Credential>();
   readonly accessTokens = new Map<string, SpaceRuntime>();
+  /** Issued by the implicit flow; they go with a reset, like everything created since the start. */
+  readonly issuedTokens = new Map<string, IssuedToken>();
+  readonly users: ReadonlyMap<string, FixtureUserDef>;
 
   constructor(readonly fixture: Fixture) {
+    this.users = new Map(fixture.users.map((u) => [u.username, u]));
     for (const def of fixture.spaces) {
       const space = buildSpace(def);
       this.spaces.set(space.id, space);
@@ -101,6 +116,7 @@ export class SimulatorState {
 
   /** Back to the fixture: the fixed part stays, everything created since goes. */
   reset(): void {
+    this.issuedTokens.clear();
     for (const space of this.spaceList) {
       space.jobs.clear();
       space.channels.clear();

@@ -39,8 +39,10 @@ export function listWorkflows(c: OperationContext): Reply {
   const end = Math.min(offset + size, list.length);
   const parts: string[] = [];
   for (let i = offset; i < end; i++) parts.push(list[i].listJson);
-  const next = end < list.length ? JSON.stringify(encodePageToken(c.space.id, status ?? '', end)) : 'null';
-  return { status: 200, json: `{"workflows":[${parts.join(',')}],"next_page_token":${next}}` };
+  // the last page leaves next_page_token out: the description does not declare it nullable
+  const next =
+    end < list.length ? `,"next_page_token":${JSON.stringify(encodePageToken(c.space.id, status ?? '', end))}` : '';
+  return { status: 200, json: `{"workflows":[${parts.join(',')}]${next}}` };
 }
 
 /** GET /{space_id}/workflows/{workflow_id} (extension): the workflow and its declared inputs. */

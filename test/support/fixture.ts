@@ -27,6 +27,15 @@ export const TOKENS = {
   big: 'token-live-capture-big',
 } as const;
 
+/** People who can sign in on the simulator's OAuth page (/auth/oauth2). */
+export const USERS = {
+  editor: { username: 'editor', password: 'editor-password' },
+  viewer: { username: 'viewer', password: 'viewer-password' },
+} as const;
+
+/** expires_in of the tokens the test simulator issues. */
+export const TOKEN_LIFETIME_S = 600;
+
 export const WF = {
   /** Active, no inputs; jobs take 10 s and succeed. */
   simple: 'a0000000-0000-4000-8000-000000000001',
@@ -112,7 +121,17 @@ export function libraryFixture(options: { big?: boolean } = {}): FixtureDocument
       generate: { count: BIG_COUNT, seed: 7 },
     });
   }
-  return { spaces };
+  return {
+    spaces,
+    users: [
+      {
+        ...USERS.editor,
+        spaces: [{ space_id: SPACE, scopes: ['workflow:workflow-management'] }],
+      },
+      { ...USERS.viewer, spaces: [{ space_id: SPACE, scopes: ['workflow:access'] }] },
+    ],
+    oauth: { token_lifetime_seconds: TOKEN_LIFETIME_S },
+  };
 }
 
 /** The submission WF.inputs accepts, in the short form. */
