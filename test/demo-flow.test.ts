@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import helper from 'node-red-node-test-helper';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../lib/simulator';
-import { nodeModule } from './support/node-modules';
+import { NODE_TYPES, nodeModule } from './support/node-modules';
 
 const require = createRequire(import.meta.url);
 const root = join(__dirname, '..');
@@ -166,7 +166,7 @@ describe('npm start', () => {
         await fetch(`http://127.0.0.1:${editorPort}/nodes`, { headers: { accept: 'application/json' } })
       ).json();
       const ours = (nodes as Msg[]).filter((n) => n.module === '@media-spaces/node-red');
-      expect(ours.flatMap((n) => n.types).sort()).toEqual(NODE_FILES.map((n) => `media-spaces-${n}`).sort());
+      expect(ours.flatMap((n) => n.types).sort()).toEqual([...NODE_TYPES].sort());
       expect(ours.filter((n) => !n.enabled || n.err).map((n) => `${n.name}: ${n.err}`)).toEqual([]);
     } finally {
       child.kill('SIGINT');
