@@ -1,0 +1,34 @@
+import { pollTimingDefaults, timeoutDefault } from '../shared/editor/poll-fields';
+
+interface WaitWorkflowNode extends EditorNodeInstance {
+  workflow: string;
+}
+
+RED.nodes.registerType<WaitWorkflowNode>('media-spaces-wait-workflow', {
+  category: 'media spaces',
+  color: '#8FBCE6',
+  defaults: {
+    name: { value: '' },
+    server: { value: '', type: 'media-spaces-config', required: true },
+    workflow: { value: '' },
+    ...pollTimingDefaults(),
+    timeout: timeoutDefault(),
+  },
+  inputs: 1,
+  outputs: 1,
+  icon: 'media-spaces-wait-workflow.svg',
+  paletteLabel: 'wait for workflow',
+  label() {
+    if (this.name) return this.name;
+    return this.workflow ? `wait for ${this.workflow}` : 'wait for workflow';
+  },
+  labelStyle() {
+    return this.name ? 'node_label_italic' : '';
+  },
+  inputLabels() {
+    return this._('media-spaces-wait-workflow.inputs');
+  },
+  outputLabels() {
+    return this._('media-spaces-wait-workflow.outputs.1');
+  },
+});
