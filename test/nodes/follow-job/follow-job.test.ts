@@ -260,6 +260,38 @@ describe('media-spaces-follow-job (runtime, simulator)', () => {
     expect(countTimers()).toBeLessThanOrEqual(timersBefore);
     sim.clearFaults();
   });
+
+  it('follows the second and the hundredth job like the first: same outcome, nothing left behind', async () => {
+    await helper.load(
+      [configNode, submitNode, followJobNode],
+      [
+        config(sim.workflowUrl),
+        { id: 'submit', type: 'media-spaces-submit-job', server: 'cfg', wires: [[W]] },
+        followJob(),
+        ...outputs,
+      ],
+      credentials(),
+    );
+    const done = record('out1');
+    const errors = errorsOf(helper.getNode(W));
+    const timersAtStart = countTimers();
+    for (let cycle = 1; cycle <= 100; cycle++) {
+      helper.getNode('submit').receive({ workflow_id: WF_TRANSCODE, payload: {}, cycle });
+      await until(() => done.length >= cycle || errors.length > 0, sim, 5000);
+      expect(errors).toEqual([]);
+      if (cycle === 1 || cycle === 2 || cycle === 100) {
+        const last = done[cycle - 1];
+        expect(last).toMatchObject({ cycle, state: 'succeeded', workflow_id: WF_TRANSCODE });
+        expect(last.payload).toMatchObject({ state: 'succeeded', progress: 100 });
+        // each input ends once: the job of this cycle, not a repeat of an earlier one
+        expect(new Set(done.map((m) => m.job_id)).size).toBe(cycle);
+      }
+    }
+    await sleep(60);
+    expect(done).toHaveLength(100);
+    expect(countTimers()).toBeLessThanOrEqual(timersAtStart + 2);
+    await untilAsync(async () => (await contextOf(W)) === undefined);
+  });
 });
 
 // ------------------------------------------------------------------ helpers

@@ -92,4 +92,38 @@ describe('media-spaces-wait-workflow (runtime)', () => {
       await stub.close();
     }
   });
+
+  it('passes the second and the hundredth message like the first, one list read each, nothing left waiting', async () => {
+    await helper.load(
+      [configNode, waitWorkflowNode],
+      [config(sim.workflowUrl), waitWorkflow(), ...outputs],
+      credentials(),
+    );
+    const w = helper.getNode(W);
+    const out = record('out1');
+    const errors = errorsOf(w);
+    const lists = () => sim.requests().filter((r) => r.route === 'list').length;
+    // one read of the list is one request per page
+    const before0 = lists();
+    await helper.getNode('cfg').getClient('workflow').listAllWorkflows();
+    const pagesPerRead = lists() - before0;
+    expect(pagesPerRead).toBeGreaterThan(0);
+    for (let cycle = 1; cycle <= 100; cycle++) {
+      const before = lists();
+      w.receive({ workflow_id: WF_TRANSCODE, payload: cycle });
+      await until(() => out.length >= cycle || errors.length > 0);
+      expect(errors).toEqual([]);
+      if (cycle === 1 || cycle === 2 || cycle === 100) {
+        expect(out[cycle - 1]).toMatchObject({ payload: cycle, workflow_id: WF_TRANSCODE });
+        expect(out[cycle - 1].workflow).toMatchObject({ id: WF_TRANSCODE, status: 'active' });
+        expect(lists() - before).toBeLessThanOrEqual(2 * pagesPerRead);
+      }
+    }
+    // nothing waits any more: the list is not read again
+    await sleep(60);
+    const count = lists();
+    await sleep(100);
+    expect(lists()).toBe(count);
+    expect(out).toHaveLength(100);
+  });
 });

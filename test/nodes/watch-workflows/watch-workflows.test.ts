@@ -131,4 +131,36 @@ describe('media-spaces-watch-workflows (runtime)', () => {
     await until(() => errors.length > 1);
     expect(errors[1].msg).toMatchObject({ payload: 1, error: { code: 'unauthorized' } });
   });
+
+  it('reports the change of the second and of the hundredth poll like the first', async () => {
+    const list = new MutableList([{ id: WF_TRANSCODE, name: 'one', status: 'active' }]);
+    const stub = await list.start();
+    try {
+      await helper.load(
+        [configNode, watchWorkflowsNode],
+        [config(stub.url), watchWorkflows({ interval: 60_000 }), ...outputs],
+        credentials(),
+      );
+      const w = helper.getNode(W);
+      const changes = record('out1');
+      const replies = record('out2');
+      w.receive({ payload: 'baseline' });
+      await until(() => replies.length >= 1);
+      for (let cycle = 1; cycle <= 100; cycle++) {
+        list.workflows[0].name = `one, version ${cycle}`;
+        w.receive({ payload: cycle });
+        await until(() => replies.length >= cycle + 1);
+        const reply = replies[cycle];
+        if (cycle === 1 || cycle === 2 || cycle === 100) {
+          expect(reply).toMatchObject({ payload: [{ name: `one, version ${cycle}` }], statusCode: 200 });
+          expect(reply.changes).toMatchObject([{ type: 'changed', workflow: { name: `one, version ${cycle}` } }]);
+          expect(changes[cycle - 1]).toMatchObject({ topic: 'changed', workflow_id: WF_TRANSCODE });
+          expect(changes).toHaveLength(cycle);
+        }
+      }
+    } finally {
+      await helper.unload();
+      await stub.close();
+    }
+  });
 });
