@@ -235,14 +235,14 @@ async function checkRuntime(label, { nodeBin, redJs, tarball }) {
     const types = sets.flatMap((s) => s.types ?? []);
     const missingTypes = NODE_TYPES.filter((x) => !types.includes(x));
     check(
-      `${label}: GET /nodes lists all 7 types of ${PACKAGE_NAME}`,
+      `${label}: GET /nodes lists all ${NODE_TYPES.length} types of ${PACKAGE_NAME}`,
       missingTypes.length === 0,
       missingTypes.length ? `missing ${missingTypes.join(', ')}` : `${sets[0]?.version ?? ''}`,
     );
     const broken = sets.filter((s) => s.err || s.enabled === false);
     check(
       `${label}: every node set enabled without error`,
-      sets.length === 7 && broken.length === 0,
+      sets.length === NODE_TYPES.length && broken.length === 0,
       broken.map((s) => `${s.id}: ${s.err}`).join('; '),
     );
     const ours = problemLines(nodeRed.log()).filter((l) => /media-spaces/i.test(l));
