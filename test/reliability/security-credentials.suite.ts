@@ -153,6 +153,23 @@ function tabNodes(tab: string, configs: ConfigPlan[], captureFile: string, withC
         wires: [[n('list'), n('submit'), n('channel'), n('delete'), n('active')]],
       },
       {
+        // follow-job reads a job itself, so it meets each config's key even when submit-job fails before it
+        id: n('inject-follow'),
+        type: 'inject',
+        ...at(100, 140),
+        name: 'follow',
+        props: [
+          { p: 'job_id', v: 'no-such-job', vt: 'str' },
+          { p: 'workflow_id', v: WF_QUICK, vt: 'str' },
+        ],
+        repeat: '',
+        crontab: '',
+        once: true,
+        onceDelay: 0.5,
+        topic: '',
+        wires: [[n('follow')]],
+      },
+      {
         id: n('list'),
         type: 'media-spaces-list-workflows',
         ...at(300, 60),
