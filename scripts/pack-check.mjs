@@ -112,7 +112,7 @@ function checkTarball(report, bytes) {
   );
   const declared = Object.keys(pkg['node-red']?.nodes ?? {}).sort();
   check(
-    'package.json declares the seven node types',
+    `package.json declares the ${NODE_TYPES.length} node types`,
     JSON.stringify(declared) === JSON.stringify([...NODE_TYPES].sort()),
     declared.join(', '),
   );
@@ -209,6 +209,8 @@ const EXAMPLE_ROUTES = {
   'media-spaces-submit-job': 'submit',
   'media-spaces-create-channel': 'create_channel',
   'media-spaces-delete-event': 'delete_event',
+  'media-spaces-wait-workflow': 'list',
+  'media-spaces-watch-workflows': 'list',
 };
 
 async function checkRuntime(label, { nodeBin, redJs, tarball }) {

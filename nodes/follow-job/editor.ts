@@ -1,5 +1,5 @@
-import { DEFAULT_CONCURRENCY } from '../../lib/rules';
-import { pollTimingDefaults, timeoutDefault, wholeNumberAtLeast } from '../shared/editor/poll-fields';
+import { DEFAULT_BACKOFF_MAX_MS, DEFAULT_CONCURRENCY, DEFAULT_INTERVAL_MS } from '../../lib/rules';
+import { wholeNumberAtLeast } from '../shared/editor/poll-fields';
 
 interface FollowJobNode extends EditorNodeInstance {
   interval: string;
@@ -14,9 +14,11 @@ RED.nodes.registerType<FollowJobNode>('media-spaces-follow-job', {
   defaults: {
     name: { value: '' },
     server: { value: '', type: 'media-spaces-config', required: true },
-    ...pollTimingDefaults(),
+    // inline, not spread: the catalogue's validator (node-red-dev) reads the defaults' keys from the source
+    interval: { value: DEFAULT_INTERVAL_MS, required: true, validate: wholeNumberAtLeast(1, false) },
+    backoffMax: { value: DEFAULT_BACKOFF_MAX_MS, validate: wholeNumberAtLeast(1, true) },
     concurrency: { value: DEFAULT_CONCURRENCY, validate: wholeNumberAtLeast(1, true) },
-    timeout: timeoutDefault(),
+    timeout: { value: '', validate: wholeNumberAtLeast(0, true) },
   },
   inputs: 1,
   outputs: 2,

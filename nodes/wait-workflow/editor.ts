@@ -1,4 +1,5 @@
-import { pollTimingDefaults, timeoutDefault } from '../shared/editor/poll-fields';
+import { DEFAULT_BACKOFF_MAX_MS, DEFAULT_INTERVAL_MS } from '../../lib/rules';
+import { wholeNumberAtLeast } from '../shared/editor/poll-fields';
 
 interface WaitWorkflowNode extends EditorNodeInstance {
   workflow: string;
@@ -11,8 +12,10 @@ RED.nodes.registerType<WaitWorkflowNode>('media-spaces-wait-workflow', {
     name: { value: '' },
     server: { value: '', type: 'media-spaces-config', required: true },
     workflow: { value: '' },
-    ...pollTimingDefaults(),
-    timeout: timeoutDefault(),
+    // inline, not spread: the catalogue's validator (node-red-dev) reads the defaults' keys from the source
+    interval: { value: DEFAULT_INTERVAL_MS, required: true, validate: wholeNumberAtLeast(1, false) },
+    backoffMax: { value: DEFAULT_BACKOFF_MAX_MS, validate: wholeNumberAtLeast(1, true) },
+    timeout: { value: '', validate: wholeNumberAtLeast(0, true) },
   },
   inputs: 1,
   outputs: 1,

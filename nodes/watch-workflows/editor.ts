@@ -1,5 +1,5 @@
-import { WORKFLOW_STATUSES } from '../../lib/rules';
-import { pollTimingDefaults } from '../shared/editor/poll-fields';
+import { DEFAULT_BACKOFF_MAX_MS, DEFAULT_INTERVAL_MS, WORKFLOW_STATUSES } from '../../lib/rules';
+import { wholeNumberAtLeast } from '../shared/editor/poll-fields';
 
 interface WatchWorkflowsNode extends EditorNodeInstance {
   statusFilter: string;
@@ -16,7 +16,9 @@ RED.nodes.registerType<WatchWorkflowsNode>('media-spaces-watch-workflows', {
     server: { value: '', type: 'media-spaces-config', required: true },
     statusFilter: { value: '', validate: (v) => v === '' || v === undefined || statuses.includes(String(v)) },
     emitInitial: { value: false },
-    ...pollTimingDefaults(),
+    // inline, not spread: the catalogue's validator (node-red-dev) reads the defaults' keys from the source
+    interval: { value: DEFAULT_INTERVAL_MS, required: true, validate: wholeNumberAtLeast(1, false) },
+    backoffMax: { value: DEFAULT_BACKOFF_MAX_MS, validate: wholeNumberAtLeast(1, true) },
   },
   inputs: 1,
   outputs: 2,

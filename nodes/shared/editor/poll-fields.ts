@@ -1,9 +1,8 @@
-import { DEFAULT_BACKOFF_MAX_MS, DEFAULT_INTERVAL_MS } from '../../../lib/rules';
-
 /**
- * Dialog fields the three polling nodes share. The runtime reads the same
- * fields through nodes/shared/poll-settings.ts; these checks only mark a
- * field red before deploy.
+ * Field checks the three polling nodes' dialogs share. The runtime reads the
+ * same fields through nodes/shared/poll-settings.ts; these checks only mark a
+ * field red before deploy. The defaults stay inline in each editor, where the
+ * catalogue's validator (node-red-dev) looks for them.
  */
 
 const WHOLE = /^\s*\d+\s*$/;
@@ -14,17 +13,4 @@ export function wholeNumberAtLeast(min: number, blankAllowed: boolean): (value: 
     if (value === '' || value === undefined || value === null) return blankAllowed;
     return WHOLE.test(String(value)) && Number(value) >= min;
   };
-}
-
-/** Interval and max backoff: their defaults and checks. */
-export function pollTimingDefaults(): Record<string, EditorNodeProperty> {
-  return {
-    interval: { value: DEFAULT_INTERVAL_MS, required: true, validate: wholeNumberAtLeast(1, false) },
-    backoffMax: { value: DEFAULT_BACKOFF_MAX_MS, validate: wholeNumberAtLeast(1, true) },
-  };
-}
-
-/** The Timeout field: blank for the node's default, 0 for none. */
-export function timeoutDefault(): EditorNodeProperty {
-  return { value: '', validate: wholeNumberAtLeast(0, true) };
 }
