@@ -60,7 +60,7 @@ const P = QUICK
       capacityReps: 3,
     };
 const PAGE_SIZE = 100;
-const WATCH_CONCURRENCY = 8; // the watch node's default
+const WATCH_CONCURRENCY = 8; // the follow-job node's default
 
 const results = [];
 const details = [];
@@ -437,7 +437,7 @@ async function benchWatch() {
   });
   const msgHeap = await host.call('messageHeap', { jobs });
   const warmupJobs = await raw.call('createJobs', { n: 20, workflow: ids.quickWorkflow });
-  log('watch: the watch node follows them');
+  log('watch: the follow-job node follows them');
   const w = await host.call('watch', {
     jobs,
     warmupJobs,

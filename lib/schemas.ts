@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WORKFLOW_STATUSES } from './rules';
 
 /**
  * Schemas for every resource of the service description.
@@ -23,7 +24,7 @@ const optInt = () => scalar(z.number().int()).optional();
 export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 export const uuid = () => z.string().regex(UUID_PATTERN, 'must be a UUID (8-4-4-4-12 hex digits)');
 
-export const WORKFLOW_STATUSES = ['active', 'archived', 'deleted', 'idle'] as const;
+export { WORKFLOW_STATUSES };
 export const WorkflowStatus = z.enum(WORKFLOW_STATUSES);
 export type WorkflowStatus = z.infer<typeof WorkflowStatus>;
 

@@ -15,7 +15,9 @@ export const NODE_TYPES = [
   'media-spaces-create-channel',
   'media-spaces-delete-event',
   'media-spaces-schedule',
-  'media-spaces-watch',
+  'media-spaces-follow-job',
+  'media-spaces-wait-workflow',
+  'media-spaces-watch-workflows',
   'media-spaces-coordination',
 ];
 

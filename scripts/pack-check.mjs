@@ -112,7 +112,7 @@ function checkTarball(report, bytes) {
   );
   const declared = Object.keys(pkg['node-red']?.nodes ?? {}).sort();
   check(
-    'package.json declares every node type',
+    `package.json declares the ${NODE_TYPES.length} node types`,
     JSON.stringify(declared) === JSON.stringify([...NODE_TYPES].sort()),
     declared.join(', '),
   );
@@ -209,6 +209,8 @@ const EXAMPLE_ROUTES = {
   'media-spaces-submit-job': 'submit',
   'media-spaces-create-channel': 'create_channel',
   'media-spaces-delete-event': 'delete_event',
+  'media-spaces-wait-workflow': 'list',
+  'media-spaces-watch-workflows': 'list',
 };
 
 async function checkRuntime(label, { nodeBin, redJs, tarball }) {
@@ -235,14 +237,14 @@ async function checkRuntime(label, { nodeBin, redJs, tarball }) {
     const types = sets.flatMap((s) => s.types ?? []);
     const missingTypes = NODE_TYPES.filter((x) => !types.includes(x));
     check(
-      `${label}: GET /nodes lists all 7 types of ${PACKAGE_NAME}`,
+      `${label}: GET /nodes lists all ${NODE_TYPES.length} types of ${PACKAGE_NAME}`,
       missingTypes.length === 0,
       missingTypes.length ? `missing ${missingTypes.join(', ')}` : `${sets[0]?.version ?? ''}`,
     );
     const broken = sets.filter((s) => s.err || s.enabled === false);
     check(
       `${label}: every node set enabled without error`,
-      sets.length === 7 && broken.length === 0,
+      sets.length === NODE_TYPES.length && broken.length === 0,
       broken.map((s) => `${s.id}: ${s.err}`).join('; '),
     );
     const ours = problemLines(nodeRed.log()).filter((l) => /media-spaces/i.test(l));

@@ -12,7 +12,17 @@ const require = createRequire(import.meta.url);
 const root = join(__dirname, '..');
 const { pointFlowAtSimulator } = require('../scripts/demo-userdir.cjs');
 
-const NODE_FILES = ['config', 'list-workflows', 'submit-job', 'create-channel', 'delete-event', 'schedule', 'watch'];
+const NODE_FILES = [
+  'config',
+  'list-workflows',
+  'submit-job',
+  'create-channel',
+  'delete-event',
+  'schedule',
+  'follow-job',
+  'wait-workflow',
+  'watch-workflows',
+];
 const modules = NODE_FILES.map((n) => nodeModule(`media-spaces-${n}`));
 
 type Msg = Record<string, any>;
@@ -50,7 +60,7 @@ function demoFlow(sim: Simulator) {
       // a window caught up in its last seconds would end before its recording starts
       node.catchUp = false;
     }
-    if (node.type === 'media-spaces-watch') node.interval = 200;
+    if (node.type === 'media-spaces-follow-job') node.interval = 200;
   }
   return { flow: runnable, credentials };
 }
@@ -153,7 +163,7 @@ describe('npm start', () => {
         'media-spaces-schedule',
         'media-spaces-create-channel',
         'media-spaces-submit-job',
-        'media-spaces-watch',
+        'media-spaces-follow-job',
       ]) {
         expect(types).toContain(t);
       }

@@ -4,6 +4,7 @@ import type { HelperNode, NodeModule } from 'node-red-node-test-helper';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient } from '../lib/client';
 import { type Simulator, startSimulator } from '../lib/simulator';
+import { nodeModule } from './support/node-modules';
 import { ALL_NODES, DEMO, helper, initRuntime, waitFor } from './support/node-red-runtime';
 
 /**
@@ -15,6 +16,7 @@ import { ALL_NODES, DEMO, helper, initRuntime, waitFor } from './support/node-re
 const require = createRequire(import.meta.url);
 const core = (file: string) => require(`@node-red/nodes/core/common/${file}`) as NodeModule;
 const CORE_NODES = [core('20-inject.js'), core('21-debug.js'), core('90-comment.js')];
+const POLLING_NODES = [nodeModule('media-spaces-wait-workflow'), nodeModule('media-spaces-watch-workflows')];
 
 type FlowNode = Record<string, unknown> & { id: string; type: string; z?: string; wires?: string[][] };
 
@@ -58,7 +60,7 @@ async function loadExample(name: string): Promise<Loaded> {
   config.workflowUrl = sim.workflowUrl;
   const tabs = new Set(flow.map((n) => n.z).filter((z): z is string => typeof z === 'string'));
   const withTab: FlowNode[] = [...[...tabs].map((id) => ({ id, type: 'tab', label: name })), ...flow];
-  await helper.load([...CORE_NODES, ...ALL_NODES], withTab, {
+  await helper.load([...CORE_NODES, ...ALL_NODES, ...POLLING_NODES], withTab, {
     [config.id]: { apiKey: DEMO.keys.admin, accessToken: DEMO.token },
   });
 
@@ -144,6 +146,29 @@ describe('examples', () => {
     await waitFor(() => example.debug.channel.length > 1);
     expect((example.debug.channel[1].payload as { id: string }).id).toBe((msg.payload as { id: string }).id);
     expect(sim.counts().channels).toBe(1);
+  });
+
+  it('wait-workflow.json passes the message on once QC check is active, with its id', async () => {
+    const example = await loadExample('wait-workflow.json');
+    example.run();
+    await waitFor(() => example.debug.active.length + example.debug.errors.length > 0);
+    expect(example.debug.errors).toEqual([]);
+    const msg = example.debug.active[0];
+    expect(msg.workflow).toMatchObject({ name: 'QC check', status: 'active' });
+    expect(msg.workflow_id).toBe((msg.workflow as { id: string }).id);
+  });
+
+  it('watch-workflows.json answers "poll now" with the whole list; the baseline sends no change', async () => {
+    const example = await loadExample('watch-workflows.json');
+    example.run();
+    await waitFor(() => example.debug.workflows.length + example.debug.errors.length > 0);
+    expect(example.debug.errors).toEqual([]);
+    const msg = example.debug.workflows[0];
+    expect(msg.statusCode).toBe(200);
+    const workflows = msg.payload as Array<{ id: string }>;
+    expect(workflows.map((w) => w.id)).toContain(DEMO.workflows.transcode);
+    expect(msg.changes).toEqual([]);
+    expect(example.debug.changes).toEqual([]);
   });
 
   it('delete-event.json: the placeholder id reaches the Catch as not_found; a real id is deleted', async () => {

@@ -64,7 +64,7 @@ export async function fixtureIds() {
  * Two spaces: "bench" with an active workflow taking one Byte variable (the
  * submit target), one whose jobs run for 10 minutes (followed jobs stay in
  * progress while measured) and one whose jobs end at once (warm-up of the
- * watch node); and "pages" with exactly `pageWorkflows` generated workflows
+ * follow-job node); and "pages" with exactly `pageWorkflows` generated workflows
  * for the paging figure.
  */
 export async function writeFixture(pageWorkflows) {

@@ -4,7 +4,7 @@
 //   ours:  [driver] -> media-spaces-submit-job -> counter (function)
 //   core:  [driver] -> function (build request) -> http request -> json -> counter
 //   list:  [driver] -> media-spaces-list-workflows (mode all) -> counter
-//   watch: [driver] -> media-spaces-watch (mode job) -> counter
+//   watch: [driver] -> media-spaces-follow-job -> counter
 // Each flow has a Catch node feeding a failure counter, so no message is lost.
 // Driven over IPC by bench/run.mjs.
 import { randomUUID } from 'node:crypto';
@@ -200,10 +200,9 @@ function flows({ info, ids, watch }) {
     {
       id: 'ms-watch',
       ...at,
-      type: 'media-spaces-watch',
+      type: 'media-spaces-follow-job',
       name: '',
       server: 'cfg',
-      mode: 'job',
       interval: String(watch.intervalMs),
       backoffMax: '',
       concurrency: String(watch.concurrency),
@@ -407,7 +406,7 @@ function pollSpacing(byPath, windowMs, from, to) {
 }
 
 /**
- * Follows `jobs` with the watch node (mode job): all messages at once, then
+ * Follows `jobs` with the follow-job node: all messages at once, then
  * measures `intervals` whole intervals after the first round of reads.
  */
 async function watch({ jobs, warmupJobs = [], intervalMs, intervals, profile, heapProfile }) {

@@ -252,7 +252,7 @@ async function pollJobs({ jobs, intervalMs, intervals, concurrency, profile }) {
     return { status: res.statusCode, body };
   };
   const round = () => pool(jobs.length, concurrency, (i) => get(jobs[i - 1]));
-  // first round outside the window, as for the watch node
+  // first round outside the window, as for the follow-job node
   const tStart = performance.now();
   await round();
   await sleep(Math.max(0, tStart + intervalMs - performance.now()));

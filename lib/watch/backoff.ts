@@ -1,4 +1,5 @@
 import { MediaSpacesError } from '../errors';
+import { DEFAULT_BACKOFF_MAX_MS, DEFAULT_INTERVAL_MS } from '../rules';
 
 /** Polling cadence: a fixed interval, and exponential backoff after failures. */
 export interface PollTiming {
@@ -16,8 +17,7 @@ export interface ResolvedTiming {
   backoffFactor: number;
 }
 
-export const DEFAULT_INTERVAL_MS = 5000;
-export const DEFAULT_BACKOFF_MAX_MS = 60_000;
+export { DEFAULT_BACKOFF_MAX_MS, DEFAULT_INTERVAL_MS };
 export const MIN_INTERVAL_MS = 1;
 
 export function resolveTiming(t: PollTiming = {}): ResolvedTiming {

@@ -1,5 +1,6 @@
 import { type Clock, MAX_TIMER_MS, systemClock } from '../clock';
 import { MediaSpacesError } from '../errors';
+import { DEFAULT_CONCURRENCY } from '../rules';
 import { TERMINAL_JOB_STATES, type WorkflowJob } from '../schemas';
 import {
   finitePositive,
@@ -116,8 +117,6 @@ interface HeapNode<H> {
   entry: Entry<H>;
   ticket: number;
 }
-
-const DEFAULT_CONCURRENCY = 8;
 
 /**
  * Follows many jobs until each reaches a terminal state, with one timer for

@@ -1,5 +1,6 @@
 import { type Clock, MAX_TIMER_MS, systemClock } from '../clock';
 import { MediaSpacesError, quoteShort } from '../errors';
+import { DEFAULT_ACTIVE_TIMEOUT_MS } from '../rules';
 import { UUID_PATTERN, type Workflow } from '../schemas';
 import {
   finitePositive,
@@ -41,7 +42,7 @@ interface Waiter<H> {
   deadline: number | undefined;
 }
 
-export const DEFAULT_ACTIVE_TIMEOUT_MS = 600_000;
+export { DEFAULT_ACTIVE_TIMEOUT_MS };
 
 /**
  * Waits for workflows to become active. Every wait shares one poll of the

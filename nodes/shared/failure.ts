@@ -1,8 +1,15 @@
-import { MediaSpacesError } from '../../lib/errors';
+import { type ErrorCode, MediaSpacesError } from '../../lib/errors';
+import type { WatchErrorCode } from '../../lib/watch/errors';
 import type { Node, NodeMessage } from './node-red-types';
 
-/** What `msg.error` holds after a failure: `MediaSpacesError.toJSON()`. */
-export type ErrorDetails = ReturnType<MediaSpacesError['toJSON']>;
+/**
+ * What `msg.error` holds after a failure: `MediaSpacesError.toJSON()`, or a
+ * polling node's outcome (a failed job, a deleted workflow) with its details.
+ */
+export type ErrorDetails = Omit<ReturnType<MediaSpacesError['toJSON']>, 'code'> & {
+  code: ErrorCode | WatchErrorCode;
+  [detail: string]: unknown;
+};
 
 /**
  * Any thrown value as a MediaSpacesError. The library throws nothing else, so

@@ -24,7 +24,7 @@ import { SEED, SIZE_NAME, sized } from './support/suite-size';
 /**
  * Bad input, generated: CASES messages from a seeded PRNG (RELIABILITY_SEED
  * reproduces a run) into every node input of one deployed flow: the four
- * operation nodes, the schedule node's control input and the watch node in
+ * operation nodes, the schedule node's control input and the follow-job and wait-workflow nodes in
  * job and workflow-active mode. Each message starts from a valid one for its
  * node and gets 1-4 fields replaced: random JSON, wrong types in every field
  * the nodes read (payload, workflow_id, job_name, event_id, max_results,
@@ -46,7 +46,7 @@ import { SEED, SIZE_NAME, sized } from './support/suite-size';
 const CASES = sized(1_200, 10_000);
 const CONCURRENCY = 16;
 const TAB = 'fuzz';
-/** The watch node's own give-up time, so that waits for names that never appear end. */
+/** The wait-workflow and follow-job nodes' own give-up time, so that waits for names that never appear end. */
 const WATCH_TIMEOUT_MS = 300;
 
 const TARGETS = ['list', 'submit', 'channel', 'delete', 'schedule', 'watch-job', 'watch-active'] as const;
@@ -167,9 +167,8 @@ function flow(sim: Simulator): Record<string, unknown>[] {
     {
       id: 'n-watch-job',
       ...at,
-      type: 'media-spaces-watch',
+      type: 'media-spaces-follow-job',
       server: CONFIG_ID,
-      mode: 'job',
       interval: 50,
       timeout: String(WATCH_TIMEOUT_MS * 4),
       wires: [['out'], ['progress']],
@@ -177,12 +176,11 @@ function flow(sim: Simulator): Record<string, unknown>[] {
     {
       id: 'n-watch-active',
       ...at,
-      type: 'media-spaces-watch',
+      type: 'media-spaces-wait-workflow',
       server: CONFIG_ID,
-      mode: 'workflow-active',
       interval: 50,
       timeout: String(WATCH_TIMEOUT_MS),
-      wires: [['out'], ['progress']],
+      wires: [['out']],
     },
     { id: 'out', ...at, type: 'helper' },
     { id: 'progress', ...at, type: 'helper' },
@@ -274,7 +272,7 @@ function setField(msg: Msg, field: string, value: unknown): void {
 }
 
 /**
- * A wait the watch node was asked to keep up longer than the run lasts (msg.timeout 0 = never,
+ * A wait the polling node was asked to keep up longer than the run lasts (msg.timeout 0 = never,
  * or minutes): replaced by a short one. Only whole numbers are touched: wrong types stay.
  */
 function boundTimeout(msg: Msg): void {

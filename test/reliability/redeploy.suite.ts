@@ -19,7 +19,7 @@ import { SIZE_NAME, sized } from './support/suite-size';
  * - requests are in flight: the simulator answers every request after 200 ms,
  *   and before each deploy the test sends messages into list workflows,
  *   submit job, create channel and delete event;
- * - polls are running: every submitted job goes on to a watch node that
+ * - polls are running: every submitted job goes on to a follow-job node that
  *   follows it (jobs never finish: the simulator's clock stands still), so
  *   the followed set grows deploy after deploy and is handed over each time;
  * - a schedule is running with windows open: a window starts every 2 s and
@@ -102,7 +102,7 @@ function flow(sim: Simulator, { variant, schedule = true }: Options): Record<str
       server: CONFIG_ID,
       workflowId: DEMO.workflows.transcode,
       workflowIdType: 'str',
-      // every job is followed by the watch node
+      // every job is followed by the follow-job node
       wires: [['w-job', 'out']],
     },
     {
@@ -137,10 +137,9 @@ function flow(sim: Simulator, { variant, schedule = true }: Options): Record<str
     {
       id: 'w-job',
       ...at,
-      type: 'media-spaces-watch',
-      name: `watch ${variant}`,
+      type: 'media-spaces-follow-job',
+      name: `follow ${variant}`,
       server: CONFIG_ID,
-      mode: 'job',
       interval: 100,
       wires: [['out'], ['progress']],
     },
@@ -348,7 +347,7 @@ describe(`redeploy (${SIZE_NAME}: ${REDEPLOYS} deploys with requests, polls and 
     for (let i = 1; i <= REDEPLOYS; i++) {
       fire();
       // every other deploy comes while the requests are in flight; the others after they were answered
-      // (so that jobs reach the watch node and channels the schedule)
+      // (so that jobs reach the follow-job node and channels the schedule)
       await sleep(i % 2 === 1 ? 20 + ((i * 37) % 100) : LATENCY_MS + 150);
       const before = sim.requests().length;
       const type = i % 2 === 0 ? 'full' : 'nodes';

@@ -25,7 +25,7 @@ import {
  * - every slot (one occurrence of a window) that was open while Node-RED ran
  *   has exactly one channel, and every such slot that ended has exactly one
  *   follow-up job, referencing that slot's channel;
- * - every follow-up job was read by the watch node at or after the moment it
+ * - every follow-up job was read by the follow-job node at or after the moment it
  *   reached its terminal state, and reported by the flow (REL-DONE line);
  * - no error reached the flow's Catch node.
  *
@@ -322,7 +322,7 @@ describe('restart: SIGKILL during open windows and followed jobs', () => {
       jobs: jobs.length,
       slotsNeedingJob: all.filter((s) => s.mustHaveJob).length,
       doneLines: done.length,
-      // a job reported twice: finished, reported, and killed before the watch's context was flushed
+      // a job reported twice: finished, reported, and killed before the follow-job node's context was flushed
       jobsReportedTwice: jobs.filter((j) => done.filter((l) => l.text.includes(j.id)).length > 1).length,
       watchResumes: lines.filter((l) => /resuming \d+ followed job/.test(l.text)).length,
       errorLines: lines.filter((l) => l.text.includes('REL-ERROR')).length,

@@ -14,7 +14,12 @@ import {
   trigger,
 } from '../support/node-red-runtime';
 
-const EVERY_NODE: NodeModule[] = [...ALL_NODES, nodeModule('media-spaces-watch'), nodeModule('media-spaces-schedule')];
+const EVERY_NODE: NodeModule[] = [
+  ...ALL_NODES,
+  nodeModule('media-spaces-follow-job'),
+  nodeModule('media-spaces-wait-workflow'),
+  nodeModule('media-spaces-schedule'),
+];
 
 /**
  * Ids from messages and settings cannot change the request path. Each hostile
@@ -69,13 +74,13 @@ const EVERY_NODE_PATHS: Array<{ type: string; props?: Record<string, unknown>; m
   { type: 'media-spaces-create-channel', msg: { payload: { name: 'x' } } },
   { type: 'media-spaces-delete-event', msg: { event_id: 'e1' } },
   {
-    type: 'media-spaces-watch',
-    props: { mode: 'job', interval: 20 },
+    type: 'media-spaces-follow-job',
+    props: { interval: 20 },
     msg: { job_id: 'b0000000-0000-4000-8000-000000000001', workflow_id: WF },
   },
   {
-    type: 'media-spaces-watch',
-    props: { mode: 'workflow-active', interval: 20, timeout: '500' },
+    type: 'media-spaces-wait-workflow',
+    props: { interval: 20, timeout: '500' },
     msg: { workflow_id: WF },
   },
 ];
@@ -167,12 +172,12 @@ describe('security: ids cannot change the request path', () => {
   );
 
   it.each(HOSTILE)(
-    'watch (job mode) msg.job_id %j: one encoded segment of GET /jobs/{id}, or invalid input',
+    'follow-job msg.job_id %j: one encoded segment of GET /jobs/{id}, or invalid input',
     async (value) => {
       const c: Case = {
         label: 'msg.job_id',
-        node: 'media-spaces-watch',
-        props: { mode: 'job', interval: 20, backoffMax: 40 },
+        node: 'media-spaces-follow-job',
+        props: { interval: 20, backoffMax: 40 },
         msg: { job_id: value, workflow_id: WF },
         value,
         expect: { route: 'job', path: (v) => `/workflow/v1/${SPACE}/workflows/${WF}/jobs/${segment(v)}` },
@@ -195,11 +200,11 @@ describe('security: ids cannot change the request path', () => {
     expect(outcome.caught[0]?.error?.cause?.fieldErrors).toHaveProperty('workflow_id');
   });
 
-  it.each(HOSTILE)('watch msg.workflow_id %j: invalid input, nothing sent', async (value) => {
+  it.each(HOSTILE)('follow-job msg.workflow_id %j: invalid input, nothing sent', async (value) => {
     const c: Case = {
-      label: 'watch msg.workflow_id',
-      node: 'media-spaces-watch',
-      props: { mode: 'job', interval: 20, backoffMax: 40 },
+      label: 'follow-job msg.workflow_id',
+      node: 'media-spaces-follow-job',
+      props: { interval: 20, backoffMax: 40 },
       msg: { job_id: 'b0000000-0000-4000-8000-000000000001', workflow_id: value },
       value,
       expect: null,

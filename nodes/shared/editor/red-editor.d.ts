@@ -16,6 +16,8 @@ interface EditorNodeInstance {
   type: string;
   name?: string;
   credentials?: Record<string, unknown>;
+  /** The node's own messages (its locales file), by key. */
+  _(key: string, substitutions?: Record<string, unknown>): string;
   [key: string]: unknown;
 }
 

@@ -5,7 +5,7 @@ import type { FlowNode } from './node-red';
  * examples/recording-automation.json made fast, for the restart suite:
  * several windows on 6-field cron expressions (every 10 s, staggered), 6 s
  * long; create channel wired back into the schedule; the end message to
- * submit job and on to watch (job mode, 300 ms interval). Function nodes print
+ * submit job and on to follow job (300 ms interval). Function nodes print
  * one parseable line per finished job and per caught error.
  */
 
@@ -13,7 +13,7 @@ export const PERIOD_MS = 10_000;
 export const DURATION_MS = 6_000;
 export const FOLLOWUP_WORKFLOW = 'aaaaaaaa-0000-4000-8000-000000000006';
 export const SCHEDULE_NODE = 'rel0schedule0001';
-export const WATCH_NODE = 'rel0watch0000001';
+export const FOLLOW_JOB_NODE = 'rel0watch0000001';
 export const CONFIG_NODE = 'rel0config000001';
 const TAB = 'rel0tab000000001';
 
@@ -102,22 +102,18 @@ export function recordingFlow(
       jobName: '',
       jobInputs: '',
       jobInputsType: 'json',
-      wires: [[WATCH_NODE]],
+      wires: [[FOLLOW_JOB_NODE]],
     },
     {
-      id: WATCH_NODE,
-      type: 'media-spaces-watch',
+      id: FOLLOW_JOB_NODE,
+      type: 'media-spaces-follow-job',
       ...at(600, 180),
       name: 'Follow job',
       server: CONFIG_NODE,
-      mode: 'job',
       interval: 300,
       backoffMax: 2000,
       concurrency: 8,
       timeout: '',
-      statusFilter: '',
-      emitInitial: false,
-      workflow: '',
       wires: [['rel0done00000001'], []],
     },
     {

@@ -7,8 +7,12 @@ import { NODES } from '../../support/node-red-runtime';
 const require = createRequire(import.meta.url);
 
 export const SCHEDULE_NODE = nodeModule('media-spaces-schedule');
-export const WATCH_NODE = nodeModule('media-spaces-watch');
-export const EVERY_NODE: NodeModule[] = [...Object.values(NODES), SCHEDULE_NODE, WATCH_NODE];
+export const POLLING_NODES: NodeModule[] = [
+  nodeModule('media-spaces-follow-job'),
+  nodeModule('media-spaces-wait-workflow'),
+  nodeModule('media-spaces-watch-workflows'),
+];
+export const EVERY_NODE: NodeModule[] = [...Object.values(NODES), SCHEDULE_NODE, ...POLLING_NODES];
 
 /** Flow nodes need x and y, or the runtime takes them for config nodes. */
 export const onTab = (z: string) => ({ z, x: 100, y: 100 });

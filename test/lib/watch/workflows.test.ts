@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MediaSpacesError } from '../lib/errors';
-import type { Workflow } from '../lib/schemas';
+import { MediaSpacesError } from '../../../lib/errors';
+import type { Workflow } from '../../../lib/schemas';
 import {
   diffWorkflows,
   stableStringify,
@@ -10,8 +10,8 @@ import {
   type WorkflowChange,
   WorkflowWatcher,
   waitForWorkflowActive,
-} from '../lib/watch';
-import { ManualClock } from './support/manual-clock';
+} from '../../../lib/watch';
+import { ManualClock } from '../../support/manual-clock';
 
 const ID = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const wf = (n: number, status = 'active', extra: Partial<Workflow> = {}): Workflow =>

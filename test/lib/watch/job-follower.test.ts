@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MediaSpacesError } from '../lib/errors';
-import type { WorkflowJob } from '../lib/schemas';
+import { MediaSpacesError } from '../../../lib/errors';
+import type { WorkflowJob } from '../../../lib/schemas';
 import {
   type FollowedJob,
   JobFollower,
@@ -10,8 +10,8 @@ import {
   pollDelay,
   resolveTiming,
   WatchError,
-} from '../lib/watch';
-import { ManualClock } from './support/manual-clock';
+} from '../../../lib/watch';
+import { ManualClock } from '../../support/manual-clock';
 
 const WF = '11111111-1111-4111-8111-111111111111';
 

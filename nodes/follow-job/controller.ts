@@ -1,0 +1,226 @@
+import type { MediaSpacesClient } from '../../lib/client';
+import { isPlainObject } from '../../lib/guards';
+import type { WorkflowJob } from '../../lib/schemas';
+import { JobFollower, type JobWaiter, type PersistedJob, toSerializable } from '../../lib/watch';
+import type { DoneFunction, NodeAPI, NodeMessage, NodeStatus, SendFunction } from '../shared/node-red-types';
+import { Handover } from '../shared/node-state';
+import {
+  errorStatus,
+  failWith,
+  type Handle,
+  handleOf,
+  messageTimeout,
+  type NodeContext,
+  type Outputs,
+  type PollNode,
+  retryStatus,
+} from '../shared/poll-node';
+import { pollTiming } from '../shared/poll-settings';
+import type { StatusBoard } from '../shared/status-board';
+import { describeJob, jobFailure, jobRef } from './job-message';
+import { ReportedJobs, type ReportedRecord } from './reported-jobs';
+import type { FollowJobSettings } from './settings';
+
+/** Node context keys of the followed jobs and of the jobs reported lately. */
+export const FOLLOWED_KEY = 'mediaSpacesFollowedJobs';
+export const REPORTED_KEY = 'mediaSpacesReportedJobs';
+
+const followedHandover = new Handover<PersistedJob[]>();
+const reportedHandover = new Handover<ReportedRecord[]>();
+
+type Waiter = JobWaiter<Handle>;
+
+/**
+ * Follows each input's job until a terminal state: progress on output 2,
+ * succeeded on output 1, failed or stopped as an error. The followed jobs
+ * live in the node context (and pass to a redeployed successor), so they are
+ * followed on after a redeploy or a restart.
+ */
+export class FollowJobController {
+  private readonly follower: JobFollower<Handle>;
+  private readonly reported = new ReportedJobs();
+  private readonly context: NodeContext;
+  private loaded = false;
+  private closed = false;
+  private last: NodeStatus | undefined;
+
+  constructor(
+    private readonly RED: NodeAPI,
+    private readonly node: PollNode,
+    private readonly settings: FollowJobSettings,
+    private readonly status: StatusBoard,
+    client: () => MediaSpacesClient,
+  ) {
+    this.context = node.context();
+    const timing = pollTiming(settings);
+    this.follower = new JobFollower<Handle>({
+      ...timing,
+      concurrency: settings.concurrency,
+      timeoutMs: settings.timeout ?? 0,
+      // saves at most once a second (or once per interval when shorter)
+      persistDelayMs: Math.min(1000, timing.intervalMs),
+      getJob: async (workflowId, jobId, signal) => (await client().getJob(workflowId, jobId, { signal })).data,
+      onProgress: (job, entry) => this.progressed(job, entry.waiters, entry.workflowId),
+      onDone: (job, entry) => this.ended(job, entry.waiters, entry.jobId, entry.workflowId),
+      onError: (error, waiters, entry) => this.failed(error, waiters, entry.jobId, entry.workflowId),
+      onRetry: (error, _entry, delayMs) =>
+        status.set(retryStatus(error, 'Get job', delayMs, `following ${this.follower.size}; `)),
+      onPersist: (records) => this.persist(records),
+    });
+    this.load();
+  }
+
+  input(msg: NodeMessage, send: SendFunction, done: DoneFunction): void {
+    try {
+      const ref = jobRef(msg);
+      const timeoutMs = messageTimeout(msg, this.settings.timeout);
+      if (msg.replay === true && this.reported.jobOf(msg.idempotency_key) === ref.jobId) {
+        // a schedule's end replayed after a restart, for a job this node already reported
+        this.node.debug(`job ${ref.jobId} was reported before the restart; replay of ${msg.idempotency_key} ignored`);
+        done();
+        return;
+      }
+      this.follower.follow({
+        jobId: ref.jobId,
+        workflowId: ref.workflowId,
+        job: ref.known,
+        data: toSerializable(msg),
+        handle: handleOf(msg, send, done),
+        timeoutMs: timeoutMs === 0 ? undefined : timeoutMs,
+        deadline: timeoutMs === 0 ? null : undefined,
+        // a submission replayed after a restart (same idempotency key) takes over the resumed waiter
+        key: typeof msg.idempotency_key === 'string' ? msg.idempotency_key : undefined,
+      });
+      this.show();
+    } catch (error) {
+      this.status.set(errorStatus(error));
+      failWith(this.node, msg, error, done);
+    }
+  }
+
+  /** A removed node forgets its jobs; a redeployed one saves them for its successor. */
+  close(removed: boolean): Promise<void> {
+    this.closed = true;
+    const records = this.loaded ? this.follower.snapshot() : [];
+    this.follower.close({ persist: false });
+    if (removed) {
+      followedHandover.drop(this.node.id);
+      reportedHandover.drop(this.node.id);
+      return this.save(undefined, undefined);
+    }
+    if (records.length > 0) followedHandover.keep(this.node.id, records);
+    const reported = this.reported.records();
+    if (reported !== undefined) reportedHandover.keep(this.node.id, reported);
+    if (!this.loaded) return Promise.resolve();
+    return this.save(records.length > 0 ? records : undefined, reported);
+  }
+
+  /** Resumes what the previous instance of this node was following: from a predecessor, else the context. */
+  private load(): void {
+    const handed = followedHandover.take(this.node.id);
+    const handedReported = reportedHandover.take(this.node.id);
+    if (handed !== undefined || handedReported !== undefined) {
+      this.reported.restore(handedReported);
+      this.finishLoading(handed);
+      return;
+    }
+    try {
+      this.context.get(REPORTED_KEY, (err, value) => {
+        if (!err) this.reported.restore(value);
+        this.context.get(FOLLOWED_KEY, (err2, records) => this.finishLoading(err2 ? undefined : records));
+      });
+    } catch {
+      this.finishLoading(undefined);
+    }
+  }
+
+  private finishLoading(value: unknown): void {
+    if (this.loaded || this.closed) return;
+    this.loaded = true;
+    const resumed = this.follower.resume(value);
+    if (resumed > 0) this.node.log(`resuming ${resumed} followed job${resumed === 1 ? '' : 's'}`);
+    this.follower.flush();
+    this.show();
+  }
+
+  private progressed(job: WorkflowJob, waiters: Waiter[], workflowId: string): void {
+    for (const w of waiters) {
+      const msg = this.RED.util.cloneMessage(this.messageOf(w));
+      describeJob(msg, job, workflowId);
+      this.sendOf(w)([null, msg]);
+    }
+    this.show();
+  }
+
+  private ended(job: WorkflowJob, waiters: Waiter[], jobId: string, workflowId: string): void {
+    const state = String(job.state ?? '').toLowerCase();
+    this.reported.note(
+      waiters.map((w) => w.key),
+      jobId,
+    );
+    for (const w of waiters) {
+      const msg = this.messageOf(w);
+      describeJob(msg, job, workflowId);
+      if (state === 'succeeded') {
+        this.sendOf(w)([msg, null]);
+        w.handle?.done();
+      } else {
+        failWith(this.node, msg, jobFailure(job, workflowId), w.handle?.done);
+      }
+    }
+    this.show(
+      state === 'succeeded'
+        ? { fill: 'green', shape: 'dot', text: `succeeded: ${job.name ?? job.id}` }
+        : { fill: 'red', shape: 'ring', text: `${state}: ${job.name ?? job.id}` },
+    );
+  }
+
+  private failed(error: Error, waiters: Waiter[], jobId: string, workflowId: string): void {
+    this.reported.note(
+      waiters.map((w) => w.key),
+      jobId,
+    );
+    for (const w of waiters) {
+      const msg = this.messageOf(w);
+      msg.job_id = jobId;
+      msg.workflow_id = workflowId;
+      failWith(this.node, msg, error, w.handle?.done);
+    }
+    this.show(errorStatus(error));
+  }
+
+  private persist(records: PersistedJob[]): void {
+    if (!this.loaded || this.closed) return;
+    this.context.set(FOLLOWED_KEY, records.length > 0 ? records : undefined, () => undefined);
+    this.context.set(REPORTED_KEY, this.reported.records(), () => undefined);
+  }
+
+  private save(followed: PersistedJob[] | undefined, reported: ReportedRecord[] | undefined): Promise<void> {
+    return new Promise<void>((resolve) => {
+      try {
+        this.context.set(REPORTED_KEY, reported);
+        this.context.set(FOLLOWED_KEY, followed, () => resolve());
+      } catch {
+        resolve();
+      }
+    });
+  }
+
+  /** The number of followed jobs while there are any, else the last outcome. */
+  private show(outcome?: NodeStatus): void {
+    if (outcome) this.last = outcome;
+    const n = this.follower.size;
+    this.status.set(
+      n > 0 ? { fill: 'blue', shape: 'dot', text: `following ${n} job${n === 1 ? '' : 's'}` } : (this.last ?? {}),
+    );
+  }
+
+  private messageOf(w: Waiter): NodeMessage {
+    if (w.handle) return w.handle.msg;
+    return isPlainObject(w.data) ? w.data : {};
+  }
+
+  private sendOf(w: Waiter): (out: Outputs) => void {
+    return (out) => (w.handle ? w.handle.send(out) : this.node.send(out));
+  }
+}

@@ -1,0 +1,86 @@
+import type { MediaSpacesClient } from '../../lib/client';
+import { MediaSpacesError } from '../../lib/errors';
+import { WorkflowActiveWaiter } from '../../lib/watch';
+import { given, textValue } from '../shared/message-fields';
+import type { DoneFunction, NodeMessage, NodeStatus, SendFunction } from '../shared/node-red-types';
+import {
+  errorStatus,
+  failWith,
+  type Handle,
+  handleOf,
+  messageTimeout,
+  type PollNode,
+  retryStatus,
+} from '../shared/poll-node';
+import { pollTiming } from '../shared/poll-settings';
+import type { StatusBoard } from '../shared/status-board';
+import type { WaitWorkflowSettings } from './settings';
+
+/**
+ * Holds each input until its workflow is active, then passes it on. Every
+ * waiting message shares one read of the workflow list per interval
+ * (lib/watch's WorkflowActiveWaiter).
+ */
+export class WaitWorkflowController {
+  private readonly waiter: WorkflowActiveWaiter<Handle>;
+
+  constructor(
+    private readonly node: PollNode,
+    private readonly settings: WaitWorkflowSettings,
+    private readonly status: StatusBoard,
+    client: () => MediaSpacesClient,
+  ) {
+    this.waiter = new WorkflowActiveWaiter<Handle>({
+      ...pollTiming(settings),
+      timeoutMs: settings.timeout,
+      list: (signal) => client().listAllWorkflows({ signal }),
+      onActive: (workflow, h) => {
+        h.msg.workflow = workflow;
+        h.msg.workflow_id = workflow.id;
+        h.send([h.msg]);
+        h.done();
+        this.showWaiting({ fill: 'green', shape: 'dot', text: `active: ${workflow.name ?? workflow.id}` });
+      },
+      onFail: (error, h) => {
+        this.showWaiting(errorStatus(error));
+        failWith(this.node, h.msg, error, h.done);
+      },
+      onRetry: (error, delayMs) => status.set(retryStatus(error, 'Wait for workflow', delayMs)),
+    });
+  }
+
+  input(msg: NodeMessage, send: SendFunction, done: DoneFunction): void {
+    try {
+      const workflow = workflowRef(msg, this.settings.workflow);
+      const timeoutMs = messageTimeout(msg, this.settings.timeout);
+      this.waiter.wait({ workflow, timeoutMs, handle: handleOf(msg, send, done) });
+      this.showWaiting();
+    } catch (error) {
+      this.status.set(errorStatus(error));
+      failWith(this.node, msg, error, done);
+    }
+  }
+
+  close(): Promise<void> | void {
+    return this.waiter.close();
+  }
+
+  /** The number of waiting messages while there are any, else the last outcome. */
+  private showWaiting(outcome?: NodeStatus): void {
+    const n = this.waiter.size;
+    this.status.set(n > 0 ? { fill: 'blue', shape: 'dot', text: `waiting (${n})` } : (outcome ?? {}));
+  }
+}
+
+/** msg.workflow_id (id or name), msg.workflow_name, else the node's workflow setting. */
+export function workflowRef(msg: NodeMessage, setting: string): string {
+  for (const property of ['workflow_id', 'workflow_name']) {
+    if (given(msg, property) && msg[property] !== null && msg[property] !== '') {
+      return textValue(`msg.${property}`, msg[property]).trim();
+    }
+  }
+  if (setting !== '') return setting;
+  throw MediaSpacesError.invalidInput('No workflow to wait for: set msg.workflow_id, or the workflow in the node', {
+    workflow_id: 'is required',
+  });
+}
