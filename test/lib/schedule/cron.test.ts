@@ -7,8 +7,8 @@ import {
   nextOccurrence,
   nextOccurrences,
   parseCron,
-} from '../lib/schedule/cron';
-import { formatLocalIso, isValidTimeZone, offsetAt, resolveLocal } from '../lib/schedule/tz';
+} from '../../../lib/schedule/cron';
+import { formatLocalIso, isValidTimeZone, offsetAt, resolveLocal } from '../../../lib/schedule/tz';
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 const local = (ts: number[], tz: string) => ts.map((t) => formatLocalIso(t, tz));

@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../lib/clock';
-import { loadScheduleYaml, type ScheduleConfig } from '../lib/schedule/config';
+import type { Clock } from '../../../lib/clock';
+import { loadScheduleYaml, type ScheduleConfig } from '../../../lib/schedule/config';
 import {
   type EndEvent,
   Scheduler,
   type SchedulerState,
   type SchedulerStore,
   type StartEvent,
-} from '../lib/schedule/scheduler';
+} from '../../../lib/schedule/scheduler';
 
 /** A clock whose time moves only when told, with timers that fire in order. */
 class ManualClock implements Clock {
@@ -411,5 +411,71 @@ describe('Scheduler with vitest fake timers and the system clock', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('Scheduler with channels routed back (the flow of the demo)', () => {
+  it('ends every window on time, not only the first, when each channel comes back during its window', async () => {
+    // Before the fix only the first end was on time: once a channel had come back, every later slot's end
+    // waited for its channel (end + channelWaitMs), and the channel coming back did not re-arm the timer.
+    const clock = new ManualClock(T('2024-11-22T12:00:00Z'));
+    const config = loadScheduleYaml(`windows:
+  - id: short
+    cron: "*/10 * * * * *"
+    timezone: UTC
+    duration: 5s
+`);
+    const ends: { key: string; at: number; expected: number; channel: unknown }[] = [];
+    const scheduler: Scheduler = new Scheduler({
+      scheduleId: 'sched',
+      config,
+      clock,
+      catchUp: false,
+      onStart: ({ slot }) => {
+        // create-channel answers 300 ms later, well within the 5-second window
+        clock.setTimeout(() => scheduler.rememberChannel(slot.key, { id: `ch-${slot.start}` }), 300);
+      },
+      onEnd: ({ slot, channel }) => ends.push({ key: slot.key, at: clock.now(), expected: slot.end, channel }),
+    });
+    running.push(scheduler);
+    await scheduler.start();
+    clock.advance(12 * 10_000);
+    expect(ends.length).toBeGreaterThanOrEqual(11);
+    for (const end of ends) {
+      expect(end.at, end.key).toBe(end.expected);
+      expect(end.channel, end.key).toMatchObject({ id: expect.stringMatching(/^ch-/) });
+    }
+  });
+
+  it('still waits for a channel that has not come back by the end, and goes at once when it does', async () => {
+    const clock = new ManualClock(T('2024-11-22T12:00:00Z'));
+    const config = loadScheduleYaml(`windows:
+  - id: short
+    cron: "*/10 * * * * *"
+    timezone: UTC
+    duration: 5s
+`);
+    const ends: { key: string; at: number }[] = [];
+    let replyAfter = 100;
+    const scheduler: Scheduler = new Scheduler({
+      scheduleId: 'sched',
+      config,
+      clock,
+      catchUp: false,
+      channelWaitMs: 15_000,
+      onStart: ({ slot }) => {
+        clock.setTimeout(() => scheduler.rememberChannel(slot.key, { id: `ch-${slot.start}` }), replyAfter);
+      },
+      onEnd: ({ slot }) => ends.push({ key: slot.key, at: clock.now() - slot.end }),
+    });
+    running.push(scheduler);
+    await scheduler.start();
+    clock.advance(10_000); // the first slot starts at 12:00:10; its channel comes back 100 ms later
+    replyAfter = 7_000; // the second slot's (12:00:20) comes back 2 s after its end
+    clock.advance(10_000);
+    clock.advance(6_000);
+    expect(ends.map((e) => e.at)).toEqual([0]);
+    clock.advance(1_000);
+    expect(ends.map((e) => e.at)).toEqual([0, 2_000]);
   });
 });

@@ -3,9 +3,9 @@ import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { HelperNode } from 'node-red-node-test-helper';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type Simulator, startSimulator } from '../lib/simulator';
-import { nodeModule } from './support/node-modules';
-import { CONFIG_ID, configNode, credentials, DEMO, helper, NODES } from './support/node-red-runtime';
+import { type Simulator, startSimulator } from '../../../lib/simulator';
+import { nodeModule } from '../../support/node-modules';
+import { CONFIG_ID, configNode, credentials, DEMO, helper, NODES } from '../../support/node-red-runtime';
 
 /**
  * media-spaces-schedule in a real Node-RED runtime, loaded from dist/ (run
@@ -17,7 +17,7 @@ const require = createRequire(import.meta.url);
 const scheduleNode = nodeModule('media-spaces-schedule');
 
 const T = (iso: string) => Date.parse(iso);
-const TMP = path.join(__dirname, '.tmp', `schedule-node-${process.pid}`);
+const TMP = path.join(__dirname, '..', '..', '.tmp', `schedule-node-${process.pid}`);
 const at = { z: 'tab', x: 100, y: 100 };
 const fsCjs = require('node:fs') as typeof fs;
 
