@@ -1,5 +1,6 @@
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, stringify, type Node as YamlNode } from 'yaml';
 import { z } from 'zod';
+import { channelFieldsFromText } from '../channel-fields';
 import { MediaSpacesError, quoteShort } from '../errors';
 import { isPlainObject } from '../guards';
 import { ChannelCreateRequest, UUID_PATTERN } from '../schemas';
@@ -27,44 +28,30 @@ import { canonicalTimeZone, isValidTimeZone, systemTimeZone } from './tz';
  * ```
  */
 
-export interface ChannelTemplate {
-  name?: string;
-  description?: string;
-  source_id?: string;
-  /** a JSON string, or an object that is sent as its JSON text */
-  expected_properties?: string | Record<string, unknown>;
-  continuous_recording?: boolean | string;
-  recording_duration?: number | string;
-  region?: string;
-  tags?: string[];
-}
+/** A window's channel template (create-channel request fields, templates allowed), as the schema reads it. */
+export type ChannelTemplate = z.infer<typeof ChannelSchema>;
 
-export interface FollowupTemplate {
-  workflow_id?: string;
-  /** a workflow name, for a submit-job node that resolves names */
-  workflow?: string;
-  job_name?: string;
-  variables?: Record<string, unknown>;
-  media_nicknames?: Record<string, unknown>;
-  attachments?: Record<string, unknown>;
-  labels?: Record<string, Record<string, unknown>>;
-}
+/** A window's follow-up template (a submit-job request: workflow_id or a workflow name, job name, inputs). */
+export type FollowupTemplate = z.infer<typeof FollowupSchema>;
 
-export interface ScheduleWindow {
-  id: string;
-  name: string;
-  cron: string;
-  /** IANA zone, canonical spelling */
-  timezone: string;
-  /** seconds */
-  duration: number;
-  enabled: boolean;
-  channel: ChannelTemplate;
-  followup?: FollowupTemplate;
-}
+type RawDocument = z.infer<typeof DocumentSchema>;
+type RawWindow = z.infer<typeof WindowSchema>;
 
+/**
+ * A window after normalisation (see normaliseWindow): the schema's fields with
+ * the defaults filled in, the zone canonical and the duration in seconds.
+ */
+export type ScheduleWindow = Required<Pick<RawWindow, 'id' | 'name' | 'cron' | 'enabled' | 'channel'>> &
+  Pick<RawWindow, 'followup'> & {
+    /** IANA zone, canonical spelling */
+    timezone: string;
+    /** seconds */
+    duration: number;
+  };
+
+/** A schedule after normalisation: the document's zone resolved (or the default), its windows normalised. */
 export interface ScheduleConfig {
-  scheduleId?: string;
+  scheduleId?: RawDocument['schedule_id'];
   timezone: string;
   windows: ScheduleWindow[];
 }
@@ -117,22 +104,6 @@ export const SLOT_FIELDS = [
 ] as const;
 const CHANNEL_ROOTS = { window: WINDOW_FIELDS, slot: SLOT_FIELDS, schedule: ['id'] } as const;
 const FOLLOWUP_ROOTS = { ...CHANNEL_ROOTS, channel: 'any' } as const;
-
-const KNOWN_KEYS = {
-  top: ['schedule_id', 'timezone', 'windows'],
-  window: ['id', 'name', 'cron', 'timezone', 'duration', 'enabled', 'channel', 'followup'],
-  channel: [
-    'name',
-    'description',
-    'source_id',
-    'expected_properties',
-    'continuous_recording',
-    'recording_duration',
-    'region',
-    'tags',
-  ],
-  followup: ['workflow_id', 'workflow', 'job_name', 'variables', 'media_nicknames', 'attachments', 'labels'],
-} as const;
 
 /** A schedule document that does not validate; `issues` name line and field. */
 export class ScheduleConfigError extends MediaSpacesError {
@@ -305,9 +276,6 @@ const DocumentSchema = z.strictObject(
   },
   { error: oneOf('a mapping with a "windows" list') },
 );
-
-type RawDocument = z.infer<typeof DocumentSchema>;
-type RawWindow = z.infer<typeof WindowSchema>;
 
 // ------------------------------------------------------------ parsing
 
@@ -490,7 +458,7 @@ function normaliseWindow(w: RawWindow, fallbackZone: string): ScheduleWindow {
     enabled: w.enabled ?? true,
     channel: { ...(w.channel ?? {}) },
   };
-  if (w.followup) out.followup = structuredClone(w.followup) as FollowupTemplate;
+  if (w.followup) out.followup = structuredClone(w.followup);
   return out;
 }
 
@@ -580,18 +548,9 @@ function semanticProblems(
   return problems;
 }
 
-/** The channel template after rendering, as a create request (expected_properties objects become JSON text). */
+/** The channel template after rendering, as a create request (the create-channel node's conversions). */
 export function channelRequestFrom(rendered: Record<string, unknown>): Record<string, unknown> {
-  const out = { ...rendered };
-  if (isPlainObject(out.expected_properties)) out.expected_properties = JSON.stringify(out.expected_properties);
-  if (typeof out.recording_duration === 'string' && /^\d+$/.test(out.recording_duration.trim())) {
-    out.recording_duration = Number(out.recording_duration.trim());
-  }
-  if (typeof out.continuous_recording === 'string') {
-    const t = out.continuous_recording.trim().toLowerCase();
-    if (t === 'true' || t === 'false') out.continuous_recording = t === 'true';
-  }
-  return out;
+  return channelFieldsFromText(rendered);
 }
 
 function friendlyMessage(issue: z.core.$ZodIssue): string {
@@ -609,11 +568,12 @@ function friendlyMessage(issue: z.core.$ZodIssue): string {
   return issue.message;
 }
 
+/** The fields an unknown one is compared with, straight from the schema of its level. */
 function knownKeysFor(at: (string | number)[]): readonly string[] {
-  if (at.length === 0) return KNOWN_KEYS.top;
-  if (at[0] === 'windows' && at.length === 2) return KNOWN_KEYS.window;
-  if (at[0] === 'windows' && at[2] === 'channel') return KNOWN_KEYS.channel;
-  if (at[0] === 'windows' && at[2] === 'followup') return KNOWN_KEYS.followup;
+  if (at.length === 0) return DocumentSchema.keyof().options;
+  if (at[0] === 'windows' && at.length === 2) return WindowSchema.keyof().options;
+  if (at[0] === 'windows' && at[2] === 'channel') return ChannelSchema.keyof().options;
+  if (at[0] === 'windows' && at[2] === 'followup') return FollowupSchema.keyof().options;
   return [];
 }
 
