@@ -7,6 +7,8 @@ import { ChannelCreateRequest, UUID_PATTERN } from '../schemas';
 import { describeType } from '../submit-input';
 import { cronError } from './cron';
 import { DurationError, parseDuration } from './duration';
+import { ID_PATTERN } from './ids';
+import type { ScheduleIssue } from './issues';
 import { checkTemplates, renderTemplates } from './template';
 import { canonicalTimeZone, isValidTimeZone, systemTimeZone } from './tz';
 
@@ -56,14 +58,7 @@ export interface ScheduleConfig {
   windows: ScheduleWindow[];
 }
 
-export interface ScheduleIssue {
-  /** 1-based line in the YAML text (absent for the editor's object model) */
-  line?: number;
-  column?: number;
-  /** `windows[1].cron`; empty for the whole document */
-  path: string;
-  message: string;
-}
+export type { ScheduleIssue } from './issues';
 
 export interface ParseOptions {
   /** zone of windows that name none, when the document names none either (default: the machine's) */
@@ -74,7 +69,7 @@ export type ParseResult =
   | { ok: true; config: ScheduleConfig; raw: unknown }
   | { ok: false; issues: ScheduleIssue[]; raw?: unknown };
 
-export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+export { ID_PATTERN } from './ids';
 
 /** Template roots and fields allowed in the channel (before it exists) and in the follow-up. */
 export const WINDOW_FIELDS = [

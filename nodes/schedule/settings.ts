@@ -1,7 +1,6 @@
 import { z } from 'zod';
 
-/** Where the windows come from: YAML typed in the node, a watched YAML file, or the editor's list. */
-export const SCHEDULE_SOURCES = ['yaml', 'file', 'editor'] as const;
+import { SCHEDULE_SOURCES } from './sources';
 
 /** Text boxes the editor leaves unset arrive as undefined (or, from old flows, as other types): read as ''. */
 const text = z.string().catch('');
