@@ -355,7 +355,7 @@ describe('media-spaces-schedule node', () => {
       const out = await send(rec, { topic: 'list', payload: { count: 3 } });
       // the reply, not a catch-up start of the reloaded window emitted meanwhile (06:00-10:00 in New York)
       const reply = out.outputs.find((o) => o.topic === 'list');
-      return [...new Set((reply?.payload as { window_id: string }[]).map((u) => u.window_id))];
+      return [...new Set(((reply?.payload ?? []) as { window_id: string }[]).map((u) => u.window_id))];
     };
     expect(await listIds()).toEqual(['news']);
 
