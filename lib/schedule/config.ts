@@ -9,6 +9,7 @@ import { cronError } from './cron';
 import { DurationError, parseDuration } from './duration';
 import { ID_PATTERN } from './ids';
 import type { ScheduleIssue } from './issues';
+import { templateContext } from './messages';
 import { checkTemplates, renderTemplates } from './template';
 import { canonicalTimeZone, isValidTimeZone, systemTimeZone } from './tz';
 
@@ -71,32 +72,39 @@ export type ParseResult =
 
 export { ID_PATTERN } from './ids';
 
+/** A window and slot to fill the template context with before any slot exists (checks at load time). */
+const SAMPLE_START = Date.UTC(2000, 0, 1);
+
+function sampleContext(w: Partial<RawWindow>): Record<string, unknown> {
+  let duration = 3600;
+  try {
+    duration = parseDuration(w.duration ?? 3600);
+  } catch {
+    /* reported elsewhere */
+  }
+  const id = typeof w.id === 'string' ? w.id : 'window';
+  const window: ScheduleWindow = {
+    id,
+    name: w.name ?? id,
+    cron: typeof w.cron === 'string' ? w.cron : '',
+    timezone: isValidTimeZone(w.timezone) ? w.timezone : 'UTC',
+    duration,
+    enabled: true,
+    channel: {},
+  };
+  const slot = { key: `schedule:${id}:2000-01-01T00:00:00Z`, windowId: id, start: SAMPLE_START, end: SAMPLE_START };
+  return templateContext('schedule', window, { ...slot, reason: 'scheduled' });
+}
+
+const fieldsOf = (root: 'window' | 'slot'): readonly string[] => {
+  const value = sampleContext({})[root];
+  return isPlainObject(value) ? Object.keys(value) : [];
+};
+
+/** Template fields of `window` and `slot`: exactly those the messages' template context gives. */
+export const WINDOW_FIELDS = fieldsOf('window');
+export const SLOT_FIELDS = fieldsOf('slot');
 /** Template roots and fields allowed in the channel (before it exists) and in the follow-up. */
-export const WINDOW_FIELDS = [
-  'id',
-  'name',
-  'cron',
-  'timezone',
-  'duration',
-  'duration_hours',
-  'start',
-  'end',
-  'slotKey',
-  'reason',
-] as const;
-export const SLOT_FIELDS = [
-  'key',
-  'start',
-  'end',
-  'date',
-  'time',
-  'end_date',
-  'end_time',
-  'local_start',
-  'local_end',
-  'epoch',
-  'reason',
-] as const;
 const CHANNEL_ROOTS = { window: WINDOW_FIELDS, slot: SLOT_FIELDS, schedule: ['id'] } as const;
 const FOLLOWUP_ROOTS = { ...CHANNEL_ROOTS, channel: 'any' } as const;
 
@@ -455,43 +463,6 @@ function normaliseWindow(w: RawWindow, fallbackZone: string): ScheduleWindow {
   };
   if (w.followup) out.followup = structuredClone(w.followup);
   return out;
-}
-
-/** A sample slot context, to check templates and the channel request before any slot exists. */
-function sampleContext(w: RawWindow): Record<string, unknown> {
-  const start = '2000-01-01T00:00:00Z';
-  let duration = 3600;
-  try {
-    duration = parseDuration(w.duration);
-  } catch {
-    /* reported elsewhere */
-  }
-  const window = {
-    id: w.id,
-    name: w.name ?? w.id,
-    cron: w.cron,
-    timezone: w.timezone ?? 'UTC',
-    duration,
-    duration_hours: Math.max(1, Math.ceil(duration / 3600)),
-    start,
-    end: start,
-    slotKey: `schedule:${typeof w.id === 'string' ? w.id : 'window'}:${start}`,
-    reason: 'scheduled',
-  };
-  const slot = {
-    key: window.slotKey,
-    start,
-    end: start,
-    date: '2000-01-01',
-    time: '00:00',
-    end_date: '2000-01-01',
-    end_time: '00:00',
-    local_start: '2000-01-01T00:00:00+00:00',
-    local_end: '2000-01-01T00:00:00+00:00',
-    epoch: 946684800,
-    reason: 'scheduled',
-  };
-  return { window, slot, schedule: { id: 'schedule' } };
 }
 
 function semanticProblems(
