@@ -1,11 +1,15 @@
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, stringify, type Node as YamlNode } from 'yaml';
 import { z } from 'zod';
+import { channelFieldsFromText } from '../channel-fields';
 import { MediaSpacesError, quoteShort } from '../errors';
 import { isPlainObject } from '../guards';
 import { ChannelCreateRequest, UUID_PATTERN } from '../schemas';
 import { describeType } from '../submit-input';
 import { cronError } from './cron';
 import { DurationError, parseDuration } from './duration';
+import { ID_PATTERN } from './ids';
+import type { ScheduleIssue } from './issues';
+import { templateContext } from './messages';
 import { checkTemplates, renderTemplates } from './template';
 import { canonicalTimeZone, isValidTimeZone, systemTimeZone } from './tz';
 
@@ -27,56 +31,35 @@ import { canonicalTimeZone, isValidTimeZone, systemTimeZone } from './tz';
  * ```
  */
 
-export interface ChannelTemplate {
-  name?: string;
-  description?: string;
-  source_id?: string;
-  /** a JSON string, or an object that is sent as its JSON text */
-  expected_properties?: string | Record<string, unknown>;
-  continuous_recording?: boolean | string;
-  recording_duration?: number | string;
-  region?: string;
-  tags?: string[];
-}
+/** A window's channel template (create-channel request fields, templates allowed), as the schema reads it. */
+export type ChannelTemplate = z.infer<typeof ChannelSchema>;
 
-export interface FollowupTemplate {
-  workflow_id?: string;
-  /** a workflow name, for a submit-job node that resolves names */
-  workflow?: string;
-  job_name?: string;
-  variables?: Record<string, unknown>;
-  media_nicknames?: Record<string, unknown>;
-  attachments?: Record<string, unknown>;
-  labels?: Record<string, Record<string, unknown>>;
-}
+/** A window's follow-up template (a submit-job request: workflow_id or a workflow name, job name, inputs). */
+export type FollowupTemplate = z.infer<typeof FollowupSchema>;
 
-export interface ScheduleWindow {
-  id: string;
-  name: string;
-  cron: string;
-  /** IANA zone, canonical spelling */
-  timezone: string;
-  /** seconds */
-  duration: number;
-  enabled: boolean;
-  channel: ChannelTemplate;
-  followup?: FollowupTemplate;
-}
+type RawDocument = z.infer<typeof DocumentSchema>;
+type RawWindow = z.infer<typeof WindowSchema>;
 
+/**
+ * A window after normalisation (see normaliseWindow): the schema's fields with
+ * the defaults filled in, the zone canonical and the duration in seconds.
+ */
+export type ScheduleWindow = Required<Pick<RawWindow, 'id' | 'name' | 'cron' | 'enabled' | 'channel'>> &
+  Pick<RawWindow, 'followup'> & {
+    /** IANA zone, canonical spelling */
+    timezone: string;
+    /** seconds */
+    duration: number;
+  };
+
+/** A schedule after normalisation: the document's zone resolved (or the default), its windows normalised. */
 export interface ScheduleConfig {
-  scheduleId?: string;
+  scheduleId?: RawDocument['schedule_id'];
   timezone: string;
   windows: ScheduleWindow[];
 }
 
-export interface ScheduleIssue {
-  /** 1-based line in the YAML text (absent for the editor's object model) */
-  line?: number;
-  column?: number;
-  /** `windows[1].cron`; empty for the whole document */
-  path: string;
-  message: string;
-}
+export type { ScheduleIssue } from './issues';
 
 export interface ParseOptions {
   /** zone of windows that name none, when the document names none either (default: the machine's) */
@@ -87,52 +70,43 @@ export type ParseResult =
   | { ok: true; config: ScheduleConfig; raw: unknown }
   | { ok: false; issues: ScheduleIssue[]; raw?: unknown };
 
-export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+export { ID_PATTERN } from './ids';
 
+/** A window and slot to fill the template context with before any slot exists (checks at load time). */
+const SAMPLE_START = Date.UTC(2000, 0, 1);
+
+function sampleContext(w: Partial<RawWindow>): Record<string, unknown> {
+  let duration = 3600;
+  try {
+    duration = parseDuration(w.duration ?? 3600);
+  } catch {
+    /* reported elsewhere */
+  }
+  const id = typeof w.id === 'string' ? w.id : 'window';
+  const window: ScheduleWindow = {
+    id,
+    name: w.name ?? id,
+    cron: typeof w.cron === 'string' ? w.cron : '',
+    timezone: isValidTimeZone(w.timezone) ? w.timezone : 'UTC',
+    duration,
+    enabled: true,
+    channel: {},
+  };
+  const slot = { key: `schedule:${id}:2000-01-01T00:00:00Z`, windowId: id, start: SAMPLE_START, end: SAMPLE_START };
+  return templateContext('schedule', window, { ...slot, reason: 'scheduled' });
+}
+
+const fieldsOf = (root: 'window' | 'slot'): readonly string[] => {
+  const value = sampleContext({})[root];
+  return isPlainObject(value) ? Object.keys(value) : [];
+};
+
+/** Template fields of `window` and `slot`: exactly those the messages' template context gives. */
+export const WINDOW_FIELDS = fieldsOf('window');
+export const SLOT_FIELDS = fieldsOf('slot');
 /** Template roots and fields allowed in the channel (before it exists) and in the follow-up. */
-export const WINDOW_FIELDS = [
-  'id',
-  'name',
-  'cron',
-  'timezone',
-  'duration',
-  'duration_hours',
-  'start',
-  'end',
-  'slotKey',
-  'reason',
-] as const;
-export const SLOT_FIELDS = [
-  'key',
-  'start',
-  'end',
-  'date',
-  'time',
-  'end_date',
-  'end_time',
-  'local_start',
-  'local_end',
-  'epoch',
-  'reason',
-] as const;
 const CHANNEL_ROOTS = { window: WINDOW_FIELDS, slot: SLOT_FIELDS, schedule: ['id'] } as const;
 const FOLLOWUP_ROOTS = { ...CHANNEL_ROOTS, channel: 'any' } as const;
-
-const KNOWN_KEYS = {
-  top: ['schedule_id', 'timezone', 'windows'],
-  window: ['id', 'name', 'cron', 'timezone', 'duration', 'enabled', 'channel', 'followup'],
-  channel: [
-    'name',
-    'description',
-    'source_id',
-    'expected_properties',
-    'continuous_recording',
-    'recording_duration',
-    'region',
-    'tags',
-  ],
-  followup: ['workflow_id', 'workflow', 'job_name', 'variables', 'media_nicknames', 'attachments', 'labels'],
-} as const;
 
 /** A schedule document that does not validate; `issues` name line and field. */
 export class ScheduleConfigError extends MediaSpacesError {
@@ -305,9 +279,6 @@ const DocumentSchema = z.strictObject(
   },
   { error: oneOf('a mapping with a "windows" list') },
 );
-
-type RawDocument = z.infer<typeof DocumentSchema>;
-type RawWindow = z.infer<typeof WindowSchema>;
 
 // ------------------------------------------------------------ parsing
 
@@ -490,45 +461,8 @@ function normaliseWindow(w: RawWindow, fallbackZone: string): ScheduleWindow {
     enabled: w.enabled ?? true,
     channel: { ...(w.channel ?? {}) },
   };
-  if (w.followup) out.followup = structuredClone(w.followup) as FollowupTemplate;
+  if (w.followup) out.followup = structuredClone(w.followup);
   return out;
-}
-
-/** A sample slot context, to check templates and the channel request before any slot exists. */
-function sampleContext(w: RawWindow): Record<string, unknown> {
-  const start = '2000-01-01T00:00:00Z';
-  let duration = 3600;
-  try {
-    duration = parseDuration(w.duration);
-  } catch {
-    /* reported elsewhere */
-  }
-  const window = {
-    id: w.id,
-    name: w.name ?? w.id,
-    cron: w.cron,
-    timezone: w.timezone ?? 'UTC',
-    duration,
-    duration_hours: Math.max(1, Math.ceil(duration / 3600)),
-    start,
-    end: start,
-    slotKey: `schedule:${typeof w.id === 'string' ? w.id : 'window'}:${start}`,
-    reason: 'scheduled',
-  };
-  const slot = {
-    key: window.slotKey,
-    start,
-    end: start,
-    date: '2000-01-01',
-    time: '00:00',
-    end_date: '2000-01-01',
-    end_time: '00:00',
-    local_start: '2000-01-01T00:00:00+00:00',
-    local_end: '2000-01-01T00:00:00+00:00',
-    epoch: 946684800,
-    reason: 'scheduled',
-  };
-  return { window, slot, schedule: { id: 'schedule' } };
 }
 
 function semanticProblems(
@@ -580,18 +514,9 @@ function semanticProblems(
   return problems;
 }
 
-/** The channel template after rendering, as a create request (expected_properties objects become JSON text). */
+/** The channel template after rendering, as a create request (the create-channel node's conversions). */
 export function channelRequestFrom(rendered: Record<string, unknown>): Record<string, unknown> {
-  const out = { ...rendered };
-  if (isPlainObject(out.expected_properties)) out.expected_properties = JSON.stringify(out.expected_properties);
-  if (typeof out.recording_duration === 'string' && /^\d+$/.test(out.recording_duration.trim())) {
-    out.recording_duration = Number(out.recording_duration.trim());
-  }
-  if (typeof out.continuous_recording === 'string') {
-    const t = out.continuous_recording.trim().toLowerCase();
-    if (t === 'true' || t === 'false') out.continuous_recording = t === 'true';
-  }
-  return out;
+  return channelFieldsFromText(rendered);
 }
 
 function friendlyMessage(issue: z.core.$ZodIssue): string {
@@ -609,11 +534,12 @@ function friendlyMessage(issue: z.core.$ZodIssue): string {
   return issue.message;
 }
 
+/** The fields an unknown one is compared with, straight from the schema of its level. */
 function knownKeysFor(at: (string | number)[]): readonly string[] {
-  if (at.length === 0) return KNOWN_KEYS.top;
-  if (at[0] === 'windows' && at.length === 2) return KNOWN_KEYS.window;
-  if (at[0] === 'windows' && at[2] === 'channel') return KNOWN_KEYS.channel;
-  if (at[0] === 'windows' && at[2] === 'followup') return KNOWN_KEYS.followup;
+  if (at.length === 0) return DocumentSchema.keyof().options;
+  if (at[0] === 'windows' && at.length === 2) return WindowSchema.keyof().options;
+  if (at[0] === 'windows' && at[2] === 'channel') return ChannelSchema.keyof().options;
+  if (at[0] === 'windows' && at[2] === 'followup') return FollowupSchema.keyof().options;
   return [];
 }
 

@@ -7,7 +7,7 @@ import { DAY, HOUR, localMs, localParts, offsetAt, resolveLocal } from './tz';
  * month day-of-week) or 6 with a leading seconds field; `*`, `?`, lists,
  * ranges (`a-b`, wrapping ranges such as `fri-mon`), steps (`*\/n`, `a-b/n`),
  * month and weekday names, `L`, `L-n`, `nW`, `LW` in the day of month, `nL`
- * and `n#k` in the day of week, and the nicknames @yearly, @annually,
+ * and `n#k` in the day of week (n a number or a name: `friL`, `fri#2`), and the nicknames @yearly, @annually,
  * @monthly, @weekly, @daily, @midnight, @hourly.
  *
  * An expression must pass both node-cron's own validation and a stricter
@@ -149,8 +149,9 @@ function tokenizePart(raw: string, def: FieldDef): CronPart {
     if (m) return { kind: 'nearestWeekday', day: nameOrNumber(m[1], def) };
   }
   if (def.key === 'dayOfWeek') {
-    let m = /^([0-7])l$/i.exec(text);
-    if (m) return { kind: 'lastWeekday', weekday: Number.parseInt(m[1], 10) % 7 };
+    // last <weekday> of the month, by number or name (5L, friL), as node-cron accepts both
+    let m = /^([0-7]|[a-z]{3,})l$/i.exec(text);
+    if (m) return { kind: 'lastWeekday', weekday: nameOrNumber(m[1], def) % 7 };
     m = /^([^#]+)#(\d+)$/.exec(text);
     if (m) {
       const weekday = nameOrNumber(m[1], def) % 7;
@@ -319,12 +320,21 @@ export function matchesDay(spec: CronSpec, year: number, month: number, day: num
 
 // ------------------------------------------------------------ occurrences
 
-/** How far ahead to look for an occurrence (29 Feb on a Monday recurs every 28 years). */
-const MAX_DAYS = 366 * 30;
+/**
+ * How far ahead to look for an occurrence. The rarest day a cron can name is
+ * 29 February on a given weekday (`0 0 29 2 1`, or `1#5` / `1L` in February).
+ * Within a century that recurs every 28 years, but a century year that is not
+ * a leap year (2100, 2200, 2300) breaks the cycle: 29 February is a Monday in
+ * 2072 and next in 2112, 40 years later (the longest gap in the 400-year
+ * Gregorian cycle). 41 years covers that gap from any starting instant; an
+ * expression with no occurrence in 41 years has none at all.
+ */
+const SEARCH_YEARS = 41;
+const MAX_DAYS = 366 * SEARCH_YEARS;
 
 /**
  * The first instant strictly after `after` at which the expression fires in
- * the zone, or null when there is none within 30 years.
+ * the zone, or null when there is none (none within {@link SEARCH_YEARS} years).
  *
  * Wall-clock times are walked in order; each is resolved to an instant with
  * {@link resolveLocal} (repeated hour: first occurrence; gap: first instant

@@ -1,4 +1,5 @@
-import { type ChannelTemplate, channelRequestFrom, type ScheduleWindow } from './config';
+import { channelFieldsFromText } from '../channel-fields';
+import type { ChannelTemplate, ScheduleWindow } from './config';
 import { renderTemplates } from './template';
 import { formatDate, formatLocalIso, formatTime, isoSeconds } from './tz';
 
@@ -107,7 +108,7 @@ export function buildStartMessage(scheduleId: string, window: ScheduleWindow, sl
   const rendered = renderTemplates(template, templateContext(scheduleId, window, slot)) as Record<string, unknown>;
   return {
     topic: `${window.name}`,
-    payload: channelRequestFrom(rendered),
+    payload: channelFieldsFromText(rendered),
     idempotency_key: slot.key,
     window: windowInfo(window, slot),
   };

@@ -1,13 +1,7 @@
-import {
-  formatIssue,
-  type ParseResult,
-  parseScheduleObject,
-  parseScheduleYaml,
-  type ScheduleIssue,
-  scheduleToYaml,
-} from './config';
+import { formatIssue, type ParseResult, parseScheduleObject, parseScheduleYaml, scheduleToYaml } from './config';
 import { compileCron, describeCron, nextOccurrences } from './cron';
 import { formatDuration } from './duration';
+import type { PreviewResponse, PreviewWindow } from './preview-response';
 import { formatLocalIso, formatShort, isoSeconds } from './tz';
 
 export interface PreviewRequest {
@@ -23,28 +17,7 @@ export interface PreviewRequest {
   now?: number;
 }
 
-export interface PreviewWindow {
-  id: string;
-  name: string;
-  cron: string;
-  /** the cron expression in words */
-  description: string;
-  timezone: string;
-  duration: string;
-  enabled: boolean;
-  next: { start: string; end: string; local: string; label: string }[];
-}
-
-export interface PreviewResponse {
-  ok: boolean;
-  issues: (ScheduleIssue & { text: string })[];
-  schedule_id?: string;
-  windows: PreviewWindow[];
-  /** the object model (when YAML was given), for the editor's list */
-  model?: unknown;
-  /** the YAML text (when the model was given), for the editor's text view */
-  yaml?: string;
-}
+export type { PreviewResponse, PreviewWindow };
 
 /** Validates a schedule and lists the next starts of each window, for the editor. */
 export function previewSchedule(request: PreviewRequest): PreviewResponse {

@@ -316,8 +316,9 @@ export class Scheduler {
     this.state.routesChannels = true;
     this.channelDeadlines.delete(key);
     this.persist();
-    // an end waiting for this channel goes now
-    if (this.running && slot.end <= this.clock.now()) this.tick();
+    // The slot's end instant moved (from end + channelWaitMs back to end), so the timer armed for the old
+    // instant is stale whether the end passed (emit now) or is still ahead (wake up at the end): re-plan.
+    if (this.running) this.tick();
     return true;
   }
 

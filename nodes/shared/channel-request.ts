@@ -1,4 +1,4 @@
-import { MediaSpacesError } from '../../lib/errors';
+import { expectedPropertiesText, recordingFlag } from '../../lib/channel-fields';
 import { isPlainObject } from '../../lib/guards';
 import { invalid, wholeNumber } from './message-fields';
 
@@ -25,9 +25,8 @@ export function channelSettings(def: Record<string, unknown>): Record<string, un
   for (const [field, value] of texts) {
     if (typeof value === 'string' && value.trim() !== '') out[field] = value.trim();
   }
-  const continuous = def.continuousRecording;
-  if (continuous === true || continuous === 'true') out.continuous_recording = true;
-  else if (continuous === false || continuous === 'false') out.continuous_recording = false;
+  const continuous = recordingFlag(def.continuousRecording);
+  if (continuous !== undefined) out.continuous_recording = continuous;
   const duration = def.recordingDuration;
   if (duration !== undefined && duration !== null && duration !== '') {
     out.recording_duration = wholeNumber('recording_duration (node setting)', duration);
@@ -55,19 +54,4 @@ export function channelRequest(settings: Record<string, unknown>, payload: unkno
     request.expected_properties = expectedPropertiesText(request.expected_properties);
   }
   return request;
-}
-
-/** expected_properties travels as a JSON string; an object from the flow is serialised for it. */
-function expectedPropertiesText(value: unknown): string {
-  if (!isPlainObject(value) && !Array.isArray(value)) {
-    throw invalid('expected_properties', 'must be an object or a JSON string', value);
-  }
-  try {
-    return JSON.stringify(value);
-  } catch (error) {
-    throw MediaSpacesError.invalidInput(
-      `expected_properties cannot be written as JSON: ${error instanceof Error ? error.message : String(error)}`,
-      { expected_properties: 'cannot be written as JSON' },
-    );
-  }
 }

@@ -15,8 +15,14 @@ export class ManualClock implements Clock {
   private current: number;
   private nextId = 1;
   private timers: ManualTimer[] = [];
+  /** most timers armed at once so far (a scheduler keeps one) */
+  maxPending = 0;
 
-  constructor(start = 0) {
+  /** `strictDelays`: a delay setTimeout would not honour (negative, NaN, over 2^31-1 ms) throws. */
+  constructor(
+    start = 0,
+    private readonly options: { strictDelays?: boolean } = {},
+  ) {
     this.current = start;
   }
 
@@ -25,8 +31,10 @@ export class ManualClock implements Clock {
   }
 
   setTimeout(fn: () => void, ms: number): unknown {
+    if (this.options.strictDelays && !(ms >= 0 && ms <= MAX_DELAY_MS)) throw new Error(`bad delay ${ms}`);
     const timer = { id: this.nextId++, at: this.current + Math.max(0, ms), fn };
     this.timers.push(timer);
+    this.maxPending = Math.max(this.maxPending, this.timers.length);
     return timer.id;
   }
 
@@ -37,6 +45,12 @@ export class ManualClock implements Clock {
   /** Timers still armed. */
   pending(): number {
     return this.timers.length;
+  }
+
+  /** Jumps ahead without firing anything, and drops the timers: the process was not running meanwhile. */
+  jump(ms: number): void {
+    this.current += ms;
+    this.timers = [];
   }
 
   /** Moves the clock forward by `ms`, firing every timer that falls due on the way. */
@@ -56,6 +70,9 @@ export class ManualClock implements Clock {
     await settle();
   }
 }
+
+/** The longest delay setTimeout honours; longer ones fire at once. */
+const MAX_DELAY_MS = 2 ** 31 - 1;
 
 /** Lets pending promise callbacks (and their follow-ups) run. */
 export async function settle(rounds = 3): Promise<void> {

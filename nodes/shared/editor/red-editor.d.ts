@@ -67,6 +67,8 @@ interface EditorRED {
       setValue(text: string, cursor?: number): void;
       destroy(): void;
       focus(): void;
+      getSession(): { on(event: string, handler: () => void): void };
+      resize(): void;
     };
   };
   comms: {

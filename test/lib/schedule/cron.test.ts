@@ -7,8 +7,8 @@ import {
   nextOccurrence,
   nextOccurrences,
   parseCron,
-} from '../lib/schedule/cron';
-import { formatLocalIso, isValidTimeZone, offsetAt, resolveLocal } from '../lib/schedule/tz';
+} from '../../../lib/schedule/cron';
+import { formatLocalIso, isValidTimeZone, offsetAt, resolveLocal } from '../../../lib/schedule/tz';
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 const local = (ts: number[], tz: string) => ts.map((t) => formatLocalIso(t, tz));
@@ -204,5 +204,60 @@ describe('daylight saving', () => {
       '2024-11-03T02:00:00-05:00',
       '2024-11-03T02:30:00-05:00',
     ]);
+  });
+});
+
+describe('the last <weekday> of the month by name (friL), as node-cron accepts it', () => {
+  it('accepts friL like 5L and fri#2 like 1#2, and describes it', () => {
+    for (const expr of ['0 0 * * friL', '0 0 * * FRIL', '0 0 * * fridayL', '0 0 * * fril,mon']) {
+      expect(cronError(expr), expr).toBeUndefined();
+      expect(validate(expr), expr).toBe(true);
+    }
+    expect(describeCron('0 18 * * friL')).toBe(describeCron('0 18 * * 5L'));
+    expect(cronError('0 0 * * fooL')).toMatch(/unknown day of week name "foo"/);
+  });
+
+  it('finds the last Friday of each month, in a zone with daylight saving', () => {
+    const starts = nextOccurrences(parseCron('0 0 * * friL'), Date.UTC(2024, 9, 1), 'America/New_York', 3);
+    // 25 Oct is in EDT (UTC-4), 29 Nov and 27 Dec in EST (UTC-5)
+    expect(starts.map(iso)).toEqual([
+      '2024-10-25T04:00:00.000Z',
+      '2024-11-29T05:00:00.000Z',
+      '2024-12-27T05:00:00.000Z',
+    ]);
+    expect(local(starts, 'America/New_York').map((s) => s.slice(0, 10))).toEqual([
+      '2024-10-25',
+      '2024-11-29',
+      '2024-12-27',
+    ]);
+  });
+
+  it('fires once on the last Sunday when that night the clocks change (London)', () => {
+    // 27 Oct 2024: 01:30 happens twice (first in BST); 30 Mar 2025: 01:30 does not exist (end of the gap, 02:00 BST)
+    const starts = nextOccurrences(parseCron('30 1 * * sunL'), Date.UTC(2024, 9, 1), 'Europe/London', 6);
+    expect(starts.map(iso)).toEqual([
+      '2024-10-27T00:30:00.000Z',
+      '2024-11-24T01:30:00.000Z',
+      '2024-12-29T01:30:00.000Z',
+      '2025-01-26T01:30:00.000Z',
+      '2025-02-23T01:30:00.000Z',
+      '2025-03-30T01:00:00.000Z',
+    ]);
+  });
+});
+
+describe('the search limit covers the rarest dates', () => {
+  it('finds 29 February on a Monday across 2100, which is not a leap year (40 years apart)', () => {
+    const spec = parseCron('0 0 29 2 1');
+    expect(iso(nextOccurrence(spec, Date.UTC(2044, 1, 1), 'UTC'))).toBe('2044-02-29T00:00:00.000Z');
+    expect(iso(nextOccurrence(spec, Date.UTC(2044, 2, 1), 'UTC'))).toBe('2072-02-29T00:00:00.000Z');
+    // 2072 -> 2112: 2100 has no 29 February
+    expect(iso(nextOccurrence(spec, Date.UTC(2072, 1, 29), 'UTC'))).toBe('2112-02-29T00:00:00.000Z');
+    expect(iso(nextOccurrence(spec, Date.UTC(2099, 0, 1), 'UTC'))).toBe('2112-02-29T00:00:00.000Z');
+    expect(iso(nextOccurrence(parseCron('0 0 * 2 1L'), Date.UTC(2072, 2, 1), 'UTC'))).toBe('2073-02-27T00:00:00.000Z');
+  });
+
+  it('returns null for a day that never comes (29 February as the first Monday)', () => {
+    expect(nextOccurrence(parseCron('0 0 29 2 1#1'), Date.UTC(2024, 0, 1), 'UTC')).toBeNull();
   });
 });

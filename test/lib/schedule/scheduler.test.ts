@@ -1,61 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../lib/clock';
-import { loadScheduleYaml, type ScheduleConfig } from '../lib/schedule/config';
+import { loadScheduleYaml, type ScheduleConfig } from '../../../lib/schedule/config';
 import {
   type EndEvent,
   Scheduler,
   type SchedulerState,
   type SchedulerStore,
   type StartEvent,
-} from '../lib/schedule/scheduler';
-
-/** A clock whose time moves only when told, with timers that fire in order. */
-class ManualClock implements Clock {
-  private timers = new Map<number, { at: number; fn: () => void }>();
-  private nextId = 1;
-  maxPending = 0;
-  constructor(public time: number) {}
-
-  now(): number {
-    return this.time;
-  }
-
-  setTimeout(fn: () => void, ms: number): unknown {
-    if (!(ms >= 0 && ms <= 2 ** 31 - 1)) throw new Error(`bad delay ${ms}`);
-    const id = this.nextId++;
-    this.timers.set(id, { at: this.time + ms, fn });
-    this.maxPending = Math.max(this.maxPending, this.timers.size);
-    return id;
-  }
-
-  clearTimeout(handle: unknown): void {
-    this.timers.delete(handle as number);
-  }
-
-  get pending(): number {
-    return this.timers.size;
-  }
-
-  /** Moves time forward, firing due timers at their own instants. */
-  advance(ms: number): void {
-    const target = this.time + ms;
-    for (;;) {
-      let first: [number, { at: number; fn: () => void }] | undefined;
-      for (const entry of this.timers) if (!first || entry[1].at < first[1].at) first = entry;
-      if (!first || first[1].at > target) break;
-      this.timers.delete(first[0]);
-      this.time = Math.max(this.time, first[1].at);
-      first[1].fn();
-    }
-    this.time = target;
-  }
-
-  /** Jumps without firing timers (the process was not running). */
-  jump(ms: number): void {
-    this.time += ms;
-    this.timers.clear();
-  }
-}
+} from '../../../lib/schedule/scheduler';
+import { ManualClock } from '../../support/manual-clock';
 
 class MemoryStore implements SchedulerStore {
   state: SchedulerState | undefined;
@@ -82,6 +34,9 @@ const YAML = `windows:
 `;
 
 const T = (iso: string) => Date.parse(iso);
+
+/** The shared test clock, refusing delays setTimeout would not honour (the scheduler re-arms in steps). */
+const manualClock = (start: number) => new ManualClock(start, { strictDelays: true });
 
 interface Harness {
   scheduler: Scheduler;
@@ -126,18 +81,18 @@ async function harness(
 
 describe('Scheduler with a controlled clock', () => {
   it('emits start and end at the right instants', async () => {
-    const clock = new ManualClock(T('2024-11-22T12:00:00Z'));
+    const clock = manualClock(T('2024-11-22T12:00:00Z'));
     const store = new MemoryStore();
     const h = await harness(clock, store);
     expect(h.scheduler.nextStart()).toMatchObject({ start: T('2024-11-22T18:00:00Z') });
 
-    clock.advance(6 * 3600_000 - 1);
+    await clock.advance(6 * 3600_000 - 1);
     expect(h.starts).toHaveLength(0);
-    clock.advance(1);
+    await clock.advance(1);
     expect(h.log).toEqual(['start sched:news:2024-11-22T18:00:00Z scheduled @2024-11-22T18:00:00.000Z']);
     expect(h.scheduler.activeSlots().map((s) => s.key)).toEqual(['sched:news:2024-11-22T18:00:00Z']);
 
-    clock.advance(90 * 60_000);
+    await clock.advance(90 * 60_000);
     expect(h.log.slice(1)).toEqual(['end sched:news:2024-11-22T18:00:00Z @2024-11-22T19:30:00.000Z']);
     expect(h.ends[0].slot).toMatchObject({ start: T('2024-11-22T18:00:00Z'), end: T('2024-11-22T19:30:00Z') });
     expect(h.scheduler.activeSlots()).toHaveLength(0);
@@ -149,9 +104,9 @@ describe('Scheduler with a controlled clock', () => {
   });
 
   it('runs for weeks with bounded timers and the right starts (incl. the clocks-change Monday)', async () => {
-    const clock = new ManualClock(T('2024-10-25T00:00:00Z'));
+    const clock = manualClock(T('2024-10-25T00:00:00Z'));
     const h = await harness(clock, new MemoryStore());
-    clock.advance(14 * 24 * 3600_000);
+    await clock.advance(14 * 24 * 3600_000);
     const weekly = h.starts.filter((s) => s.window.id === 'weekly').map((s) => s.slot.key);
     // New York moves from EDT to EST on 3 Nov: 09:00 local is 13:00Z, then 14:00Z
     expect(weekly).toEqual(['sched:weekly:2024-10-28T13:00:00Z', 'sched:weekly:2024-11-04T14:00:00Z']);
@@ -178,18 +133,18 @@ describe('Scheduler with a controlled clock', () => {
     timezone: America/New_York
     duration: 30m
 `);
-    const spring = new ManualClock(T('2024-03-30T12:00:00Z'));
+    const spring = manualClock(T('2024-03-30T12:00:00Z'));
     const a = await harness(spring, new MemoryStore(), config);
-    spring.advance(2 * 24 * 3600_000);
+    await spring.advance(2 * 24 * 3600_000);
     expect(a.starts.filter((s) => s.window.id === 'london').map((s) => s.slot.key)).toEqual([
       'sched:london:2024-03-31T01:00:00Z', // 01:30 does not exist: 02:00 BST
       'sched:london:2024-04-01T00:30:00Z',
     ]);
     a.scheduler.stop();
 
-    const fall = new ManualClock(T('2024-11-02T12:00:00Z'));
+    const fall = manualClock(T('2024-11-02T12:00:00Z'));
     const b = await harness(fall, new MemoryStore(), config);
-    fall.advance(2 * 24 * 3600_000);
+    await fall.advance(2 * 24 * 3600_000);
     expect(b.starts.filter((s) => s.window.id === 'ny').map((s) => s.slot.key)).toEqual([
       'sched:ny:2024-11-03T05:30:00Z', // 01:30 EDT; not again at 01:30 EST
       'sched:ny:2024-11-04T06:30:00Z',
@@ -198,7 +153,7 @@ describe('Scheduler with a controlled clock', () => {
   });
 
   it('catches up a start missed while stopped, once, and still ends it on time', async () => {
-    const clock = new ManualClock(T('2024-11-22T17:00:00Z'));
+    const clock = manualClock(T('2024-11-22T17:00:00Z'));
     const store = new MemoryStore();
     const first = await harness(clock, store);
     first.scheduler.stop();
@@ -214,15 +169,15 @@ describe('Scheduler with a controlled clock', () => {
     expect(third.starts).toHaveLength(0);
     expect(third.scheduler.activeSlots().map((s) => s.key)).toEqual(['sched:news:2024-11-22T18:00:00Z']);
 
-    clock.advance(65 * 60_000);
+    await clock.advance(65 * 60_000);
     expect(third.log).toEqual(['end sched:news:2024-11-22T18:00:00Z @2024-11-22T19:30:00.000Z']);
   });
 
   it('keeps a window in progress across a restart and emits its end at the right time', async () => {
-    const clock = new ManualClock(T('2024-11-22T17:59:00Z'));
+    const clock = manualClock(T('2024-11-22T17:59:00Z'));
     const store = new MemoryStore();
     const first = await harness(clock, store);
-    clock.advance(60_000);
+    await clock.advance(60_000);
     expect(first.starts).toHaveLength(1);
     first.scheduler.rememberChannel('sched:news:2024-11-22T18:00:00Z', { id: 'ch-1' });
     first.scheduler.stop();
@@ -230,18 +185,18 @@ describe('Scheduler with a controlled clock', () => {
     clock.jump(30 * 60_000);
     const second = await harness(clock, store);
     expect(second.starts).toHaveLength(0);
-    clock.advance(60 * 60_000 - 1);
+    await clock.advance(60 * 60_000 - 1);
     expect(second.ends).toHaveLength(0);
-    clock.advance(1);
+    await clock.advance(1);
     expect(second.log).toEqual(['end sched:news:2024-11-22T18:00:00Z @2024-11-22T19:30:00.000Z']);
     expect(second.ends[0].channel).toEqual({ id: 'ch-1' });
   });
 
   it('emits an end that passed while stopped as soon as it restarts', async () => {
-    const clock = new ManualClock(T('2024-11-22T17:59:00Z'));
+    const clock = manualClock(T('2024-11-22T17:59:00Z'));
     const store = new MemoryStore();
     const first = await harness(clock, store);
-    clock.advance(60_000);
+    await clock.advance(60_000);
     first.scheduler.stop();
     clock.jump(3 * 3600_000);
     const second = await harness(clock, store);
@@ -250,7 +205,7 @@ describe('Scheduler with a controlled clock', () => {
   });
 
   it('does not catch up a window that closed while stopped', async () => {
-    const clock = new ManualClock(T('2024-11-22T17:00:00Z'));
+    const clock = manualClock(T('2024-11-22T17:00:00Z'));
     const store = new MemoryStore();
     (await harness(clock, store)).scheduler.stop();
     clock.jump(3 * 3600_000); // 20:00, window 18:00-19:30 is over
@@ -260,7 +215,7 @@ describe('Scheduler with a controlled clock', () => {
   });
 
   it('starts a window in progress at once on a first deploy, and not when catch-up is off', async () => {
-    const clock = new ManualClock(T('2024-11-22T18:30:00Z'));
+    const clock = manualClock(T('2024-11-22T18:30:00Z'));
     const on = await harness(clock, new MemoryStore());
     expect(on.starts.map((s) => [s.slot.key, s.slot.reason])).toEqual([
       ['sched:news:2024-11-22T18:00:00Z', 'catch-up'],
@@ -270,10 +225,10 @@ describe('Scheduler with a controlled clock', () => {
   });
 
   it('replays a lost start with the same slot key (so the channel request is idempotent)', async () => {
-    const clock = new ManualClock(T('2024-11-22T17:59:59Z'));
+    const clock = manualClock(T('2024-11-22T17:59:59Z'));
     const store = new MemoryStore();
     const first = await harness(clock, store);
-    clock.advance(1000);
+    await clock.advance(1000);
     const key = first.starts[0].slot.key;
     first.scheduler.stop();
     store.state = undefined; // the record was lost (e.g. memory context after a crash)
@@ -283,16 +238,16 @@ describe('Scheduler with a controlled clock', () => {
   });
 
   it('pauses starts (skipped, not caught up), still ends, and resumes', async () => {
-    const clock = new ManualClock(T('2024-11-22T17:00:00Z'));
+    const clock = manualClock(T('2024-11-22T17:00:00Z'));
     const h = await harness(clock, new MemoryStore());
-    clock.advance(3600_000); // 18:00 start
+    await clock.advance(3600_000); // 18:00 start
     h.scheduler.pause();
     expect(h.scheduler.nextStart()).toBeUndefined();
-    clock.advance(24 * 3600_000); // past the 19:30 end and the next 18:00 start
+    await clock.advance(24 * 3600_000); // past the 19:30 end and the next 18:00 start
     expect(h.log.map((l) => l.split(' ')[0])).toEqual(['start', 'end']);
     h.scheduler.resume();
     expect(h.starts).toHaveLength(1);
-    clock.advance(24 * 3600_000);
+    await clock.advance(24 * 3600_000);
     expect(h.starts.map((s) => s.slot.key)).toEqual([
       'sched:news:2024-11-22T18:00:00Z',
       'sched:news:2024-11-24T18:00:00Z',
@@ -300,7 +255,7 @@ describe('Scheduler with a controlled clock', () => {
   });
 
   it('triggers a window now, with its own slot, and ends it after the duration', async () => {
-    const clock = new ManualClock(T('2024-11-22T10:00:00.250Z'));
+    const clock = manualClock(T('2024-11-22T10:00:00.250Z'));
     const h = await harness(clock, new MemoryStore());
     const event = h.scheduler.trigger('news');
     expect(event.slot).toMatchObject({
@@ -311,14 +266,14 @@ describe('Scheduler with a controlled clock', () => {
     expect(h.starts).toHaveLength(0); // the caller emits it
     expect(() => h.scheduler.trigger('news')).toThrow(/already started/);
     expect(() => h.scheduler.trigger('nope')).toThrow(/no window with id "nope"/);
-    clock.advance(90 * 60_000);
+    await clock.advance(90 * 60_000);
     expect(h.ends.map((e) => e.slot.key)).toEqual(['sched:news:2024-11-22T10:00:00Z']);
   });
 
   it('reloads windows without losing slots in progress', async () => {
-    const clock = new ManualClock(T('2024-11-22T17:59:00Z'));
+    const clock = manualClock(T('2024-11-22T17:59:00Z'));
     const h = await harness(clock, new MemoryStore());
-    clock.advance(60_000);
+    await clock.advance(60_000);
     h.scheduler.setConfig(
       loadScheduleYaml(`windows:
   - id: morning
@@ -328,7 +283,7 @@ describe('Scheduler with a controlled clock', () => {
 `),
     );
     expect(h.scheduler.nextStart()).toMatchObject({ window: { id: 'morning' }, start: T('2024-11-23T06:00:00Z') });
-    clock.advance(24 * 3600_000);
+    await clock.advance(24 * 3600_000);
     expect(h.log.map((l) => l.split(' ').slice(0, 2).join(' '))).toEqual([
       'start sched:news:2024-11-22T18:00:00Z',
       'end sched:news:2024-11-22T18:00:00Z',
@@ -340,10 +295,10 @@ describe('Scheduler with a controlled clock', () => {
   });
 
   it('prunes old records and lists upcoming starts', async () => {
-    const clock = new ManualClock(T('2024-11-22T12:00:00Z'));
+    const clock = manualClock(T('2024-11-22T12:00:00Z'));
     const store = new MemoryStore();
     const h = await harness(clock, store);
-    clock.advance(4 * 24 * 3600_000);
+    await clock.advance(4 * 24 * 3600_000);
     const keys = Object.keys(store.state?.emitted ?? {});
     expect(keys.length).toBeLessThanOrEqual(3);
     expect(h.starts.length).toBeGreaterThanOrEqual(4);
@@ -356,17 +311,17 @@ describe('Scheduler with a controlled clock', () => {
   });
 
   it('stops every timer on stop', async () => {
-    const clock = new ManualClock(T('2024-11-22T12:00:00Z'));
+    const clock = manualClock(T('2024-11-22T12:00:00Z'));
     const h = await harness(clock, new MemoryStore());
-    expect(clock.pending).toBe(1);
+    expect(clock.pending()).toBe(1);
     h.scheduler.stop();
-    expect(clock.pending).toBe(0);
-    clock.advance(7 * 24 * 3600_000);
+    expect(clock.pending()).toBe(0);
+    await clock.advance(7 * 24 * 3600_000);
     expect(h.starts).toHaveLength(0);
   });
 
   it('reports callback failures without stopping', async () => {
-    const clock = new ManualClock(T('2024-11-22T17:59:00Z'));
+    const clock = manualClock(T('2024-11-22T17:59:00Z'));
     const errors: unknown[] = [];
     let ends = 0;
     const s = new Scheduler({
@@ -383,7 +338,7 @@ describe('Scheduler with a controlled clock', () => {
     });
     running.push(s);
     await s.start();
-    clock.advance(2 * 3600_000);
+    await clock.advance(2 * 3600_000);
     expect((errors[0] as Error).message).toBe('boom');
     expect(ends).toBe(1);
   });
@@ -411,5 +366,71 @@ describe('Scheduler with vitest fake timers and the system clock', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('Scheduler with channels routed back (the flow of the demo)', () => {
+  it('ends every window on time, not only the first, when each channel comes back during its window', async () => {
+    // Before the fix only the first end was on time: once a channel had come back, every later slot's end
+    // waited for its channel (end + channelWaitMs), and the channel coming back did not re-arm the timer.
+    const clock = manualClock(T('2024-11-22T12:00:00Z'));
+    const config = loadScheduleYaml(`windows:
+  - id: short
+    cron: "*/10 * * * * *"
+    timezone: UTC
+    duration: 5s
+`);
+    const ends: { key: string; at: number; expected: number; channel: unknown }[] = [];
+    const scheduler: Scheduler = new Scheduler({
+      scheduleId: 'sched',
+      config,
+      clock,
+      catchUp: false,
+      onStart: ({ slot }) => {
+        // create-channel answers 300 ms later, well within the 5-second window
+        clock.setTimeout(() => scheduler.rememberChannel(slot.key, { id: `ch-${slot.start}` }), 300);
+      },
+      onEnd: ({ slot, channel }) => ends.push({ key: slot.key, at: clock.now(), expected: slot.end, channel }),
+    });
+    running.push(scheduler);
+    await scheduler.start();
+    await clock.advance(12 * 10_000);
+    expect(ends.length).toBeGreaterThanOrEqual(11);
+    for (const end of ends) {
+      expect(end.at, end.key).toBe(end.expected);
+      expect(end.channel, end.key).toMatchObject({ id: expect.stringMatching(/^ch-/) });
+    }
+  });
+
+  it('still waits for a channel that has not come back by the end, and goes at once when it does', async () => {
+    const clock = manualClock(T('2024-11-22T12:00:00Z'));
+    const config = loadScheduleYaml(`windows:
+  - id: short
+    cron: "*/10 * * * * *"
+    timezone: UTC
+    duration: 5s
+`);
+    const ends: { key: string; at: number }[] = [];
+    let replyAfter = 100;
+    const scheduler: Scheduler = new Scheduler({
+      scheduleId: 'sched',
+      config,
+      clock,
+      catchUp: false,
+      channelWaitMs: 15_000,
+      onStart: ({ slot }) => {
+        clock.setTimeout(() => scheduler.rememberChannel(slot.key, { id: `ch-${slot.start}` }), replyAfter);
+      },
+      onEnd: ({ slot }) => ends.push({ key: slot.key, at: clock.now() - slot.end }),
+    });
+    running.push(scheduler);
+    await scheduler.start();
+    await clock.advance(10_000); // the first slot starts at 12:00:10; its channel comes back 100 ms later
+    replyAfter = 7_000; // the second slot's (12:00:20) comes back 2 s after its end
+    await clock.advance(10_000);
+    await clock.advance(6_000);
+    expect(ends.map((e) => e.at)).toEqual([0]);
+    await clock.advance(1_000);
+    expect(ends.map((e) => e.at)).toEqual([0, 2_000]);
   });
 });

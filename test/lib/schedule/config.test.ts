@@ -5,11 +5,11 @@ import {
   parseScheduleObject,
   parseScheduleYaml,
   ScheduleConfigError,
-} from '../lib/schedule/config';
-import { formatDuration, parseDuration } from '../lib/schedule/duration';
-import { buildEndMessage, buildStartMessage, type Slot, slotKey } from '../lib/schedule/messages';
-import { previewSchedule } from '../lib/schedule/preview';
-import { checkTemplates, lookup, renderTemplates } from '../lib/schedule/template';
+} from '../../../lib/schedule/config';
+import { formatDuration, parseDuration } from '../../../lib/schedule/duration';
+import { buildEndMessage, buildStartMessage, type Slot, slotKey } from '../../../lib/schedule/messages';
+import { previewSchedule } from '../../../lib/schedule/preview';
+import { checkTemplates, lookup, renderTemplates } from '../../../lib/schedule/template';
 
 const SOURCE = '6f1c2a9e-1b2c-4d5e-8f90-123456789abc';
 const WORKFLOW = '0b6a3c1e-7d2f-4e8a-9c1b-2d3e4f5a6b7c';

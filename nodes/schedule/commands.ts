@@ -1,0 +1,153 @@
+import { MediaSpacesError, quoteShort } from '../../lib/errors';
+import { isPlainObject } from '../../lib/guards';
+import { buildStartMessage, formatShort, isoSeconds, type ScheduleConfig, type Scheduler } from '../../lib/schedule';
+import { describeType } from '../../lib/submit-input';
+import type { NodeMessage } from '../shared/node-red-types';
+import type { ScheduleSettings } from './settings';
+import type { Outputs } from './types';
+
+const COMMANDS = ['trigger', 'pause', 'resume', 'reload', 'list'] as const;
+type Command = (typeof COMMANDS)[number];
+
+/** What the commands act on. */
+export interface CommandHost {
+  readonly scheduler: Scheduler;
+  readonly config: ScheduleConfig;
+  readonly source: ScheduleSettings['source'];
+  /** reloads the windows from their source; the error when that failed */
+  reload(): MediaSpacesError | undefined;
+  updateStatus(): void;
+}
+
+/**
+ * A control message: a command (trigger, pause, resume, reload, list), or a
+ * created channel routed back (msg.window.slotKey). Returns the message for
+ * output 3; throws a MediaSpacesError for bad input.
+ */
+export function handleControl(host: CommandHost, msg: NodeMessage): Outputs {
+  const window = msg.window;
+  if (isPlainObject(window) && typeof window.slotKey === 'string') return rememberChannel(host, msg, window.slotKey);
+  const command = commandOf(msg);
+  switch (command) {
+    case 'trigger':
+      return [trigger(host, msg), null, null];
+    case 'pause':
+    case 'resume':
+      if (command === 'pause') host.scheduler.pause();
+      else host.scheduler.resume();
+      host.updateStatus();
+      return reply(msg, command, { paused: host.scheduler.paused });
+    case 'reload': {
+      const error = host.reload();
+      host.updateStatus();
+      if (error) throw error;
+      return reply(msg, command, {
+        reloaded: true,
+        source: host.source,
+        windows: host.config.windows.map((w) => w.id),
+      });
+    }
+    case 'list':
+      return list(host, msg);
+  }
+}
+
+function trigger(host: CommandHost, msg: NodeMessage): NodeMessage {
+  const id = isPlainObject(msg.payload) && msg.payload.window_id !== undefined ? msg.payload.window_id : msg.window_id;
+  if (typeof id !== 'string' || id === '') {
+    throw MediaSpacesError.invalidInput('trigger needs msg.window_id: the id of the window to start now', {
+      window_id: 'is required',
+    });
+  }
+  if (!host.config.windows.some((w) => w.id === id)) {
+    const known = host.config.windows.map((w) => w.id).join(', ') || 'none';
+    throw MediaSpacesError.invalidInput(`no window with id ${quoteShort(id)} (windows: ${known})`, {
+      window_id: 'unknown window',
+    });
+  }
+  const event = host.scheduler.trigger(id);
+  return { _msgid: msg._msgid, ...buildStartMessage(host.scheduler.scheduleId, event.window, event.slot) };
+}
+
+function list(host: CommandHost, msg: NodeMessage): Outputs {
+  const { scheduler } = host;
+  const requested = (isPlainObject(msg.payload) ? msg.payload.count : undefined) ?? msg.count;
+  const count =
+    typeof requested === 'number' && Number.isInteger(requested) ? Math.min(100, Math.max(1, requested)) : 10;
+  const upcoming = scheduler.upcoming(count).map((u) => ({
+    window_id: u.window_id,
+    name: u.name,
+    start: isoSeconds(u.start),
+    end: isoSeconds(u.end),
+    local: `${formatShort(u.start, u.timezone)} ${u.timezone}`,
+    timezone: u.timezone,
+    slotKey: u.slotKey,
+  }));
+  msg.active = scheduler.activeSlots().map((s) => ({
+    slotKey: s.key,
+    window_id: s.windowId,
+    name: s.window.name,
+    start: isoSeconds(s.start),
+    end: isoSeconds(s.end),
+    channel_id: isPlainObject(s.channel) ? s.channel.id : undefined,
+  }));
+  msg.paused = scheduler.paused;
+  return reply(msg, 'list', upcoming);
+}
+
+function rememberChannel(host: CommandHost, msg: NodeMessage, slotKey: string): Outputs {
+  const channel = msg.payload;
+  if (!isPlainObject(channel) || typeof channel.id !== 'string' || channel.id === '') {
+    throw MediaSpacesError.invalidInput(
+      `a message with msg.window.slotKey must carry the created channel (an object with an id) on msg.payload`,
+      { payload: 'is not a channel' },
+    );
+  }
+  if (!host.scheduler.rememberChannel(slotKey, channel)) {
+    throw MediaSpacesError.invalidInput(
+      `no window of this schedule is in progress for slot ${slotKey}: the channel came back after the window ended, or belongs to another schedule`,
+      { 'window.slotKey': 'not in progress' },
+    );
+  }
+  host.updateStatus();
+  return reply(msg, 'channel', { slotKey, channel_id: channel.id, remembered: true });
+}
+
+function reply(msg: NodeMessage, topic: string, payload: unknown): Outputs {
+  msg.topic = topic;
+  msg.payload = payload;
+  return [null, null, msg];
+}
+
+function commandOf(msg: NodeMessage): Command {
+  const payload = msg.payload;
+  let raw: unknown;
+  let from = '';
+  if (isPlainObject(payload) && payload.command !== undefined) {
+    raw = payload.command;
+    from = 'msg.payload.command';
+  } else if (typeof msg.topic === 'string' && msg.topic.trim() !== '') {
+    raw = msg.topic;
+    from = 'msg.topic';
+  } else if (typeof payload === 'string') {
+    raw = payload;
+    from = 'msg.payload';
+  }
+  const name = typeof raw === 'string' ? raw.trim().toLowerCase() : '';
+  const command = COMMANDS.find((c) => c === name);
+  if (command) return command;
+  const expected = `${COMMANDS.join(', ')} (in msg.topic or msg.payload.command), or a created channel routed back with msg.window.slotKey`;
+  throw MediaSpacesError.invalidInput(
+    from
+      ? `unknown command ${shownCommand(raw)} in ${from}: expected ${expected}`
+      : `not a schedule control message: expected ${expected}`,
+    { command: 'unknown' },
+  );
+}
+
+/** A command that is not one, as the error quotes it: text cut short, an object or list by its type. */
+function shownCommand(raw: unknown): string {
+  if (typeof raw === 'string') return quoteShort(raw);
+  if (typeof raw === 'object' && raw !== null) return describeType(raw);
+  return JSON.stringify(raw) ?? String(raw);
+}

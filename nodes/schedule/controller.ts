@@ -1,0 +1,144 @@
+import { MediaSpacesError } from '../../lib/errors';
+import { type ScheduleConfig, Scheduler } from '../../lib/schedule';
+import { asMediaSpacesError, failMessage } from '../shared/failure';
+import type { NodeMessage } from '../shared/node-red-types';
+import { safeId } from '../shared/node-state';
+import { StatusBoard } from '../shared/status-board';
+import { type CommandHost, handleControl } from './commands';
+import { ConfigSource } from './config-source';
+import { Emitter } from './emitter';
+import type { ScheduleSettings } from './settings';
+import { whenFlowsStarted } from './start-gate';
+import { handover, ScheduleStateStore } from './state-store';
+import { scheduleStatus } from './status';
+import type { Outputs, ScheduleAPI, ScheduleNode } from './types';
+
+/**
+ * One schedule node at run time: loads the windows, runs the Scheduler from
+ * its saved state once the flow has started, turns its events into messages,
+ * answers control messages and keeps the badge up to date.
+ */
+export class ScheduleController {
+  scheduler: Scheduler | undefined;
+  closed = false;
+  private readonly source: ConfigSource;
+  private readonly store: ScheduleStateStore;
+  private readonly board: StatusBoard;
+  private started = false;
+  private readonly cancelStart: () => void;
+
+  constructor(
+    RED: ScheduleAPI,
+    private readonly node: ScheduleNode,
+    private readonly settings: ScheduleSettings,
+  ) {
+    this.board = new StatusBoard(node);
+    this.source = new ConfigSource(settings, RED.settings?.userDir);
+    const initial = this.source.load();
+    this.updateStatus();
+    this.store = new ScheduleStateStore(RED, node, () => this.closed);
+    const emitter = new Emitter(RED, node, settings, this);
+    this.scheduler = new Scheduler({
+      scheduleId: this.scheduleIdOf(this.config),
+      config: this.config,
+      store: this.store,
+      catchUp: settings.catchUp,
+      onStart: (event) => emitter.emitStart(event),
+      onEnd: (event) => emitter.emitEnd(event),
+      onChange: () => this.updateStatus(),
+      onError: (err) => node.error(asMediaSpacesError(err, 'Schedule').message),
+    });
+    // Start once the whole flow runs, so that catch-up starts reach the nodes
+    // wired after this one and Catch nodes see configuration errors.
+    this.cancelStart = whenFlowsStarted(RED, () => this.begin(initial));
+    this.source.watch(() => this.fileChanged());
+  }
+
+  get config(): ScheduleConfig {
+    return this.source.config;
+  }
+
+  scheduleId(): string {
+    return this.scheduler?.scheduleId ?? this.scheduleIdOf(this.config);
+  }
+
+  reload(): MediaSpacesError | undefined {
+    const error = this.source.load();
+    if (!error) this.scheduler?.setConfig(this.config, this.scheduleIdOf(this.config));
+    return error;
+  }
+
+  updateStatus(): void {
+    if (this.closed) return;
+    this.board.set(
+      scheduleStatus({
+        configError: this.source.error,
+        windowCount: this.config.windows.length,
+        scheduler: this.scheduler,
+      }),
+    );
+  }
+
+  /** A control message; its one reply on output 3 (or the start on output 1), or the error. */
+  control(msg: NodeMessage): Outputs {
+    const scheduler = this.scheduler;
+    if (!scheduler) throw new MediaSpacesError({ code: 'aborted', message: 'the schedule is closed' });
+    return handleControl(this.commandView(scheduler), msg);
+  }
+
+  close(removed: boolean): void {
+    this.closed = true;
+    this.cancelStart();
+    this.source.close();
+    const scheduler = this.scheduler;
+    if (scheduler) {
+      if (!removed && this.started) handover.keep(this.node.id, scheduler.snapshot());
+      else handover.drop(this.node.id);
+      scheduler.stop();
+    }
+    if (removed) this.store.remove();
+    this.scheduler = undefined;
+    this.board.close();
+  }
+
+  private commandView(scheduler: Scheduler): CommandHost {
+    return {
+      scheduler,
+      config: this.config,
+      source: this.settings.source,
+      reload: () => this.reload(),
+      updateStatus: () => this.updateStatus(),
+    };
+  }
+
+  private begin(initial: MediaSpacesError | undefined): void {
+    if (this.started || this.closed) return;
+    this.started = true;
+    if (initial) this.reportConfigError(initial, 'config');
+    // ends are replayed after a restart only: a redeploy hands the state over in memory, and replaying the
+    // last minutes' ends on every deploy would flood the flow (in-flight requests cut off by a redeploy are
+    // dropped, as documented for the operation nodes)
+    const replayEnds = !handover.has(this.node.id);
+    this.scheduler?.start({ replayEnds }).then(
+      () => this.updateStatus(),
+      (err) => this.node.error(asMediaSpacesError(err, 'Schedule').message),
+    );
+  }
+
+  private fileChanged(): void {
+    if (this.closed) return;
+    const error = this.reload();
+    if (error) this.reportConfigError(error, 'reload');
+    else this.node.log(`reloaded ${this.source.filePath}: ${this.config.windows.length} window(s)`);
+    this.updateStatus();
+  }
+
+  /** A configuration problem without an input message: Catch nodes get it with the issues. */
+  private reportConfigError(error: MediaSpacesError, topic: string): void {
+    failMessage(this.node, { topic, payload: this.source.problem(error) }, error.toJSON());
+  }
+
+  private scheduleIdOf(config: ScheduleConfig): string {
+    return this.settings.scheduleId || config.scheduleId || safeId(this.node.id);
+  }
+}

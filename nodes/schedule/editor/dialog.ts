@@ -1,0 +1,98 @@
+import type { PreviewResponse } from '../../../lib/schedule/preview-response';
+import { type PreviewBody, renderPreview, requestPreview } from './preview';
+import type { ScheduleEditorNode, WindowModel } from './types';
+import { createWindowList, type WindowList } from './window-list';
+
+/** Waits this long after the last keystroke before asking for a preview. */
+const PREVIEW_DELAY_MS = 400;
+
+function showSource(source: string): void {
+  $('.ms-schedule-yaml').toggle(source === 'yaml');
+  $('.ms-schedule-file').toggle(source === 'file');
+  $('.ms-schedule-editor').toggle(source === 'editor');
+  $('#ms-schedule-preview-row').toggle(source !== 'file');
+  $('#ms-schedule-file-note').toggle(source === 'file');
+}
+
+/** The list holds windows only: the document's zone goes into each window that names none, and its id into the setting. */
+function listFromModel(res: PreviewResponse, list: WindowList): void {
+  const model = res.model;
+  if (typeof model !== 'object' || model === null || !('windows' in model) || !Array.isArray(model.windows)) return;
+  const zone = 'timezone' in model && typeof model.timezone === 'string' ? model.timezone : '';
+  list.fill(
+    model.windows.map((w: unknown) =>
+      zone && typeof w === 'object' && w !== null && !('timezone' in w && w.timezone) ? { ...w, timezone: zone } : w,
+    ),
+  );
+  const id = 'schedule_id' in model ? model.schedule_id : undefined;
+  if (id && !$('#node-input-scheduleId').val()) $('#node-input-scheduleId').val(String(id));
+}
+
+/** oneditprepare: the YAML editor, the window list, the source switch (carrying the windows) and the live preview. */
+export function prepareDialog(node: ScheduleEditorNode): void {
+  const label = (key: string) => node._(`media-spaces-schedule.${key}`);
+  let previewTimer: ReturnType<typeof setTimeout> | undefined;
+  const yamlEditor = RED.editor.createEditor({ id: 'node-input-yaml-editor', mode: 'yaml', value: node.yaml || '' });
+  node.yamlEditor = yamlEditor;
+  const schedulePreview = (): void => {
+    if (previewTimer) clearTimeout(previewTimer);
+    previewTimer = setTimeout(() => {
+      previewTimer = undefined;
+      const source = $('#node-input-source').val();
+      if (source === 'file') return;
+      const body: PreviewBody =
+        source === 'editor' ? { model: { windows: list.read() } } : { yaml: yamlEditor.getValue() };
+      requestPreview(body, (res) => renderPreview(res, label));
+    }, PREVIEW_DELAY_MS);
+  };
+  yamlEditor.getSession().on('change', schedulePreview);
+  const list = createWindowList(label, schedulePreview);
+  list.fill(node.windows);
+  $('#node-input-windows-container').editableList('height', 380);
+
+  let currentSource = node.source || 'yaml';
+  $('#node-input-source').on('change', function () {
+    const next = String($(this).val());
+    // carry the windows across between the two in-editor forms
+    if (currentSource === 'yaml' && next === 'editor') {
+      requestPreview({ yaml: yamlEditor.getValue() }, (res) => {
+        listFromModel(res, list);
+        schedulePreview();
+      });
+    } else if (currentSource === 'editor' && next === 'yaml') {
+      requestPreview({ model: { windows: list.read() } }, (res) => {
+        if (typeof res.yaml === 'string') yamlEditor.setValue(res.yaml, -1);
+        schedulePreview();
+      });
+    }
+    currentSource = next;
+    showSource(next);
+    schedulePreview();
+  });
+  showSource(currentSource);
+  node._readWindows = list.read;
+  $('#node-input-timezone').on('change keyup input', schedulePreview);
+  schedulePreview();
+}
+
+/** oneditresize: the YAML editor or the window list takes the height the other rows leave. */
+export function resizeDialog(node: ScheduleEditorNode, size: { height: number }): void {
+  const rows = $('#dialog-form>div:not(.node-text-editor-row):not(.ms-schedule-editor)');
+  let height = size.height;
+  rows.each(function () {
+    height -= $(this).outerHeight(true) ?? 0;
+  });
+  if ($('.ms-schedule-editor').is(':visible')) {
+    const extra = $('.ms-schedule-editor').outerHeight(true) ?? 0;
+    $('#node-input-windows-container').editableList('height', Math.max(300, height + extra - 20));
+  }
+  if ($('.ms-schedule-yaml').is(':visible')) {
+    $('.node-text-editor-row .node-text-editor').css('height', `${Math.max(200, height - 20)}px`);
+    node.yamlEditor?.resize();
+  }
+}
+
+/** The windows to save: the open list's, else those the node had. */
+export function windowsToSave(node: ScheduleEditorNode): WindowModel[] | unknown {
+  return node._readWindows ? node._readWindows() : node.windows;
+}

@@ -1,0 +1,33 @@
+import { isPlainObject } from '../../lib/guards';
+import { previewSchedule } from '../../lib/schedule';
+import type { RequestHandler } from '../shared/node-red-types';
+import type { ScheduleAPI } from './types';
+
+const PREVIEW_PATH = '/media-spaces/schedule/preview';
+const READ_PERMISSION = 'media-spaces-schedule.read';
+
+/** GET ?yaml=... or POST {yaml} / {model}: validation issues with lines, each window in words and its next starts. */
+export function registerPreviewRoute(RED: ScheduleAPI): void {
+  const permit: RequestHandler = RED.auth?.needsPermission(READ_PERMISSION) ?? ((_req, _res, next) => next());
+  const handler: RequestHandler = (req, res) => {
+    try {
+      const body = isPlainObject(req.body) ? req.body : {};
+      const query = req.query ?? {};
+      const request = {
+        yaml: typeof query.yaml === 'string' ? query.yaml : body.yaml,
+        model: body.model,
+        timezone: query.timezone ?? body.timezone,
+        count: query.count ?? body.count,
+      };
+      if (typeof request.yaml !== 'string' && request.model === undefined) {
+        res.status(400).json({ ok: false, issues: [{ path: '', message: 'give yaml (text) or model (object)' }] });
+        return;
+      }
+      res.status(200).json(previewSchedule(request));
+    } catch (err) {
+      res.status(500).json({ ok: false, issues: [{ path: '', message: (err as Error).message }] });
+    }
+  };
+  RED.httpAdmin.get(PREVIEW_PATH, permit, handler);
+  RED.httpAdmin.post(PREVIEW_PATH, permit, handler);
+}

@@ -1,0 +1,46 @@
+import type { MediaSpacesError } from '../../lib/errors';
+import { formatIssue, formatShort, formatTime, ScheduleConfigError, type Scheduler } from '../../lib/schedule';
+import type { NodeStatus } from '../shared/node-red-types';
+
+/** What the badge shows comes from these. */
+export interface StatusView {
+  configError: MediaSpacesError | undefined;
+  windowCount: number;
+  scheduler: Scheduler | undefined;
+}
+
+/**
+ * The badge: a configuration error when there are no windows to run, else
+ * the recording in progress, paused, a failed reload, or the next start.
+ */
+export function scheduleStatus({ configError, windowCount, scheduler }: StatusView): NodeStatus {
+  if (configError && windowCount === 0) {
+    const first = configError instanceof ScheduleConfigError ? formatIssue(configError.issues[0]) : configError.message;
+    return { fill: 'red', shape: 'ring', text: truncate(first, 80) };
+  }
+  if (!scheduler) return { fill: 'grey', shape: 'ring', text: 'starting' };
+  const active = scheduler.activeSlots();
+  if (active.length > 0) {
+    const first = active[0];
+    const more = active.length > 1 ? ` (+${active.length - 1})` : '';
+    const until = formatTime(first.end, first.window.timezone);
+    return {
+      fill: scheduler.paused ? 'yellow' : 'green',
+      shape: 'dot',
+      text: `${scheduler.paused ? 'paused; ' : ''}recording: ${first.window.name} until ${until}${more}`,
+    };
+  }
+  if (scheduler.paused) return { fill: 'yellow', shape: 'ring', text: 'paused' };
+  if (configError) return { fill: 'red', shape: 'ring', text: truncate(`reload failed: ${configError.message}`, 80) };
+  const next = scheduler.nextStart();
+  if (!next) return { fill: 'grey', shape: 'ring', text: windowCount ? 'no upcoming starts' : 'no windows' };
+  return {
+    fill: 'blue',
+    shape: 'ring',
+    text: `next: ${formatShort(next.start, next.window.timezone)} ${next.window.timezone}`,
+  };
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

@@ -1,0 +1,113 @@
+import { createRequire } from 'node:module';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Simulator, startSimulator } from '../../../lib/simulator';
+import { nodeModule } from '../../support/node-modules';
+import { CONFIG_ID, configNode, credentials, helper, NODES } from '../../support/node-red-runtime';
+
+/**
+ * The demo's wiring (examples/recording-automation.json) in a real Node-RED
+ * runtime, real timers and real HTTP to the simulator: schedule start ->
+ * create-channel -> back into the schedule. Every window must end at its
+ * slot's start + duration, not only the first one (once channels were routed
+ * back, later ends used to wait for a timer armed for the next start).
+ */
+
+const require = createRequire(import.meta.url);
+const scheduleNode = nodeModule('media-spaces-schedule');
+const at = { z: 'tab', x: 100, y: 100 };
+
+const WINDOWS = 9;
+const EVERY_S = 4;
+const DURATION_S = 2;
+const TOLERANCE_MS = 1000;
+
+interface Arrival {
+  slotKey: string;
+  start: number;
+  end: number;
+  at: number;
+  channelId: unknown;
+}
+
+let sim: Simulator;
+beforeAll(async () => {
+  helper.init(require.resolve('node-red'));
+  sim = await startSimulator();
+});
+afterAll(async () => {
+  await sim.close();
+});
+afterEach(async () => {
+  await helper.unload();
+});
+
+describe('schedule with channels routed back, in a real runtime', () => {
+  it(`ends each of ${WINDOWS} windows within ${TOLERANCE_MS} ms of slot start + duration`, async () => {
+    const yaml = `windows:
+  - id: short
+    name: Short
+    cron: "*/${EVERY_S} * * * * *"
+    timezone: UTC
+    duration: ${DURATION_S}s
+`;
+    const flow = [
+      { id: 'tab', type: 'tab', label: 'window ends' },
+      configNode(sim),
+      {
+        id: 'sched',
+        ...at,
+        type: 'media-spaces-schedule',
+        source: 'yaml',
+        yaml,
+        scheduleId: `ends-${process.pid}-${Date.now()}`,
+        catchUp: false,
+        server: CONFIG_ID,
+        wires: [['cc'], ['end'], ['ctl']],
+      },
+      { id: 'cc', ...at, type: 'media-spaces-create-channel', name: '', server: CONFIG_ID, wires: [['sched']] },
+      { id: 'end', ...at, type: 'helper' },
+      { id: 'ctl', ...at, type: 'helper' },
+      { id: 'catcher', ...at, type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
+      { id: 'caught', ...at, type: 'helper' },
+    ];
+    await helper.load([NODES.config, NODES.channel, scheduleNode], flow, credentials());
+    const ends: Arrival[] = [];
+    const remembered: string[] = [];
+    const caught: unknown[] = [];
+    helper.getNode('end').on('input', (msg: unknown) => {
+      const m = msg as { window: { slotKey: string; start: string; end: string }; channel?: { id?: unknown } };
+      ends.push({
+        slotKey: m.window.slotKey,
+        start: Date.parse(m.window.start),
+        end: Date.parse(m.window.end),
+        at: Date.now(),
+        channelId: m.channel?.id,
+      });
+    });
+    helper.getNode('ctl').on('input', (msg: unknown) => {
+      const m = msg as { topic?: string; payload?: { slotKey?: string } };
+      if (m.topic === 'channel' && m.payload?.slotKey) remembered.push(m.payload.slotKey);
+    });
+    helper.getNode('caught').on('input', (m: unknown) => caught.push(m));
+
+    const deadline = Date.now() + (WINDOWS + 2) * EVERY_S * 1000 + 5000;
+    while (ends.length < WINDOWS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+
+    expect(caught).toEqual([]);
+    expect(ends.length).toBeGreaterThanOrEqual(WINDOWS);
+    const lateness = ends.map((e) => e.at - e.end);
+    console.log(
+      `window ends: lateness over ${ends.length} windows (ms): ${lateness.join(', ')}; max ${Math.max(...lateness)}`,
+    );
+    for (const e of ends) {
+      expect(e.end - e.start).toBe(DURATION_S * 1000);
+      // every window's channel came back while the window was open, and the end carries it
+      expect(remembered).toContain(e.slotKey);
+      expect(typeof e.channelId, e.slotKey).toBe('string');
+      expect(e.at - e.end, e.slotKey).toBeGreaterThanOrEqual(0);
+      expect(e.at - e.end, e.slotKey).toBeLessThan(TOLERANCE_MS);
+    }
+    const starts = ends.map((e) => e.start);
+    for (let i = 1; i < starts.length; i++) expect(starts[i] - starts[i - 1]).toBe(EVERY_S * 1000);
+  }, 90_000);
+});
