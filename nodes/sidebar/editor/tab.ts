@@ -106,6 +106,8 @@ export function createTab(): void {
     name: 'Media Spaces',
     iconClass: 'fa fa-television',
     content,
+    // an operator keeps it open all day: its button stays in the sidebar header
+    pinned: true,
     enableOnEdit: true,
     action: 'media-spaces:show-sidebar',
   });

@@ -23,6 +23,20 @@ export const PASSWORDS = {
 };
 export type User = keyof typeof PASSWORDS;
 
+/** Every read permission Node-RED's own editor asks for (so the editor loads), and none of media-spaces. */
+const OUTSIDER_PERMISSIONS = [
+  'context.read',
+  'credentials.read',
+  'flows.read',
+  'library.read',
+  'nodes.read',
+  'plugins.read',
+  'projects.read',
+  'settings.read',
+  'status.read',
+  'debug.read',
+];
+
 /**
  * adminAuth with users: admin ("*"), operator (read + media-spaces.write),
  * viewer ("read": every *.read, media-spaces.read among them), outsider (the
@@ -37,7 +51,7 @@ export function adminAuthSettings(): string {
       ${user('admin', '*')},
       ${user('operator', ['read', 'media-spaces.write'])},
       ${user('viewer', 'read')},
-      ${user('outsider', ['flows.read', 'nodes.read', 'settings.read', 'status.read', 'library.read', 'context.read', 'debug.read'])},
+      ${user('outsider', OUTSIDER_PERMISSIONS)},
     ],
   },
 `;
