@@ -167,17 +167,25 @@ export class Timeline {
     }
     const lanes = new Map(schedule.windows.map((w, i) => [w.id, { window: w, lane: i }]));
     const seen = new Set<string>();
+    /** per lane, where the last bar's label may run to: the start of the next bar in the lane */
+    const previous = new Map<number, Bar>();
     for (const slot of schedule.slots) {
       if (slot.end <= from || slot.start >= to) continue;
       const key = `${slot.windowId}@${slot.start}`;
       seen.add(key);
       const where = lanes.get(slot.windowId);
+      const lane = where?.lane ?? 0;
       const window = where?.window ?? { id: slot.windowId, name: slot.windowId, timezone: 'UTC' };
-      this.renderBar(row, key, slot, where?.lane ?? 0, window.name, window.timezone, from, to);
+      const bar = this.renderBar(row, key, slot, lane, window.name, window.timezone, from, to);
+      const before = previous.get(lane);
+      if (before) placeLabel(before, slot.start, from, to);
+      previous.set(lane, bar);
     }
+    for (const bar of previous.values()) placeLabel(bar, to, from, to);
     for (const [key, bar] of row.bars) {
       if (seen.has(key)) continue;
       bar.node.remove();
+      bar.text.remove();
       row.bars.delete(key);
     }
     return row;
@@ -222,18 +230,19 @@ export class Timeline {
     timezone: string,
     from: number,
     to: number,
-  ): void {
+  ): Bar {
     let bar = row.bars.get(key);
     if (!bar) {
       const node = el('div', 'ms-tl-bar');
       const text = el('span', 'ms-tl-bar-text');
-      node.append(text);
-      node.dataset.window = slot.windowId;
-      node.dataset.start = String(slot.start);
+      for (const part of [node, text]) {
+        part.dataset.window = slot.windowId;
+        part.dataset.start = String(slot.start);
+      }
       node.addEventListener('click', () => this.hooks.reveal(row.schedule.nodeId));
       bar = { node, text, sig: '', slot, label: '' };
       row.bars.set(key, bar);
-      row.track.append(node);
+      row.track.append(node, text);
     }
     bar.slot = slot;
     const label = slotLabel(windowName, slot.start, slot.end, timezone);
@@ -242,13 +251,17 @@ export class Timeline {
       bar.sig = sig;
       bar.label = label;
       setClass(bar.node, `ms-tl-bar ms-${slot.phase}${outcomeClass(slot)}`);
+      setClass(bar.text, `ms-tl-bar-text ms-${slot.phase}${outcomeClass(slot)}`);
       bar.node.dataset.phase = slot.phase;
+      bar.text.dataset.phase = slot.phase;
       bar.node.style.top = `${lane * LANE_PX}px`;
+      bar.text.style.top = `${lane * LANE_PX}px`;
       setText(bar.text, slot.phase === 'past' ? `${label} · ${outcomeText(slot)}` : label);
       bar.node.title = `${label}\nschedule: ${row.schedule.name}\n${slot.phase === 'past' ? outcomeText(slot) : slot.phase}`;
     }
     const start = Math.max(slot.start, from);
     place(bar.node, start - from, Math.min(slot.end, to) - start, to - from);
+    return bar;
   }
 }
 
@@ -271,6 +284,15 @@ export function outcomeText(slot: SlotView): string {
   if (!o) return 'no outcome reported';
   const channel = o.channel === 'failed' ? `channel failed${o.reason ? `: ${o.reason}` : ''}` : 'channel created';
   return o.job ? `${channel} · job ${o.job.state}` : channel;
+}
+
+/** A bar's label runs from the bar's end to the next bar of its lane (or the view's end), cut short with an ellipsis. */
+function placeLabel(bar: Bar, until: number, from: number, to: number): void {
+  const end = Math.min(bar.slot.end, to);
+  const left = pct(end - from, to - from);
+  const width = pct(Math.max(0, Math.min(until, to) - end), to - from);
+  if (bar.text.style.left !== left) bar.text.style.left = left;
+  if (bar.text.style.maxWidth !== width) bar.text.style.maxWidth = width;
 }
 
 function pct(offset: number, whole: number): string {
