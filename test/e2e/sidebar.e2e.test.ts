@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { twentyWindows } from '../nodes/sidebar/scale-fixture';
 import { activityFlow, adminAuthSettings, PASSWORDS } from '../nodes/sidebar/support';
 import { waitForStatus } from './support/editor';
 import { openSidebar, type SidebarStack, startSidebarStack, widenSidebar } from './support/sidebar-stack';
@@ -278,5 +279,85 @@ describe('Media Spaces sidebar under adminAuth, for a user without media-spaces 
         .locator('g.red-ui-flow-node-group[id="sidebarsched0001"] .red-ui-flow-node-status-label')
         .textContent(),
     ).toBe('running');
+  });
+});
+
+describe('Media Spaces sidebar at scale: 50 schedules of 20 windows, 500 followed jobs', () => {
+  let stack: SidebarStack;
+
+  beforeAll(async () => {
+    const [tab, schedule, jobs] = activityFlow({ copies: 50, windows: JSON.stringify(twentyWindows()) });
+    stack = await startSidebarStack('scale', {
+      flows: [tab, schedule, { ...jobs, bulk: 500, bulkMs: 1000 }],
+    });
+    await widenSidebar(stack.page);
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('renders and keeps up with 500 job updates a second; prints the figures', async () => {
+    const { page } = stack;
+    // every render from here on, as the tab times it
+    await page.evaluate(() => {
+      const content = document.querySelector('.ms-sidebar') as HTMLElement;
+      const log: { part: string; ms: number }[] = [];
+      (window as unknown as { msRenders: typeof log }).msRenders = log;
+      new MutationObserver(() =>
+        log.push({ part: content.dataset.lastPart ?? '', ms: Number(content.dataset.lastRenderMs) }),
+      ).observe(content, { attributes: true, attributeFilter: ['data-renders'] });
+    });
+    await openSidebar(page);
+    await page.waitForFunction(() => document.querySelectorAll('.ms-tl-row').length === 50);
+    const first = await page.evaluate(() => {
+      const content = document.querySelector('.ms-sidebar') as HTMLElement;
+      return {
+        shown: Number(content.dataset.firstShownMs),
+        render: Number(content.dataset.firstRenderMs),
+        bars: document.querySelectorAll('.ms-tl-bar').length,
+      };
+    });
+    await page.waitForTimeout(8000);
+    const renders = await page.evaluate(
+      () => (window as unknown as { msRenders: { part: string; ms: number }[] }).msRenders,
+    );
+    const jobs = renders.filter((r) => r.part === 'jobs').map((r) => r.ms);
+    expect(await page.locator('.ms-fl-jobs .ms-fl-item').count()).toBe(500);
+    const week = await page.evaluate(() => {
+      const started = performance.now();
+      (document.querySelector('.ms-view[data-view="7d"]') as HTMLElement).click();
+      return { ms: performance.now() - started, bars: document.querySelectorAll('.ms-tl-bar').length };
+    });
+    // a frame after the week view was drawn: the browser still answers at once
+    const frame = await page.evaluate(
+      () =>
+        new Promise<number>((resolve) => {
+          const started = performance.now();
+          requestAnimationFrame(() => resolve(performance.now() - started));
+        }),
+    );
+    // a schedule changes (paused elsewhere): the whole state again, but only its row is touched
+    await page.locator('.ms-view[data-view="24h"]').click();
+    await page.evaluate(() => fetch('media-spaces/schedules/sidebarsched0001-7/pause', { method: 'POST' }));
+    await page.locator('.ms-tl-row[data-node="sidebarsched0001-7"].ms-paused').waitFor();
+    await page.waitForTimeout(1200);
+    const all = await page.evaluate(() =>
+      (window as unknown as { msRenders: { part: string; ms: number }[] }).msRenders.filter((r) => r.part === 'all'),
+    );
+    const sorted = [...jobs].sort((a, b) => a - b);
+    const median = sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+    console.log(
+      [
+        `[sidebar scale, browser] first state shown ${first.shown} ms after the tab was created (fetch + render); its render ${first.render} ms, ${first.bars} bars (24 h view)`,
+        `[sidebar scale, browser] full-state updates after a schedule change (24 h view): ${all.map((r) => r.ms.toFixed(1)).join(', ')} ms`,
+        `[sidebar scale, browser] job updates in 8 s: ${jobs.length} renders, median ${median.toFixed(1)} ms, max ${Math.max(...jobs).toFixed(1)} ms`,
+        `[sidebar scale, browser] switch to 7 d: ${week.ms.toFixed(1)} ms for ${week.bars} bars; next frame after ${frame.toFixed(1)} ms`,
+      ].join('\n'),
+    );
+    // about two fetches a second while 500 jobs change every second: no storm
+    expect(jobs.length).toBeGreaterThanOrEqual(8);
+    expect(jobs.length).toBeLessThanOrEqual(20);
+    expect(median).toBeLessThan(100);
+    expect(stack.pageErrors).toEqual([]);
   });
 });

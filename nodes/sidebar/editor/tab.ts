@@ -46,6 +46,8 @@ export function createTab(): void {
   };
   showView('24h');
 
+  // timings on the element, for the scale measurements of the browser tests
+  const createdAt = performance.now();
   let renders = 0;
   const apply = (snapshot: ActivitySnapshot, part: 'all' | 'jobs') => {
     const started = performance.now();
@@ -55,6 +57,10 @@ export function createTab(): void {
     }
     inflight.updateJobs(snapshot.jobs);
     renders += 1;
+    if (renders === 1) {
+      content.dataset.firstShownMs = (performance.now() - createdAt).toFixed(1);
+      content.dataset.firstRenderMs = (performance.now() - started).toFixed(1);
+    }
     content.dataset.renders = String(renders);
     content.dataset.lastRenderMs = (performance.now() - started).toFixed(2);
     content.dataset.lastPart = part;
