@@ -1,11 +1,5 @@
-import {
-  ACTIVITY_TOPIC,
-  type ActionName,
-  type ActivitySignal,
-  type ActivitySnapshot,
-  type ScheduleView,
-} from '../activity-types';
-import { postAction } from './api';
+import { ACTIVITY_TOPIC, type ActivitySignal, type ActivitySnapshot } from '../activity-types';
+import { confirmAndAct } from './confirm';
 import { el, setText } from './dom';
 import { InFlight } from './inflight';
 import { Refresher } from './refresher';
@@ -13,12 +7,7 @@ import { Timeline, VIEWS, type ViewName } from './timeline';
 
 export const TAB_ID = 'media-spaces';
 const READ = 'media-spaces.read';
-const CONFIRM: Record<ActionName, (name: string) => string> = {
-  pause: (n) => `Pause the schedule "${n}"? No window starts until it is resumed.`,
-  resume: (n) => `Resume the schedule "${n}"?`,
-  start: (n) => `Start the next window of "${n}" now?`,
-  skip: (n) => `Skip the next window of "${n}"?`,
-};
+const NO_PERMISSION = 'No permission: your user lacks media-spaces.read.';
 
 /** The "Media Spaces" sidebar tab: timeline, in-flight list, live from the runtime's signals. */
 export function createTab(): void {
@@ -26,85 +15,22 @@ export function createTab(): void {
   const toolbar = el('div', 'ms-toolbar');
   const message = el('div', 'ms-message');
   const reveal = (nodeId: string) => RED.view.reveal(nodeId);
-  const timeline = new Timeline({ reveal, act: (schedule, action) => confirmAction(schedule, action) });
+  const timeline = new Timeline({
+    reveal,
+    act: (schedule, action) => confirmAndAct(schedule, action, (snapshot) => refresher.accept(snapshot)),
+  });
   const inflight = new InFlight(reveal);
   const body = el('div', 'ms-body');
   body.append(el('div', 'ms-heading', 'Timeline'), timeline.root, inflight.root);
   content.append(toolbar, message, body);
+  viewButtons(toolbar, timeline);
 
-  for (const view of Object.keys(VIEWS) as ViewName[]) {
-    const button = el('button', 'red-ui-button red-ui-button-small ms-view', view.replace(/(\d+)/, '$1 '));
-    button.type = 'button';
-    button.dataset.view = view;
-    button.addEventListener('click', () => showView(view));
-    toolbar.append(button);
-  }
-  const showView = (view: ViewName) => {
-    for (const b of toolbar.querySelectorAll<HTMLElement>('.ms-view'))
-      b.classList.toggle('selected', b.dataset.view === view);
-    timeline.setView(view);
-  };
-  showView('24h');
-
-  // timings on the element, for the scale measurements of the browser tests
-  const createdAt = performance.now();
-  let renders = 0;
-  const apply = (snapshot: ActivitySnapshot, part: 'all' | 'jobs') => {
-    const started = performance.now();
-    if (part === 'all') {
-      timeline.render(snapshot);
-      inflight.updateSchedules(snapshot.schedules, timeline.now());
-    }
-    inflight.updateJobs(snapshot.jobs);
-    renders += 1;
-    if (renders === 1) {
-      content.dataset.firstShownMs = (performance.now() - createdAt).toFixed(1);
-      content.dataset.firstRenderMs = (performance.now() - started).toFixed(1);
-    }
-    content.dataset.renders = String(renders);
-    content.dataset.lastRenderMs = (performance.now() - started).toFixed(2);
-    content.dataset.lastPart = part;
-    content.classList.remove('ms-denied');
-    setText(
-      message,
-      snapshot.schedules.length || snapshot.jobs.length || part === 'jobs' ? '' : 'Nothing deployed reports here yet.',
-    );
-  };
+  const apply = renderer(content, message, timeline, inflight);
   const refresher = new Refresher(apply, (refusal) => {
     const denied = refusal.status === 401 || refusal.status === 403;
     content.classList.toggle('ms-denied', denied);
-    setText(
-      message,
-      denied ? 'No permission: your user lacks media-spaces.read.' : `Activity unavailable: ${refusal.message}`,
-    );
+    setText(message, denied ? NO_PERMISSION : `Activity unavailable: ${refusal.message}`);
   });
-
-  const confirmAction = (schedule: ScheduleView, action: ActionName) => {
-    const dialog = RED.notify(CONFIRM[action](schedule.name), {
-      modal: true,
-      fixed: true,
-      type: 'warning',
-      buttons: [
-        { text: 'Cancel', click: () => dialog?.close() },
-        {
-          text:
-            action === 'start' ? 'Start now' : action === 'skip' ? 'Skip' : action[0].toUpperCase() + action.slice(1),
-          class: 'primary ms-confirm',
-          click: () => {
-            dialog?.close();
-            postAction(schedule.nodeId, action).then((result) => {
-              if (result.ok) refresher.accept(result.snapshot);
-              else
-                RED.notify(
-                  `Could not ${action} "${schedule.name}": ${result.status === 403 ? 'no permission (media-spaces.write)' : result.message}`,
-                  'error',
-                );
-            });
-          },
-        },
-      ],
-    });
-  };
 
   RED.sidebar.addTab({
     id: TAB_ID,
@@ -121,7 +47,7 @@ export function createTab(): void {
 
   if (RED.user?.hasPermission?.(READ) === false) {
     content.classList.add('ms-denied');
-    setText(message, 'No permission: your user lacks media-spaces.read.');
+    setText(message, NO_PERMISSION);
     return;
   }
   RED.comms.subscribe(ACTIVITY_TOPIC, (_topic, payload) => refresher.signal(payload as ActivitySignal));
@@ -132,4 +58,46 @@ export function createTab(): void {
     inflight.tick(timeline.now());
   }, 5_000);
   setInterval(() => refresher.signal(), 60_000);
+}
+
+function viewButtons(toolbar: HTMLElement, timeline: Timeline): void {
+  const show = (view: ViewName) => {
+    for (const b of toolbar.querySelectorAll<HTMLElement>('.ms-view')) {
+      b.classList.toggle('selected', b.dataset.view === view);
+    }
+    timeline.setView(view);
+  };
+  for (const view of Object.keys(VIEWS) as ViewName[]) {
+    const button = el('button', 'red-ui-button red-ui-button-small ms-view', view.replace(/(\d+)/, '$1 '));
+    button.type = 'button';
+    button.dataset.view = view;
+    button.addEventListener('click', () => show(view));
+    toolbar.append(button);
+  }
+  show('24h');
+}
+
+/** Applies a fetched state; times itself on the element (read by the browser tests' scale measurements). */
+function renderer(content: HTMLElement, message: HTMLElement, timeline: Timeline, inflight: InFlight) {
+  const createdAt = performance.now();
+  let renders = 0;
+  return (snapshot: ActivitySnapshot, part: 'all' | 'jobs') => {
+    const started = performance.now();
+    if (part === 'all') {
+      timeline.render(snapshot);
+      inflight.updateSchedules(snapshot.schedules, timeline.now());
+    }
+    inflight.updateJobs(snapshot.jobs);
+    renders += 1;
+    if (renders === 1) {
+      content.dataset.firstShownMs = (performance.now() - createdAt).toFixed(1);
+      content.dataset.firstRenderMs = (performance.now() - started).toFixed(1);
+    }
+    content.dataset.renders = String(renders);
+    content.dataset.lastRenderMs = (performance.now() - started).toFixed(2);
+    content.dataset.lastPart = part;
+    content.classList.remove('ms-denied');
+    const empty = part === 'all' && snapshot.schedules.length === 0 && snapshot.jobs.length === 0;
+    setText(message, empty ? 'Nothing deployed reports here yet.' : '');
+  };
 }
