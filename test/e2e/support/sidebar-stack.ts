@@ -7,7 +7,10 @@ import { type NodeRedProcess, startNodeRed } from '../../reliability/support-res
 import { E2E_DIR, INSTALL_DIR, ROOT } from './paths';
 
 export interface SidebarStack {
-  nodeRed: NodeRedProcess;
+  readonly nodeRed: NodeRedProcess;
+  userDir: string;
+  /** Stops Node-RED and starts it again on the same port and user directory; the page stays open. */
+  restart(): Promise<void>;
   browser: Browser;
   page: Page;
   pageErrors: string[];
@@ -45,7 +48,7 @@ export async function startSidebarStack(name: string, options: SidebarStackOptio
     env.NODE_OPTIONS = `--require ${join(ROOT, 'test/e2e/fixtures/fake-now.cjs')}`;
   }
   // answers once the editor does, 401 included (adminAuth)
-  const nodeRed = await startNodeRed({ userDir, env });
+  let nodeRed = await startNodeRed({ userDir, env });
   let browser: Browser | undefined;
   try {
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
@@ -69,7 +72,15 @@ export async function startSidebarStack(name: string, options: SidebarStackOptio
     await page.locator('a.red-ui-tab-link-button[href="#media-spaces"]').waitFor({ state: 'attached' });
     const opened = browser;
     return {
-      nodeRed,
+      get nodeRed() {
+        return nodeRed;
+      },
+      userDir,
+      async restart() {
+        const port = nodeRed.port;
+        await nodeRed.stop();
+        nodeRed = await startNodeRed({ userDir, env, port });
+      },
       browser: opened,
       page,
       pageErrors,
