@@ -104,9 +104,13 @@ function checkTarball(report, bytes) {
     need(`${dir}/locales/en-US/${type}.json`);
     need(`${dir}/locales/en-US/${type}.html`);
   }
+  for (const js of Object.values(pkg['node-red']?.plugins ?? {})) {
+    need(js);
+    need(js.replace(/\.js$/, '.html'));
+  }
   need('dist/lib/simulator/fixtures/demo.yaml');
   check(
-    'every node has its .js, .html and en-US locale; main, types, bin, demo fixture',
+    'every node has its .js, .html and en-US locale, every plugin its .js and .html; main, types, bin, demo fixture',
     missing.length === 0,
     missing.join(', '),
   );
@@ -160,6 +164,29 @@ function checkTarball(report, bytes) {
 }
 
 // ------------------------------------------------------------------ 2. runtime
+/** The "Media Spaces" sidebar plugin: listed, enabled, its editor script served, its state endpoint answering. */
+async function checkSidebarPlugin(label, url) {
+  const plugins = await adminApi(url, 'GET', '/plugins');
+  const sets = (Array.isArray(plugins.json) ? plugins.json : []).filter((s) => s.module === PACKAGE_NAME);
+  const sidebar = sets.find((s) => (s.plugins ?? []).some((p) => p.id === 'media-spaces-sidebar'));
+  check(
+    `${label}: GET /plugins lists the media-spaces-sidebar plugin, enabled, without error`,
+    Boolean(sidebar) && sidebar.enabled !== false && !sidebar.err,
+    sidebar ? (sidebar.err ?? '') : `HTTP ${plugins.status}: ${JSON.stringify(sets)}`,
+  );
+  const html = await fetch(`${url}/plugins`, { headers: { Accept: 'text/html' } }).then((r) => r.text());
+  check(
+    `${label}: the editor receives the plugin's tab script`,
+    html.includes("registerPlugin('media-spaces-sidebar'") || html.includes('registerPlugin("media-spaces-sidebar"'),
+  );
+  const state = await adminApi(url, 'GET', '/media-spaces/activity');
+  check(
+    `${label}: GET /media-spaces/activity answers the sidebar's state`,
+    state.status === 200 && Array.isArray(state.json?.schedules) && Array.isArray(state.json?.jobs),
+    `HTTP ${state.status}`,
+  );
+}
+
 function node22() {
   const out = execFileSync('npx', ['-y', '-p', 'node@22', 'node', '-p', 'process.execPath'], {
     encoding: 'utf8',
@@ -247,6 +274,7 @@ async function checkRuntime(label, { nodeBin, redJs, tarball }) {
       sets.length === NODE_TYPES.length && broken.length === 0,
       broken.map((s) => `${s.id}: ${s.err}`).join('; '),
     );
+    await checkSidebarPlugin(label, nodeRed.url);
     const ours = problemLines(nodeRed.log()).filter((l) => /media-spaces/i.test(l));
     check(`${label}: no [warn]/[error] about the package while loading`, ours.length === 0, ours.join(' | '));
     const others = problemLines(nodeRed.log()).filter(

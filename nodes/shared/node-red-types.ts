@@ -47,6 +47,10 @@ export interface Node {
 export interface HttpRequest {
   query: Record<string, unknown>;
   body: unknown;
+  /** route parameters (`/x/:id`) */
+  params?: Record<string, string | undefined>;
+  /** the signed-in user, under adminAuth */
+  user?: unknown;
 }
 
 export interface HttpResponse {
@@ -86,4 +90,9 @@ export interface NodeAPI {
     post(path: string, ...handlers: RequestHandler[]): void;
   };
   auth?: { needsPermission(permission: string): RequestHandler };
+  /** the runtime's event bus ('flows:started', ...) */
+  events?: { on(event: string, listener: (...args: unknown[]) => void): unknown };
+  /** messages to every connected editor */
+  comms?: { publish(topic: string, data: unknown, retain?: boolean): void };
+  plugins?: { registerPlugin(id: string, definition: Record<string, unknown>): void };
 }

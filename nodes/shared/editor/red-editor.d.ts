@@ -56,8 +56,16 @@ interface EditorRED {
   };
   notify(
     message: string,
-    options?: string | { type?: string; timeout?: number; modal?: boolean; fixed?: boolean },
-  ): void;
+    options?:
+      | string
+      | {
+          type?: string;
+          timeout?: number;
+          modal?: boolean;
+          fixed?: boolean;
+          buttons?: { text: string; class?: string; id?: string; click: () => void }[];
+        },
+  ): { close(): void } | undefined;
   _(key: string, substitutions?: Record<string, unknown>): string;
   settings: Record<string, unknown>;
   view: { reveal(id: string): void; redraw(full?: boolean): void };

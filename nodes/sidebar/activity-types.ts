@@ -1,0 +1,146 @@
+/**
+ * What the Media Spaces sidebar shows, as the runtime feed holds it and the
+ * editor receives it. Types only: the editor bundle imports them too.
+ * Instants are epoch milliseconds.
+ */
+
+/** One window of a schedule, as lib/schedule's ScheduleWindow has it (a schedule can pass its windows as they are). */
+export interface WindowPlan {
+  id: string;
+  name: string;
+  /** five-field cron expression (or nickname) of the window's starts */
+  cron: string;
+  /** IANA zone the cron reads in */
+  timezone: string;
+  /** seconds */
+  duration: number;
+  /** false: the window never starts (default true) */
+  enabled?: boolean;
+}
+
+/** A deployed schedule node, as it registers itself. */
+export interface ScheduleRegistration {
+  /** the schedule node's id (what RED.view.reveal takes) */
+  nodeId: string;
+  /** the node's label */
+  name: string;
+  /** id of the flow (tab) the node is on */
+  z?: string;
+  paused: boolean;
+  windows: WindowPlan[];
+}
+
+/** What the tab's buttons call; a schedule gives the ones it supports. */
+export interface ScheduleControl {
+  pause?(): void | Promise<void>;
+  resume?(): void | Promise<void>;
+  /** start a window now: the named window (id), else the next one due */
+  startNow?(windowId?: string): void | Promise<void>;
+  /** skip the next start: of the named window (id), else the next one due */
+  skipNext?(windowId?: string): void | Promise<void>;
+}
+
+export type ActionName = 'pause' | 'resume' | 'start' | 'skip';
+
+/** How a slot (one start of a window) ended. */
+export interface SlotOutcome {
+  channel: 'created' | 'failed';
+  /** one sentence: why the channel failed */
+  reason?: string;
+  /** the follow-up job submitted for the slot, and its state */
+  job?: { id: string; state: string };
+}
+
+/**
+ * One start of a window, as the schedule reports it: while it runs
+ * (no `outcome`), and once it is over (`outcome` set). Reporting the same
+ * window and start again updates it.
+ */
+export interface SlotReport {
+  windowId: string;
+  /** the slot's start and end (epoch ms) */
+  start: number;
+  end: number;
+  /** the live-capture channel: its state as the service says it ('creating', 'running', ...), and id once known */
+  channel?: { state: string; id?: string };
+  /** set when the slot is over (or failed to start) */
+  outcome?: SlotOutcome;
+}
+
+/** A job a follow-job node follows; reported on every change of state or progress. */
+export interface JobReport {
+  /** the following node's id */
+  nodeId: string;
+  jobId: string;
+  workflowId: string;
+  /** the job's name, if it has one */
+  name?: string;
+  /** the job's state as the service says it ('queued', 'running', 'succeeded', 'failed', 'stopped') */
+  state: string;
+  /** 0-100, the job's `progress` */
+  progress?: number;
+  /** one sentence: why the job failed, or why following it stopped */
+  reason?: string;
+}
+
+// ------------------------------------------------------------ what the editor receives
+
+export type SlotPhase = 'upcoming' | 'active' | 'past';
+
+export interface SlotView {
+  windowId: string;
+  start: number;
+  end: number;
+  phase: SlotPhase;
+  channel?: { state: string; id?: string };
+  outcome?: SlotOutcome;
+}
+
+export interface ScheduleView {
+  nodeId: string;
+  name: string;
+  z?: string;
+  paused: boolean;
+  actions: ActionName[];
+  windows: { id: string; name: string; timezone: string; duration: number; enabled: boolean }[];
+  /** upcoming starts in the range, active slots and the past 24 hours' slots, by start */
+  slots: SlotView[];
+}
+
+export interface JobView extends JobReport {
+  /** when the runtime last heard of the job */
+  updatedAt: number;
+  terminal: boolean;
+}
+
+/** A calendar day in a zone: 23 or 25 hours long on daylight-saving days. */
+export interface ZoneDay {
+  timezone: string;
+  /** the local date, YYYY-MM-DD */
+  date: string;
+  start: number;
+  end: number;
+  hours: number;
+}
+
+export interface ActivitySnapshot {
+  now: number;
+  /** the signal this snapshot is at (its fields as published) */
+  signal: ActivitySignal;
+  range: { from: number; to: number };
+  schedules: ScheduleView[];
+  jobs: JobView[];
+  /** the days of every zone a window uses, across the range */
+  days: ZoneDay[];
+}
+
+/** The comms message: no data, only which parts changed since (so a client without read permission learns nothing). */
+export interface ActivitySignal {
+  /** when the feed was created: a new value means the runtime restarted (revisions start again) */
+  epoch: number;
+  rev: number;
+  schedulesRev: number;
+  jobsRev: number;
+}
+
+export const ACTIVITY_TOPIC = 'media-spaces/activity';

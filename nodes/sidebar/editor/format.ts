@@ -1,0 +1,53 @@
+/** Labels in a window's own time zone, with nothing but Intl (the browser's zone never matters). */
+
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+function format(timeZone: string, kind: 'time' | 'zone' | 'day'): Intl.DateTimeFormat {
+  const key = `${kind}|${timeZone}`;
+  let f = formats.get(key);
+  if (!f) {
+    const options: Intl.DateTimeFormatOptions =
+      kind === 'time'
+        ? { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }
+        : kind === 'zone'
+          ? { timeZone, hour: '2-digit', timeZoneName: 'short', hourCycle: 'h23' }
+          : { timeZone, weekday: 'short', day: 'numeric', month: 'short' };
+    f = new Intl.DateTimeFormat('en-GB', options);
+    formats.set(key, f);
+  }
+  return f;
+}
+
+/** "18:00" in the zone. */
+export function timeIn(instant: number, timeZone: string): string {
+  return format(timeZone, 'time').format(instant);
+}
+
+/** The zone's short name at the instant: "GMT", "BST", "UTC+2". */
+export function zoneName(instant: number, timeZone: string): string {
+  const part = format(timeZone, 'zone')
+    .formatToParts(instant)
+    .find((p) => p.type === 'timeZoneName');
+  return part?.value ?? timeZone;
+}
+
+/** "Sun 29 Mar" in the zone. */
+export function dayIn(instant: number, timeZone: string): string {
+  return format(timeZone, 'day').format(instant).replace(',', '');
+}
+
+/** "2 h 05 min", "48 min", "35 s". */
+export function span(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h} h ${String(m % 60).padStart(2, '0')} min`;
+  return `${Math.floor(h / 24)} d ${h % 24} h`;
+}
+
+/** "Evening news 18:00–19:00 GMT (Europe/London)". */
+export function slotLabel(name: string, start: number, end: number, timeZone: string): string {
+  return `${name} ${timeIn(start, timeZone)}–${timeIn(end, timeZone)} ${zoneName(start, timeZone)} (${timeZone})`;
+}

@@ -1,0 +1,103 @@
+import { ACTIVITY_TOPIC, type ActivitySignal, type ActivitySnapshot } from '../activity-types';
+import { confirmAndAct } from './confirm';
+import { el, setText } from './dom';
+import { InFlight } from './inflight';
+import { Refresher } from './refresher';
+import { Timeline, VIEWS, type ViewName } from './timeline';
+
+export const TAB_ID = 'media-spaces';
+const READ = 'media-spaces.read';
+const NO_PERMISSION = 'No permission: your user lacks media-spaces.read.';
+
+/** The "Media Spaces" sidebar tab: timeline, in-flight list, live from the runtime's signals. */
+export function createTab(): void {
+  const content = el('div', 'ms-sidebar');
+  const toolbar = el('div', 'ms-toolbar');
+  const message = el('div', 'ms-message');
+  const reveal = (nodeId: string) => RED.view.reveal(nodeId);
+  const timeline = new Timeline({
+    reveal,
+    act: (schedule, action) => confirmAndAct(schedule, action, (snapshot) => refresher.accept(snapshot)),
+  });
+  const inflight = new InFlight(reveal);
+  const body = el('div', 'ms-body');
+  body.append(el('div', 'ms-heading', 'Timeline'), timeline.root, inflight.root);
+  content.append(toolbar, message, body);
+  viewButtons(toolbar, timeline);
+
+  const apply = renderer(content, message, timeline, inflight);
+  const refresher = new Refresher(apply, (refusal) => {
+    const denied = refusal.status === 401 || refusal.status === 403;
+    content.classList.toggle('ms-denied', denied);
+    setText(message, denied ? NO_PERMISSION : `Activity unavailable: ${refusal.message}`);
+  });
+
+  RED.sidebar.addTab({
+    id: TAB_ID,
+    label: 'Media Spaces',
+    name: 'Media Spaces',
+    iconClass: 'fa fa-television',
+    content,
+    // an operator keeps it open all day: its button stays in the sidebar header
+    pinned: true,
+    enableOnEdit: true,
+    action: 'media-spaces:show-sidebar',
+  });
+  RED.actions.add('media-spaces:show-sidebar', () => RED.sidebar.show(TAB_ID));
+
+  if (RED.user?.hasPermission?.(READ) === false) {
+    content.classList.add('ms-denied');
+    setText(message, NO_PERMISSION);
+    return;
+  }
+  RED.comms.subscribe(ACTIVITY_TOPIC, (_topic, payload) => refresher.signal(payload as ActivitySignal));
+  refresher.signal();
+  // the clock moves even when nothing reports: the now line, remaining times, and slots changing phase
+  setInterval(() => {
+    timeline.tick();
+    inflight.tick(timeline.now());
+  }, 5_000);
+  setInterval(() => refresher.signal(), 60_000);
+}
+
+function viewButtons(toolbar: HTMLElement, timeline: Timeline): void {
+  const show = (view: ViewName) => {
+    for (const b of toolbar.querySelectorAll<HTMLElement>('.ms-view')) {
+      b.classList.toggle('selected', b.dataset.view === view);
+    }
+    timeline.setView(view);
+  };
+  for (const view of Object.keys(VIEWS) as ViewName[]) {
+    const button = el('button', 'red-ui-button red-ui-button-small ms-view', view.replace(/(\d+)/, '$1 '));
+    button.type = 'button';
+    button.dataset.view = view;
+    button.addEventListener('click', () => show(view));
+    toolbar.append(button);
+  }
+  show('24h');
+}
+
+/** Applies a fetched state; times itself on the element (read by the browser tests' scale measurements). */
+function renderer(content: HTMLElement, message: HTMLElement, timeline: Timeline, inflight: InFlight) {
+  const createdAt = performance.now();
+  let renders = 0;
+  return (snapshot: ActivitySnapshot, part: 'all' | 'jobs') => {
+    const started = performance.now();
+    if (part === 'all') {
+      timeline.render(snapshot);
+      inflight.updateSchedules(snapshot.schedules, timeline.now());
+    }
+    inflight.updateJobs(snapshot.jobs);
+    renders += 1;
+    if (renders === 1) {
+      content.dataset.firstShownMs = (performance.now() - createdAt).toFixed(1);
+      content.dataset.firstRenderMs = (performance.now() - started).toFixed(1);
+    }
+    content.dataset.renders = String(renders);
+    content.dataset.lastRenderMs = (performance.now() - started).toFixed(2);
+    content.dataset.lastPart = part;
+    content.classList.remove('ms-denied');
+    const empty = part === 'all' && snapshot.schedules.length === 0 && snapshot.jobs.length === 0;
+    setText(message, empty ? 'Nothing deployed reports here yet.' : '');
+  };
+}

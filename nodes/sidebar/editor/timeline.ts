@@ -1,0 +1,307 @@
+import type { ActionName, ActivitySnapshot, ScheduleView, SlotView, ZoneDay } from '../activity-types';
+import { el, setClass, setText } from './dom';
+import { dayIn, slotLabel, span, timeIn } from './format';
+
+const HOUR = 3_600_000;
+const LANE_PX = 20;
+
+export type ViewName = '6h' | '24h' | '7d';
+/** How much of the past and of the future each view shows. */
+export const VIEWS: Record<ViewName, { behind: number; ahead: number; tick: number }> = {
+  '6h': { behind: HOUR, ahead: 6 * HOUR, tick: HOUR },
+  '24h': { behind: 4 * HOUR, ahead: 24 * HOUR, tick: 3 * HOUR },
+  '7d': { behind: 24 * HOUR, ahead: 7 * 24 * HOUR, tick: 0 },
+};
+
+export interface TimelineHooks {
+  reveal(nodeId: string): void;
+  act(schedule: ScheduleView, action: ActionName): void;
+}
+
+interface Bar {
+  node: HTMLElement;
+  text: HTMLElement;
+  sig: string;
+  slot: SlotView;
+  label: string;
+}
+
+interface Row {
+  root: HTMLElement;
+  title: HTMLElement;
+  state: HTMLElement;
+  buttons: HTMLElement;
+  track: HTMLElement;
+  bars: Map<string, Bar>;
+  sig: string;
+  schedule: ScheduleView;
+}
+
+/**
+ * Every deployed schedule's slots on one time axis: a row per schedule, a
+ * lane per window, absolutely positioned bars in percent of the view (so a
+ * resize costs nothing). Updates are keyed: a bar is touched only when its
+ * slot changed, a row only when its schedule did.
+ */
+export class Timeline {
+  readonly root = el('div', 'ms-tl');
+  private readonly axis = el('div', 'ms-tl-axis');
+  private readonly days = el('div', 'ms-tl-days');
+  private readonly rowsBox = el('div', 'ms-tl-rows');
+  private readonly nowLine = el('div', 'ms-tl-now');
+  private readonly rows = new Map<string, Row>();
+  private view: ViewName = '24h';
+  private snapshot: ActivitySnapshot | undefined;
+  /** runtime clock minus browser clock */
+  private skew = 0;
+
+  constructor(private readonly hooks: TimelineHooks) {
+    this.root.append(this.axis, this.days, this.rowsBox, this.nowLine);
+  }
+
+  get currentView(): ViewName {
+    return this.view;
+  }
+
+  setView(view: ViewName): void {
+    this.view = view;
+    this.root.dataset.view = view;
+    if (this.snapshot) this.render(this.snapshot);
+  }
+
+  now(): number {
+    return Date.now() + this.skew;
+  }
+
+  render(snapshot: ActivitySnapshot): void {
+    this.snapshot = snapshot;
+    this.skew = snapshot.now - Date.now();
+    const { from, to } = this.range();
+    this.renderAxis(from, to, snapshot.days[0]?.timezone ?? 'UTC');
+    this.renderDays(snapshot.days, from, to);
+    const seen = new Set<string>();
+    let previous: Element | null = null;
+    for (const schedule of snapshot.schedules) {
+      seen.add(schedule.nodeId);
+      const row = this.renderRow(schedule, from, to);
+      // keeps the runtime's order, moving a row only when it is out of place
+      const expected: Element | null = previous ? previous.nextElementSibling : this.rowsBox.firstElementChild;
+      if (expected !== row.root) this.rowsBox.insertBefore(row.root, expected);
+      previous = row.root;
+    }
+    for (const [id, row] of this.rows) {
+      if (seen.has(id)) continue;
+      row.root.remove();
+      this.rows.delete(id);
+    }
+    this.root.classList.toggle('ms-empty', snapshot.schedules.length === 0);
+    this.tick();
+  }
+
+  /** Moves the now line and refreshes the remaining time of the slots in progress. */
+  tick(): void {
+    const { from, to } = this.range();
+    const now = this.now();
+    this.nowLine.style.left = pct(now - from, to - from);
+    for (const row of this.rows.values()) {
+      for (const bar of row.bars.values()) {
+        if (bar.slot.phase === 'active') setText(bar.text, `${bar.label} · ${span(bar.slot.end - now)} left`);
+      }
+    }
+  }
+
+  private range(): { from: number; to: number } {
+    const now = this.now();
+    const v = VIEWS[this.view];
+    return { from: now - v.behind, to: now + v.ahead };
+  }
+
+  private renderAxis(from: number, to: number, zone: string): void {
+    this.axis.textContent = '';
+    const step = VIEWS[this.view].tick;
+    if (step === 0) return;
+    for (let t = Math.ceil(from / step) * step; t < to; t += step) {
+      const tick = el('span', 'ms-tl-tick', timeIn(t, zone));
+      tick.style.left = pct(t - from, to - from);
+      this.axis.append(tick);
+    }
+  }
+
+  private renderDays(days: ZoneDay[], from: number, to: number): void {
+    this.days.textContent = '';
+    const zones = new Map<string, HTMLElement>();
+    for (const day of days) {
+      if (day.end <= from || day.start >= to) continue;
+      let lane = zones.get(day.timezone);
+      if (!lane) {
+        lane = el('div', 'ms-tl-zone');
+        lane.append(el('span', 'ms-tl-zone-name', day.timezone));
+        zones.set(day.timezone, lane);
+        this.days.append(lane);
+      }
+      const label = `${dayIn(day.start + HOUR, day.timezone)}${day.hours === 24 ? '' : ` · ${day.hours} h`}`;
+      const cell = el('span', day.hours === 24 ? 'ms-tl-day' : 'ms-tl-day ms-tl-dst', label);
+      cell.dataset.date = day.date;
+      cell.dataset.hours = String(day.hours);
+      cell.title = `${day.date} in ${day.timezone}: ${day.hours} hours`;
+      place(cell, Math.max(day.start, from) - from, Math.min(day.end, to) - Math.max(day.start, from), to - from);
+      lane.append(cell);
+    }
+  }
+
+  private renderRow(schedule: ScheduleView, from: number, to: number): Row {
+    let row = this.rows.get(schedule.nodeId);
+    if (!row) {
+      row = this.createRow(schedule);
+      this.rows.set(schedule.nodeId, row);
+    }
+    row.schedule = schedule;
+    const sig = JSON.stringify([schedule.name, schedule.paused, schedule.actions, schedule.windows.length]);
+    if (sig !== row.sig) {
+      row.sig = sig;
+      setText(row.title, schedule.name);
+      setText(row.state, schedule.paused ? 'paused' : '');
+      row.root.classList.toggle('ms-paused', schedule.paused);
+      row.track.style.height = `${Math.max(1, schedule.windows.length) * LANE_PX}px`;
+      this.renderButtons(row);
+    }
+    const lanes = new Map(schedule.windows.map((w, i) => [w.id, { window: w, lane: i }]));
+    const seen = new Set<string>();
+    /** per lane, where the last bar's label may run to: the start of the next bar in the lane */
+    const previous = new Map<number, Bar>();
+    for (const slot of schedule.slots) {
+      if (slot.end <= from || slot.start >= to) continue;
+      const key = `${slot.windowId}@${slot.start}`;
+      seen.add(key);
+      const where = lanes.get(slot.windowId);
+      const lane = where?.lane ?? 0;
+      const window = where?.window ?? { id: slot.windowId, name: slot.windowId, timezone: 'UTC' };
+      const bar = this.renderBar(row, key, slot, lane, window.name, window.timezone, from, to);
+      const before = previous.get(lane);
+      if (before) placeLabel(before, slot.start, from, to);
+      previous.set(lane, bar);
+    }
+    for (const bar of previous.values()) placeLabel(bar, to, from, to);
+    for (const [key, bar] of row.bars) {
+      if (seen.has(key)) continue;
+      bar.node.remove();
+      bar.text.remove();
+      row.bars.delete(key);
+    }
+    return row;
+  }
+
+  private createRow(schedule: ScheduleView): Row {
+    const root = el('div', 'ms-tl-row');
+    root.dataset.node = schedule.nodeId;
+    const head = el('div', 'ms-tl-head');
+    const title = el('a', 'ms-tl-title');
+    title.href = '#';
+    title.addEventListener('click', (e) => {
+      e.preventDefault();
+      this.hooks.reveal(schedule.nodeId);
+    });
+    const state = el('span', 'ms-tl-state');
+    const buttons = el('span', 'ms-tl-buttons');
+    head.append(title, state, buttons);
+    const track = el('div', 'ms-tl-track');
+    root.append(head, track);
+    return { root, title, state, buttons, track, bars: new Map(), sig: '', schedule };
+  }
+
+  private renderButtons(row: Row): void {
+    row.buttons.textContent = '';
+    const { actions, paused } = row.schedule;
+    const shown: ActionName[] = actions.filter((a) => (a === 'pause' ? !paused : a === 'resume' ? paused : true));
+    for (const action of shown) {
+      const button = el('button', `red-ui-button red-ui-button-small ms-act ms-act-${action}`, ACTION_LABELS[action]);
+      button.type = 'button';
+      button.addEventListener('click', () => this.hooks.act(row.schedule, action));
+      row.buttons.append(button);
+    }
+  }
+
+  private renderBar(
+    row: Row,
+    key: string,
+    slot: SlotView,
+    lane: number,
+    windowName: string,
+    timezone: string,
+    from: number,
+    to: number,
+  ): Bar {
+    let bar = row.bars.get(key);
+    if (!bar) {
+      const node = el('div', 'ms-tl-bar');
+      const text = el('span', 'ms-tl-bar-text');
+      for (const part of [node, text]) {
+        part.dataset.window = slot.windowId;
+        part.dataset.start = String(slot.start);
+      }
+      node.addEventListener('click', () => this.hooks.reveal(row.schedule.nodeId));
+      bar = { node, text, sig: '', slot, label: '' };
+      row.bars.set(key, bar);
+      row.track.append(node, text);
+    }
+    bar.slot = slot;
+    const label = slotLabel(windowName, slot.start, slot.end, timezone);
+    const sig = JSON.stringify([label, slot.phase, slot.channel, slot.outcome, lane, row.schedule.name]);
+    if (sig !== bar.sig) {
+      bar.sig = sig;
+      bar.label = label;
+      setClass(bar.node, `ms-tl-bar ms-${slot.phase}${outcomeClass(slot)}`);
+      setClass(bar.text, `ms-tl-bar-text ms-${slot.phase}${outcomeClass(slot)}`);
+      bar.node.dataset.phase = slot.phase;
+      bar.text.dataset.phase = slot.phase;
+      bar.node.style.top = `${lane * LANE_PX}px`;
+      bar.text.style.top = `${lane * LANE_PX}px`;
+      setText(bar.text, slot.phase === 'past' ? `${label} · ${outcomeText(slot)}` : label);
+      bar.node.title = `${label}\nschedule: ${row.schedule.name}\n${slot.phase === 'past' ? outcomeText(slot) : slot.phase}`;
+    }
+    const start = Math.max(slot.start, from);
+    place(bar.node, start - from, Math.min(slot.end, to) - start, to - from);
+    return bar;
+  }
+}
+
+const ACTION_LABELS: Record<ActionName, string> = {
+  pause: 'Pause',
+  resume: 'Resume',
+  start: 'Start now',
+  skip: 'Skip next',
+};
+
+function outcomeClass(slot: SlotView): string {
+  if (!slot.outcome) return '';
+  if (slot.outcome.channel === 'failed' || slot.outcome.job?.state === 'failed') return ' ms-failed';
+  return ' ms-ok';
+}
+
+/** "channel created · job succeeded", "channel failed: the service refused the channel name". */
+export function outcomeText(slot: SlotView): string {
+  const o = slot.outcome;
+  if (!o) return 'no outcome reported';
+  const channel = o.channel === 'failed' ? `channel failed${o.reason ? `: ${o.reason}` : ''}` : 'channel created';
+  return o.job ? `${channel} · job ${o.job.state}` : channel;
+}
+
+/** A bar's label runs from the bar's end to the next bar of its lane (or the view's end), cut short with an ellipsis. */
+function placeLabel(bar: Bar, until: number, from: number, to: number): void {
+  const end = Math.min(bar.slot.end, to);
+  const left = pct(end - from, to - from);
+  const width = pct(Math.max(0, Math.min(until, to) - end), to - from);
+  if (bar.text.style.left !== left) bar.text.style.left = left;
+  if (bar.text.style.maxWidth !== width) bar.text.style.maxWidth = width;
+}
+
+function pct(offset: number, whole: number): string {
+  return `${((offset / whole) * 100).toFixed(3)}%`;
+}
+
+function place(node: HTMLElement, offset: number, length: number, whole: number): void {
+  const left = pct(offset, whole);
+  const width = pct(Math.max(length, 0), whole);
+  if (node.style.left !== left) node.style.left = left;
+  if (node.style.width !== width) node.style.width = width;
+}

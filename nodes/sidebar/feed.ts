@@ -1,0 +1,245 @@
+import { type Clock, systemClock } from '../../lib/clock';
+import { TERMINAL_JOB_STATES } from '../../lib/schemas';
+import type {
+  ActionName,
+  ActivitySignal,
+  ActivitySnapshot,
+  JobReport,
+  JobView,
+  ScheduleControl,
+  ScheduleRegistration,
+  SlotReport,
+  SlotView,
+  ZoneDay,
+} from './activity-types';
+import { ChangeSignal, SIGNAL_INTERVAL_MS } from './change-signal';
+import { plannedSlots } from './upcoming';
+import { zoneDays } from './zone-days';
+
+const HOUR_MS = 3_600_000;
+/** How far back the timeline shows outcomes, and how long finished jobs stay listed. */
+export const HISTORY_MS = 24 * HOUR_MS;
+/** How far ahead the timeline can show (its longest view). */
+export const AHEAD_MS = 7 * 24 * HOUR_MS;
+/** Bounds on what is kept, whatever the nodes report. */
+export const MAX_HISTORY_PER_SCHEDULE = 500;
+export const MAX_JOBS = 5000;
+
+const ACTION_METHODS: Record<ActionName, keyof ScheduleControl> = {
+  pause: 'pause',
+  resume: 'resume',
+  start: 'startNow',
+  skip: 'skipNext',
+};
+
+/** An action the tab asked for that cannot be done; `status` is the HTTP answer. */
+export class ActivityActionError extends Error {
+  constructor(
+    readonly status: 404 | 409,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface ScheduleEntry {
+  registration: ScheduleRegistration;
+  control: ScheduleControl;
+  /** planned slots of the current hour's range; recomputed when the hour or the windows change */
+  planned?: { hour: number; slots: SlotView[] };
+}
+
+/**
+ * The runtime's record of what the sidebar shows: the deployed schedules
+ * (with their actions), the slots they reported, and the jobs being
+ * followed. Every change marks the part it touches; the editors hear of it
+ * through a throttled, data-free comms signal and fetch the state through
+ * the read-guarded admin endpoint.
+ */
+export class ActivityFeed {
+  private readonly schedules = new Map<string, ScheduleEntry>();
+  /** schedule node id -> "windowId@start" -> slot; kept across redeploys (same node id) */
+  private readonly reported = new Map<string, Map<string, SlotView>>();
+  /** "nodeId/jobId" -> job */
+  private readonly jobs = new Map<string, JobView>();
+  private readonly signal: ChangeSignal;
+  private readonly terminal = new Set<string>(TERMINAL_JOB_STATES);
+
+  constructor(
+    publish: (signal: ActivitySignal) => void,
+    private readonly clock: Clock = systemClock,
+    intervalMs = SIGNAL_INTERVAL_MS,
+  ) {
+    this.signal = new ChangeSignal(publish, clock, intervalMs);
+  }
+
+  /** Revision counters of what was last changed. */
+  get revision(): ActivitySignal {
+    return this.signal.current;
+  }
+
+  /** How many comms publishes were made (for measurements). */
+  get publishes(): number {
+    return this.signal.published;
+  }
+
+  /** A schedule node started (or was redeployed): it replaces an earlier registration of the same node id. */
+  registerSchedule(registration: ScheduleRegistration, control: ScheduleControl = {}): void {
+    this.schedules.set(registration.nodeId, { registration: copyRegistration(registration), control });
+    this.signal.mark('schedules');
+  }
+
+  /** Name, flow, paused state or windows of a registered schedule changed. Unknown ids are ignored. */
+  updateSchedule(nodeId: string, patch: Partial<Omit<ScheduleRegistration, 'nodeId'>>): void {
+    const entry = this.schedules.get(nodeId);
+    if (!entry) return;
+    entry.registration = copyRegistration({ ...entry.registration, ...patch, nodeId });
+    if (patch.windows) entry.planned = undefined;
+    this.signal.mark('schedules');
+  }
+
+  /** A slot of a schedule started, changed channel state, or ended (with `outcome`). */
+  reportSlot(nodeId: string, slot: SlotReport): void {
+    let slots = this.reported.get(nodeId);
+    if (!slots) {
+      slots = new Map();
+      this.reported.set(nodeId, slots);
+    }
+    const view: SlotView = {
+      windowId: slot.windowId,
+      start: slot.start,
+      end: slot.end,
+      phase: slot.outcome ? 'past' : 'active',
+      ...(slot.channel ? { channel: { ...slot.channel } } : {}),
+      ...(slot.outcome
+        ? { outcome: { ...slot.outcome, ...(slot.outcome.job ? { job: { ...slot.outcome.job } } : {}) } }
+        : {}),
+    };
+    const key = `${slot.windowId}@${slot.start}`;
+    slots.delete(key);
+    slots.set(key, view);
+    while (slots.size > MAX_HISTORY_PER_SCHEDULE) slots.delete(slots.keys().next().value as string);
+    this.signal.mark('schedules');
+  }
+
+  /** A followed job's state or progress changed (or it is reported for the first time). */
+  reportJob(report: JobReport): void {
+    const key = `${report.nodeId}/${report.jobId}`;
+    const progress =
+      typeof report.progress === 'number' && Number.isFinite(report.progress) ? report.progress : undefined;
+    this.jobs.delete(key);
+    this.jobs.set(key, {
+      ...report,
+      progress: progress === undefined ? undefined : Math.min(100, Math.max(0, progress)),
+      updatedAt: this.clock.now(),
+      terminal: this.terminal.has(report.state.toLowerCase()),
+    });
+    this.pruneJobs();
+    this.signal.mark('jobs');
+  }
+
+  /**
+   * A node closed: its schedule and the jobs it was still following go.
+   * Finished jobs and reported slots stay (a redeployed node keeps its history).
+   */
+  unregister(nodeId: string): void {
+    const hadSchedule = this.schedules.delete(nodeId);
+    let hadJobs = false;
+    for (const [key, job] of this.jobs) {
+      if (job.nodeId === nodeId && !job.terminal) {
+        this.jobs.delete(key);
+        hadJobs = true;
+      }
+    }
+    if (hadSchedule) this.signal.mark('schedules');
+    if (hadJobs) this.signal.mark('jobs');
+  }
+
+  /** Calls a schedule's pause/resume/start/skip; 404 for an unknown schedule, 409 for one that lacks the action. */
+  async act(nodeId: string, action: ActionName, windowId?: string): Promise<void> {
+    const entry = this.schedules.get(nodeId);
+    if (!entry) throw new ActivityActionError(404, `no deployed schedule has the id ${nodeId}`);
+    const method = entry.control[ACTION_METHODS[action]];
+    if (typeof method !== 'function') {
+      throw new ActivityActionError(409, `the schedule "${entry.registration.name}" does not support ${action}`);
+    }
+    await method.call(entry.control, windowId);
+    this.signal.mark('schedules');
+  }
+
+  /** The state the tab shows; `part: 'jobs'` leaves the schedules out (a job update needs no timeline). */
+  snapshot(part: 'all' | 'jobs' = 'all'): ActivitySnapshot {
+    const now = this.clock.now();
+    const range = { from: now - HISTORY_MS, to: now + AHEAD_MS };
+    const jobs = [...this.jobs.values()].filter((j) => !j.terminal || j.updatedAt >= range.from);
+    if (part === 'jobs') return { now, signal: this.revision, range, schedules: [], jobs, days: [] };
+    const schedules = [...this.schedules.values()].map((entry) => ({
+      nodeId: entry.registration.nodeId,
+      name: entry.registration.name,
+      ...(entry.registration.z ? { z: entry.registration.z } : {}),
+      paused: entry.registration.paused,
+      actions: (Object.keys(ACTION_METHODS) as ActionName[]).filter(
+        (a) => typeof entry.control[ACTION_METHODS[a]] === 'function',
+      ),
+      windows: entry.registration.windows.map((w) => ({
+        id: w.id,
+        name: w.name,
+        timezone: w.timezone,
+        duration: w.duration,
+        enabled: w.enabled !== false,
+      })),
+      slots: this.slotsOf(entry, now, range),
+    }));
+    return { now, signal: this.revision, range, schedules, jobs, days: this.daysOf(range) };
+  }
+
+  close(): void {
+    this.signal.close();
+  }
+
+  /** Publishes the current revision again (flows restarted: open editors refetch). */
+  announce(): void {
+    this.signal.repeat();
+  }
+
+  private slotsOf(entry: ScheduleEntry, now: number, range: { from: number; to: number }): SlotView[] {
+    const hour = Math.floor(now / HOUR_MS);
+    if (entry.planned?.hour !== hour) {
+      // a whole extra hour ahead, so the cache serves until the hour changes
+      const slots = entry.registration.windows.flatMap((w) => plannedSlots(w, now, range.to + HOUR_MS));
+      entry.planned = { hour, slots };
+    }
+    const reported = this.reported.get(entry.registration.nodeId) ?? new Map<string, SlotView>();
+    const out: SlotView[] = [];
+    for (const slot of reported.values()) if (slot.end >= range.from) out.push(slot);
+    for (const slot of entry.planned.slots) {
+      if (slot.end <= now || slot.start >= range.to || reported.has(`${slot.windowId}@${slot.start}`)) continue;
+      out.push(slot.start <= now ? { ...slot, phase: 'active' } : slot);
+    }
+    return out.sort((a, b) => a.start - b.start);
+  }
+
+  private daysOf(range: { from: number; to: number }): ZoneDay[] {
+    const zones = new Set<string>();
+    for (const entry of this.schedules.values()) for (const w of entry.registration.windows) zones.add(w.timezone);
+    return [...zones].flatMap((zone) => {
+      try {
+        return zoneDays(zone, range.from, range.to);
+      } catch {
+        return [];
+      }
+    });
+  }
+
+  private pruneJobs(): void {
+    if (this.jobs.size <= MAX_JOBS) return;
+    for (const [key, job] of this.jobs) {
+      if (this.jobs.size <= MAX_JOBS) return;
+      if (job.terminal) this.jobs.delete(key);
+    }
+  }
+}
+
+function copyRegistration(r: ScheduleRegistration): ScheduleRegistration {
+  return { ...r, windows: r.windows.map((w) => ({ ...w })) };
+}

@@ -1,0 +1,48 @@
+import type { HttpRequest, HttpResponse, NodeAPI } from '../shared/node-red-types';
+import type { ActionName } from './activity-types';
+import { ActivityActionError, type ActivityFeed } from './feed';
+import { READ_PERMISSION, requirePermission, WRITE_PERMISSION } from './permission';
+
+export const ACTIVITY_PATH = '/media-spaces/activity';
+export const ACTION_PATH = '/media-spaces/schedules/:id/:action';
+const ACTIONS: readonly ActionName[] = ['pause', 'resume', 'start', 'skip'];
+
+/**
+ * The sidebar's endpoints: the state (read permission) and the schedule
+ * actions (write permission). The comms signal carries no data, so these
+ * guards are what keeps the activity from users without the permission.
+ */
+export function registerActivityRoutes(RED: Pick<NodeAPI, 'auth' | 'httpAdmin'>, feed: ActivityFeed): void {
+  RED.httpAdmin.get(ACTIVITY_PATH, requirePermission(RED, READ_PERMISSION), (req, res) => {
+    const part = req.query.part === 'jobs' ? 'jobs' : 'all';
+    res.status(200).json(feed.snapshot(part));
+  });
+  RED.httpAdmin.post(ACTION_PATH, requirePermission(RED, WRITE_PERMISSION), (req, res) => {
+    act(feed, req, res).catch(() => undefined);
+  });
+}
+
+async function act(feed: ActivityFeed, req: HttpRequest, res: HttpResponse): Promise<void> {
+  const id = req.params?.id ?? '';
+  const action = req.params?.action ?? '';
+  if (!ACTIONS.includes(action as ActionName)) {
+    res
+      .status(404)
+      .json({ error: { code: 'not_found', message: `unknown action "${action}": use ${ACTIONS.join(', ')}` } });
+    return;
+  }
+  const body = typeof req.body === 'object' && req.body !== null ? (req.body as Record<string, unknown>) : {};
+  const window = body.window;
+  if (window !== undefined && typeof window !== 'string') {
+    res.status(400).json({ error: { code: 'invalid_input', message: 'window must be a window id (a string)' } });
+    return;
+  }
+  try {
+    await feed.act(id, action as ActionName, window);
+    res.status(200).json({ ok: true, snapshot: feed.snapshot() });
+  } catch (error) {
+    const status = error instanceof ActivityActionError ? error.status : 500;
+    const message = error instanceof Error ? error.message : String(error);
+    res.status(status).json({ error: { code: status === 500 ? 'action_failed' : 'refused', message } });
+  }
+}

@@ -1,0 +1,31 @@
+import { compileCron, nextOccurrence } from '../../lib/schedule/cron';
+import type { SlotView, WindowPlan } from './activity-types';
+
+/** More starts than a timeline can show per window (a minutely window over a week would be 10,080). */
+export const MAX_STARTS_PER_WINDOW = 400;
+
+/**
+ * The starts of a window's cron in its zone whose slot overlaps [from, to),
+ * as lib/schedule's scheduler computes them; a window still running at
+ * `from` is included. A cron that no longer compiles yields no slots.
+ */
+export function plannedSlots(window: WindowPlan, from: number, to: number): SlotView[] {
+  if (window.enabled === false) return [];
+  const durationMs = Math.max(0, window.duration) * 1000;
+  let spec: ReturnType<typeof compileCron>;
+  try {
+    spec = compileCron(window.cron);
+  } catch {
+    return [];
+  }
+  const slots: SlotView[] = [];
+  let cursor = from - durationMs - 1;
+  while (slots.length < MAX_STARTS_PER_WINDOW) {
+    const start = nextOccurrence(spec, cursor, window.timezone);
+    if (start === null || start >= to) break;
+    cursor = start;
+    if (start + durationMs > from)
+      slots.push({ windowId: window.id, start, end: start + durationMs, phase: 'upcoming' });
+  }
+  return slots;
+}

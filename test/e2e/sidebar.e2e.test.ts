@@ -1,0 +1,388 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { twentyWindows } from '../nodes/sidebar/scale-fixture';
+import { activityFlow, adminAuthSettings, PASSWORDS } from '../nodes/sidebar/support';
+import { waitForStatus } from './support/editor';
+import { openSidebar, type SidebarStack, startSidebarStack, widenSidebar } from './support/sidebar-stack';
+import { screenshot } from './support/stack';
+
+/**
+ * The "Media Spaces" sidebar tab in a real editor, fed by the test-only
+ * schedule and jobs nodes (test/e2e/fixtures/activity) through the feed's
+ * public API, on a deployed flow. Phase 2 swaps those nodes for the real
+ * schedule and follow-job nodes.
+ */
+
+const TAB = 'sidebartab000001';
+const SCHEDULE = 'sidebarsched0001';
+const at = { z: TAB, x: 160 };
+
+function mainFlow(): Record<string, unknown>[] {
+  const [tab, schedule, jobs] = activityFlow({
+    windows: JSON.stringify([
+      { id: 'news', name: 'Evening news', cron: '0 18 * * *', timezone: 'Europe/London', duration: 3600 },
+      { id: 'live', name: 'Live desk', cron: '30 6 * * *', timezone: 'America/New_York', duration: 5400 },
+    ]),
+    slots: JSON.stringify([
+      { windowId: 'live', startMin: -20, durationMin: 60, channel: { state: 'running', id: 'ch-live' } },
+      {
+        windowId: 'news',
+        startMin: -20 * 60,
+        durationMin: 60,
+        outcome: { channel: 'created', job: { id: 'job-7', state: 'succeeded' } },
+      },
+      {
+        windowId: 'live',
+        startMin: -3 * 60,
+        durationMin: 60,
+        outcome: { channel: 'failed', reason: 'The service refused the channel name.' },
+      },
+    ]),
+  });
+  const inject = (id: string, y: number, payload: Record<string, unknown>) => ({
+    id,
+    type: 'inject',
+    ...at,
+    y,
+    name: id,
+    props: [{ p: 'payload' }],
+    repeat: '',
+    once: false,
+    topic: '',
+    payload: JSON.stringify(payload),
+    payloadType: 'json',
+    wires: [[jobs.id]],
+  });
+  return [
+    tab,
+    schedule,
+    { ...jobs, x: 400 },
+    inject('sidebarinjectok1', 260, { jobId: 'job-42', name: 'Transcode evening news', steps: 6, stepMs: 700 }),
+    inject('sidebarinjectko1', 320, {
+      jobId: 'job-43',
+      name: 'Loudness check',
+      steps: 3,
+      stepMs: 500,
+      end: 'failed',
+      reason: 'The input file is missing.',
+    }),
+  ];
+}
+
+describe('Media Spaces sidebar', () => {
+  let stack: SidebarStack;
+
+  beforeAll(async () => {
+    stack = await startSidebarStack('main', { flows: mainFlow() });
+    await widenSidebar(stack.page);
+    await openSidebar(stack.page);
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('is a sidebar tab labelled "Media Spaces"', async () => {
+    const label = stack.page.locator('#red-ui-sidebar a.red-ui-tab-label[href="#media-spaces"] span');
+    expect(await label.textContent()).toBe('Media Spaces');
+    expect(await stack.page.locator('.ms-tl-row').count()).toBe(1);
+  });
+
+  it('shows "Evening news" with its next start at 18:00 in its zone, the zone named', async () => {
+    const { page } = stack;
+    const row = page.locator(`.ms-tl-row[data-node="${SCHEDULE}"]`);
+    const label = row.locator('.ms-tl-bar-text[data-window="news"][data-phase="upcoming"]').first();
+    await label.waitFor();
+    expect(await label.textContent()).toMatch(/^Evening news 18:00–19:00 (GMT|BST) \(Europe\/London\)$/);
+    const start = await label.getAttribute('data-start');
+    const bar = row.locator(`.ms-tl-bar[data-window="news"][data-start="${start}"]`);
+    expect(await bar.getAttribute('title')).toContain('schedule: News schedule');
+    // the label is readable: not cut short by the next bar
+    expect(await label.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
+    expect(await page.locator(`.ms-tl-row[data-node="${SCHEDULE}"] .ms-tl-title`).textContent()).toBe('News schedule');
+    // the now line is drawn
+    expect(await page.locator('.ms-tl-now').isVisible()).toBe(true);
+  });
+
+  it('shows a window in progress with elapsed and remaining time, and the past day with outcomes', async () => {
+    const { page } = stack;
+    const recording = page.locator('.ms-fl-recording .ms-fl-item');
+    await recording.first().waitFor();
+    const text = (await recording.first().textContent()) ?? '';
+    expect(text).toContain('Live desk · News schedule');
+    expect(text).toContain('running');
+    expect(text).toMatch(/(19|20|21) min elapsed · (39|40|41) min left/);
+    const active = page.locator('.ms-tl-bar-text[data-phase="active"]');
+    expect(await active.first().textContent()).toMatch(/^Live desk .* · (39|40|41) min left$/);
+    expect(await page.locator('.ms-tl-bar.ms-failed').count()).toBe(1);
+    const failed = page.locator('.ms-tl-bar-text.ms-failed');
+    expect(await failed.first().textContent()).toContain('channel failed: The service refused the channel name.');
+    expect(await page.locator('.ms-fl-failures').textContent()).toContain('The service refused the channel name.');
+    await screenshot(page, 'sidebar-timeline-24h.png');
+  });
+
+  it("moves a followed job's progress bar and ends it in its terminal state; failures give their reason", async () => {
+    const { page } = stack;
+    await page.locator('g.red-ui-flow-node-group[id="sidebarinjectko1"] .red-ui-flow-node-button').click();
+    await page.locator('g.red-ui-flow-node-group[id="sidebarinjectok1"] .red-ui-flow-node-button').click();
+    const item = page.locator('.ms-fl-item[data-key="job|sidebarjobs00001/job-42"]');
+    await item.waitFor();
+    const seen: number[] = [];
+    let shot = false;
+    for (let i = 0; i < 60; i++) {
+      const value = Number(await item.locator('.ms-fl-progress').getAttribute('aria-valuenow'));
+      if (seen.at(-1) !== value) seen.push(value);
+      if (!shot && value >= 30) {
+        await screenshot(page, 'sidebar-jobs.png');
+        shot = true;
+      }
+      if ((await item.getAttribute('data-state')) === 'succeeded') break;
+      await page.waitForTimeout(150);
+    }
+    expect(seen.length, `progress seen: ${seen.join(', ')}`).toBeGreaterThanOrEqual(4);
+    expect([...seen].sort((a, b) => a - b)).toEqual(seen);
+    expect(seen.at(-1)).toBe(100);
+    expect(await item.getAttribute('data-state')).toBe('succeeded');
+    expect(await page.locator('.ms-fl-done .ms-fl-item[data-key="job|sidebarjobs00001/job-42"]').count()).toBe(1);
+    const failed = page.locator('.ms-fl-failures .ms-fl-item[data-key="job|sidebarjobs00001/job-43"]');
+    await failed.waitFor();
+    expect(await failed.textContent()).toContain('The input file is missing.');
+    expect(await failed.getAttribute('data-state')).toBe('failed');
+  });
+
+  it('reveals the node of a clicked item in the workspace', async () => {
+    const { page } = stack;
+    await page.locator('.ms-fl-item[data-key="job|sidebarjobs00001/job-42"]').click();
+    await page.waitForFunction(() => {
+      const g = document.querySelector('g.red-ui-flow-node-group[id="sidebarjobs00001"]');
+      return Boolean(g?.querySelector('.red-ui-flow-node-highlighted'));
+    });
+  });
+
+  it("pauses the schedule from the tab after a confirmation, through the schedule's own pause", async () => {
+    const { page } = stack;
+    expect((await waitForStatus(page, SCHEDULE, (s) => s.text !== '')).text).toBe('running');
+    await page.locator(`.ms-tl-row[data-node="${SCHEDULE}"] .ms-act-pause`).click();
+    const confirm = page.locator('.red-ui-notification button.ms-confirm');
+    await confirm.waitFor();
+    expect(await page.locator('.red-ui-notification').last().textContent()).toContain(
+      'Pause the schedule "News schedule"?',
+    );
+    await confirm.click();
+    await waitForStatus(page, SCHEDULE, (s) => s.text === 'paused');
+    const row = page.locator(`.ms-tl-row[data-node="${SCHEDULE}"]`);
+    await row.locator('.ms-tl-state', { hasText: 'paused' }).waitFor();
+    expect(await row.getAttribute('class')).toContain('ms-paused');
+    expect(await row.locator('.ms-act-resume').count()).toBe(1);
+  });
+
+  it('shows a redeployed flow and a restarted runtime without a page reload', async () => {
+    const { page } = stack;
+    const title = page.locator(`.ms-tl-row[data-node="${SCHEDULE}"] .ms-tl-title`);
+    const flows = JSON.parse(readFileSync(join(stack.userDir, 'flows.json'), 'utf8')) as Record<string, unknown>[];
+    const renamed = (name: string) => flows.map((n) => (n.id === SCHEDULE ? { ...n, name } : n));
+    // a deploy through the admin API (another editor, or a CI pipeline)
+    const deployed = await fetch(`${stack.nodeRed.url}/flows`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Node-RED-Deployment-Type': 'full' },
+      body: JSON.stringify(renamed('News schedule, redeployed')),
+    });
+    expect(deployed.status).toBe(204);
+    await page.locator('.ms-tl-title', { hasText: 'News schedule, redeployed' }).waitFor();
+    // a restart with other flows on disk: the editor reconnects and the retained signal says "new runtime"
+    const renders = Number(await page.locator('.ms-sidebar').getAttribute('data-renders'));
+    writeFileSync(join(stack.userDir, 'flows.json'), JSON.stringify(renamed('News schedule, after a restart')));
+    await stack.restart();
+    await page.locator('.ms-tl-title', { hasText: 'News schedule, after a restart' }).waitFor({ timeout: 30_000 });
+    expect(Number(await page.locator('.ms-sidebar').getAttribute('data-renders'))).toBeGreaterThan(renders);
+    expect(await title.count()).toBe(1);
+  });
+
+  it('switches to the 7-day view', async () => {
+    const { page } = stack;
+    await page.locator('.ms-view[data-view="7d"]').click();
+    // a daily window: about 8 bars in a week (24 h back, 7 days ahead)
+    await page.waitForFunction(() => document.querySelectorAll('.ms-tl-bar[data-window="news"]').length >= 7);
+    expect(await page.locator('.ms-tl-day').count()).toBeGreaterThanOrEqual(16); // two zones, 8-9 days each
+    // the week view reaches back 24 hours: yesterday's slot and its outcome
+    expect(await page.locator('.ms-tl-bar-text.ms-ok').first().textContent()).toContain(
+      'channel created · job succeeded',
+    );
+    await screenshot(page, 'sidebar-timeline-7d.png');
+    await page.locator('.ms-view[data-view="24h"]').click();
+    // the restart's lost connection is logged by the editor itself; nothing else
+    expect(stack.pageErrors.filter((e) => !/ERR_CONNECTION_REFUSED|WebSocket/.test(e))).toEqual([]);
+  });
+});
+
+describe('Media Spaces sidebar on daylight-saving days', () => {
+  let stack: SidebarStack;
+
+  beforeAll(async () => {
+    // 00:30 UTC on Sunday 29 March 2026: London's clocks go forward today, Sydney's go back on 5 April
+    stack = await startSidebarStack('dst', {
+      fakeNow: '2026-03-29T00:30:00Z',
+      flows: activityFlow({
+        windows: JSON.stringify([
+          { id: 'news', name: 'Evening news', cron: '0 18 * * *', timezone: 'Europe/London', duration: 3600 },
+          { id: 'sydney', name: 'Morning show', cron: '0 7 * * *', timezone: 'Australia/Sydney', duration: 7200 },
+        ]),
+      }),
+    });
+    await widenSidebar(stack.page);
+    await openSidebar(stack.page);
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('draws the day boundaries in each zone: a 23-hour day in London, a 25-hour day in Sydney', async () => {
+    const { page } = stack;
+    const london = page
+      .locator('.ms-tl-zone', { hasText: 'Europe/London' })
+      .locator('.ms-tl-day[data-date="2026-03-29"]');
+    await london.waitFor();
+    expect(await london.getAttribute('data-hours')).toBe('23');
+    expect(await london.textContent()).toBe('Sun 29 Mar · 23 h');
+    // today's window, at 18:00 BST
+    const bar = page.locator('.ms-tl-bar-text[data-window="news"]').first();
+    expect(await bar.textContent()).toBe('Evening news 18:00–19:00 BST (Europe/London)');
+    await page.locator('.ms-view[data-view="7d"]').click();
+    const sydney = page
+      .locator('.ms-tl-zone', { hasText: 'Australia/Sydney' })
+      .locator('.ms-tl-day[data-date="2026-04-05"]');
+    await sydney.waitFor();
+    expect(await sydney.getAttribute('data-hours')).toBe('25');
+    expect(await sydney.textContent()).toBe('Sun 5 Apr · 25 h');
+    // every other day is 24 hours, without a label for it
+    const hours = await page
+      .locator('.ms-tl-day')
+      .evaluateAll((cells) => cells.map((c) => (c as HTMLElement).dataset.hours));
+    expect(hours.filter((h) => h !== '24').sort()).toEqual(['23', '25']);
+    expect(stack.pageErrors).toEqual([]);
+  });
+});
+
+describe('Media Spaces sidebar under adminAuth, for a user without media-spaces permissions', () => {
+  let stack: SidebarStack;
+
+  beforeAll(async () => {
+    stack = await startSidebarStack('denied', {
+      flows: activityFlow(),
+      settings: adminAuthSettings(),
+      login: { username: 'outsider', password: PASSWORDS.outsider },
+    });
+    await widenSidebar(stack.page);
+    await openSidebar(stack.page);
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('shows "no permission", nothing of the activity, and refuses actions (403)', async () => {
+    const { page } = stack;
+    await page.locator('.ms-message', { hasText: 'No permission' }).waitFor();
+    expect(await page.locator('.ms-tl-bar').count()).toBe(0);
+    expect(await page.locator('.ms-tl-row').count()).toBe(0);
+    expect(await page.locator('.ms-act').count()).toBe(0);
+    // even a request made by hand with the user's token is refused, and the schedule stays running
+    const answers = await page.evaluate(async () => {
+      const tokens = JSON.parse(localStorage.getItem('auth-tokens') ?? '{}') as { access_token?: string };
+      const headers = { Authorization: `Bearer ${tokens.access_token}`, 'Content-Type': 'application/json' };
+      const get = await fetch('media-spaces/activity', { headers });
+      const post = await fetch('media-spaces/schedules/sidebarsched0001/pause', {
+        method: 'POST',
+        headers,
+        body: '{}',
+      });
+      return { get: get.status, post: post.status, body: await get.text() };
+    });
+    expect(answers).toMatchObject({ get: 403, post: 403 });
+    expect(answers.body).not.toContain('News schedule');
+    expect(
+      await page
+        .locator('g.red-ui-flow-node-group[id="sidebarsched0001"] .red-ui-flow-node-status-label')
+        .textContent(),
+    ).toBe('running');
+  });
+});
+
+describe('Media Spaces sidebar at scale: 50 schedules of 20 windows, 500 followed jobs', () => {
+  let stack: SidebarStack;
+
+  beforeAll(async () => {
+    const [tab, schedule, jobs] = activityFlow({ copies: 50, windows: JSON.stringify(twentyWindows()) });
+    stack = await startSidebarStack('scale', {
+      flows: [tab, schedule, { ...jobs, bulk: 500, bulkMs: 1000 }],
+    });
+    await widenSidebar(stack.page);
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('renders and keeps up with 500 job updates a second; prints the figures', async () => {
+    const { page } = stack;
+    // every render from here on, as the tab times it
+    await page.evaluate(() => {
+      const content = document.querySelector('.ms-sidebar') as HTMLElement;
+      const log: { part: string; ms: number }[] = [];
+      (window as unknown as { msRenders: typeof log }).msRenders = log;
+      new MutationObserver(() =>
+        log.push({ part: content.dataset.lastPart ?? '', ms: Number(content.dataset.lastRenderMs) }),
+      ).observe(content, { attributes: true, attributeFilter: ['data-renders'] });
+    });
+    await openSidebar(page);
+    await page.waitForFunction(() => document.querySelectorAll('.ms-tl-row').length === 50);
+    const first = await page.evaluate(() => {
+      const content = document.querySelector('.ms-sidebar') as HTMLElement;
+      return {
+        shown: Number(content.dataset.firstShownMs),
+        render: Number(content.dataset.firstRenderMs),
+        bars: document.querySelectorAll('.ms-tl-bar').length,
+      };
+    });
+    await page.waitForTimeout(8000);
+    const renders = await page.evaluate(
+      () => (window as unknown as { msRenders: { part: string; ms: number }[] }).msRenders,
+    );
+    const jobs = renders.filter((r) => r.part === 'jobs').map((r) => r.ms);
+    expect(await page.locator('.ms-fl-jobs .ms-fl-item').count()).toBe(500);
+    const week = await page.evaluate(() => {
+      const started = performance.now();
+      (document.querySelector('.ms-view[data-view="7d"]') as HTMLElement).click();
+      return { ms: performance.now() - started, bars: document.querySelectorAll('.ms-tl-bar').length };
+    });
+    // a frame after the week view was drawn: the browser still answers at once
+    const frame = await page.evaluate(
+      () =>
+        new Promise<number>((resolve) => {
+          const started = performance.now();
+          requestAnimationFrame(() => resolve(performance.now() - started));
+        }),
+    );
+    // a schedule changes (paused elsewhere): the whole state again, but only its row is touched
+    await page.locator('.ms-view[data-view="24h"]').click();
+    await page.evaluate(() => fetch('media-spaces/schedules/sidebarsched0001-7/pause', { method: 'POST' }));
+    await page.locator('.ms-tl-row[data-node="sidebarsched0001-7"].ms-paused').waitFor();
+    await page.waitForTimeout(1200);
+    const all = await page.evaluate(() =>
+      (window as unknown as { msRenders: { part: string; ms: number }[] }).msRenders.filter((r) => r.part === 'all'),
+    );
+    const sorted = [...jobs].sort((a, b) => a - b);
+    const median = sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+    console.log(
+      [
+        `[sidebar scale, browser] first state shown ${first.shown} ms after the tab was created (fetch + render); its render ${first.render} ms, ${first.bars} bars (24 h view)`,
+        `[sidebar scale, browser] full-state updates after a schedule change (24 h view): ${all.map((r) => r.ms.toFixed(1)).join(', ')} ms`,
+        `[sidebar scale, browser] job updates in 8 s: ${jobs.length} renders, median ${median.toFixed(1)} ms, max ${Math.max(...jobs).toFixed(1)} ms`,
+        `[sidebar scale, browser] switch to 7 d: ${week.ms.toFixed(1)} ms for ${week.bars} bars; next frame after ${frame.toFixed(1)} ms`,
+      ].join('\n'),
+    );
+    // about two fetches a second while 500 jobs change every second: no storm
+    expect(jobs.length).toBeGreaterThanOrEqual(8);
+    expect(jobs.length).toBeLessThanOrEqual(20);
+    expect(median).toBeLessThan(100);
+    expect(stack.pageErrors).toEqual([]);
+  });
+});
