@@ -1,6 +1,6 @@
 import { type ClientConfig, WORKFLOW_PREFIXES, type WorkflowPrefix } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
-import { UUID_PATTERN } from '../../lib/schemas';
+import { checkBaseUrl, UUID_PATTERN, UUID_RULE } from '../../lib/rules';
 
 /**
  * The config node's properties as the editor stores them (strings from text
@@ -46,7 +46,7 @@ export function parseConfig(fields: ConfigFields, credentials: Credentials): Par
   checkUrl('workflowUrl', workflowUrl, true, problems, warnings);
   checkUrl('liveCaptureUrl', liveCaptureUrl, false, problems, warnings);
   if (!UUID_PATTERN.test(spaceId)) {
-    problems.spaceId = spaceId === '' ? 'is required' : 'must be a UUID (8-4-4-4-12 hex digits)';
+    problems.spaceId = spaceId === '' ? 'is required' : UUID_RULE;
   }
   const prefix = text(fields.workflowPrefix) || WORKFLOW_PREFIXES[0];
   if (!(WORKFLOW_PREFIXES as readonly string[]).includes(prefix)) {
@@ -97,31 +97,17 @@ function checkUrl(
   problems: Record<string, string>,
   warnings: string[],
 ): void {
-  if (value === '') {
-    if (required) problems[field] = 'is required';
+  if (value === '' && !required) return;
+  const checked = checkBaseUrl(value);
+  if (!checked.ok) {
+    problems[field] = checked.problem;
     return;
   }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    problems[field] = 'is not a valid URL';
-    return;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    problems[field] = 'must start with http:// or https://';
-    return;
-  }
-  if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+  if (checked.insecure) {
     warnings.push(
-      `${field} uses plain http to ${url.hostname}: the credentials travel unencrypted; use https outside a local test setup`,
+      `${field} uses plain http to ${checked.url.hostname}: the credentials travel unencrypted; use https outside a local test setup`,
     );
   }
-}
-
-export function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
 function text(value: unknown): string {
