@@ -18,6 +18,8 @@ import {
   isIdempotencyKey,
   isMaxResults,
   isWorkflowStatus,
+  MAX_RESULTS_MAX,
+  MAX_RESULTS_MIN,
   MAX_RESULTS_RULE,
   UUID_PATTERN,
   UUID_RULE,
@@ -140,7 +142,7 @@ export class MediaSpacesClient {
       const n = options.maxResults;
       if (!isMaxResults(n)) {
         throw MediaSpacesError.invalidInput(`max_results ${MAX_RESULTS_RULE}, got ${describeType(n)}`, {
-          max_results: MAX_RESULTS_RULE,
+          max_results: `must be between ${MAX_RESULTS_MIN} and ${MAX_RESULTS_MAX}`,
         });
       }
       query.set('max_results', String(n));
