@@ -4,15 +4,6 @@ import type { Dispatcher } from 'undici';
 import { listFieldErrors, MediaSpacesError } from './errors';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
 import {
-  Channel,
-  ChannelCreateRequest,
-  describeIssues,
-  type Workflow,
-  WorkflowInputs,
-  WorkflowJob,
-  WorkflowList,
-} from './schemas';
-import {
   checkBaseUrl,
   IDEMPOTENCY_KEY_RULE,
   isIdempotencyKey,
@@ -25,6 +16,15 @@ import {
   UUID_RULE,
   WORKFLOW_STATUS_RULE,
 } from './rules';
+import {
+  Channel,
+  ChannelCreateRequest,
+  describeIssues,
+  type Workflow,
+  WorkflowInputs,
+  WorkflowJob,
+  WorkflowList,
+} from './schemas';
 import { buildSubmitRequest, describeType } from './submit-input';
 import { type ApiResponse, type HttpRequest, Transport } from './transport';
 

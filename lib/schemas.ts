@@ -57,7 +57,6 @@ export type ChannelState = z.infer<typeof ChannelState>;
 export const Typecode = z.enum(TYPECODES);
 export type Typecode = z.infer<typeof Typecode>;
 
-
 // ---------------------------------------------------------------- workflow area
 
 export const Workflow = z.looseObject({
