@@ -1,7 +1,10 @@
+import { MediaSpacesError } from '../../lib/errors';
 import { channelRequest, channelSettings } from '../shared/channel-request';
-import { idempotencyKey } from '../shared/message-fields';
+import { resolveInputs } from '../shared/inputs';
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
 import { handleOperation, respond } from '../shared/operation';
+import { settingsOrError } from '../shared/settings';
+import { CREATE_INPUTS, CreateChannelSettings } from './settings';
 
 /**
  * media-spaces-create-channel: creates a recording channel from the node's
@@ -10,23 +13,19 @@ import { handleOperation, respond } from '../shared/operation';
 export = function register(RED: NodeAPI): void {
   function CreateChannelNode(this: Node, def: NodeDef): void {
     RED.nodes.createNode(this, def);
-    let settings: Record<string, unknown> | undefined;
-    let settingsError: unknown;
-    try {
-      settings = channelSettings(def);
-    } catch (error) {
-      // a bad setting fails every message with the reason, rather than the deploy
-      settingsError = error;
-    }
+    const node = this;
+    // a bad setting fails every message with the reason, rather than the deploy
+    const settings = requestFields(def);
 
-    handleOperation(RED, this, {
+    handleOperation(RED, node, {
       context: 'Create channel',
       area: 'liveCapture',
       serverId: def.server,
       async perform(msg, client, signal) {
-        if (settings === undefined) throw settingsError;
+        if (settings instanceof MediaSpacesError) throw settings;
+        const { idempotencyKey } = await resolveInputs(RED, node, msg, {}, CREATE_INPUTS);
         const request = channelRequest(settings, msg.payload);
-        const response = await client.createChannel(request, { idempotencyKey: idempotencyKey(msg), signal });
+        const response = await client.createChannel(request, { idempotencyKey, signal });
         const state = client.channelState(response.data);
         return respond(msg, response, state ? `channel ${state}` : 'channel created');
       },
@@ -35,3 +34,14 @@ export = function register(RED: NodeAPI): void {
 
   RED.nodes.registerType('media-spaces-create-channel', CreateChannelNode);
 };
+
+function requestFields(def: NodeDef): Record<string, unknown> | MediaSpacesError {
+  const settings = settingsOrError(CreateChannelSettings, def);
+  if (settings instanceof MediaSpacesError) return settings;
+  try {
+    return channelSettings(settings);
+  } catch (error) {
+    if (error instanceof MediaSpacesError) return error;
+    throw error;
+  }
+}
