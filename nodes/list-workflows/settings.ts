@@ -7,8 +7,7 @@ import {
   WORKFLOW_STATUSES,
 } from '../../lib/rules';
 import { emptyToUndefined, type InputMap, wholeNumber } from '../shared/inputs';
-
-export const MODES = ['all', 'page', 'split'] as const;
+import { MODES } from './modes';
 
 const maxResults = () =>
   wholeNumber().pipe(
