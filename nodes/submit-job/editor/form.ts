@@ -37,10 +37,10 @@ function writeInputs($form: JQuery): void {
   $form.find('[data-parameter]').each(function () {
     const value = String($(this).val() ?? '');
     if (value === '') return;
-    out.labels ??= {};
+    const labels = (out.labels ??= {}) as Record<string, Record<string, unknown>>;
     const id = String($(this).attr('data-label'));
-    const params = (out.labels[id] ??= {}) as Record<string, unknown>;
-    params[String($(this).attr('data-parameter'))] = value;
+    labels[id] ??= {};
+    labels[id][String($(this).attr('data-parameter'))] = value;
   });
   $('#node-input-jobInputs').typedInput('type', 'json');
   $('#node-input-jobInputs').typedInput('value', Object.keys(out).length > 0 ? JSON.stringify(out) : '');
