@@ -34,14 +34,15 @@ function writeInputs($form: JQuery): void {
       if (value !== '') put(kind, String($(this).attr(attr)), value);
     });
   }
+  const labels: Record<string, Record<string, unknown>> = {};
   $form.find('[data-parameter]').each(function () {
     const value = String($(this).val() ?? '');
     if (value === '') return;
-    const labels = (out.labels ??= {}) as Record<string, Record<string, unknown>>;
     const id = String($(this).attr('data-label'));
     labels[id] ??= {};
     labels[id][String($(this).attr('data-parameter'))] = value;
   });
+  if (Object.keys(labels).length > 0) out.labels = labels;
   $('#node-input-jobInputs').typedInput('type', 'json');
   $('#node-input-jobInputs').typedInput('value', Object.keys(out).length > 0 ? JSON.stringify(out) : '');
 }
