@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { MediaSpacesError } from '../../lib/errors';
 import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../../lib/rules';
-import { invalid } from './message-fields';
+import { describeType } from '../../lib/submit-input-read';
 import type { Node, NodeAPI, NodeMessage } from './node-red-types';
 import { evaluateSetting } from './typed-input';
 
@@ -47,7 +48,11 @@ export async function resolveInputs<M extends InputMap>(
     const where = fromMessage ? `msg.${spec.message}` : `${name} (node setting)`;
     const value = fromMessage ? msg[spec.message as string] : await settingValue(RED, node, msg, settings, spec, name);
     const result = spec.schema.safeParse(value);
-    if (!result.success) throw invalid(where, result.error.issues[0]?.message ?? 'is not valid', value);
+    if (!result.success) {
+      const rule = result.error.issues[0]?.message ?? 'is not valid';
+      // the text says where the value came from; the field map names the field, as the library does
+      throw MediaSpacesError.invalidInput(`${where} ${rule}, got ${describeType(value)}`, { [name]: rule });
+    }
     out[key] = result.data;
   }
   return out as ResolvedInputs<M>;
