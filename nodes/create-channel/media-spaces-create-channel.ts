@@ -1,9 +1,8 @@
-import { MediaSpacesError } from '../../lib/errors';
-import { channelRequest, channelSettings } from '../shared/channel-request';
+import { channelRequest } from '../shared/channel-request';
 import { resolveInputs } from '../shared/inputs';
-import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
-import { handleOperation, respond } from '../shared/operation';
-import { settingsOrError } from '../shared/settings';
+import type { NodeAPI } from '../shared/node-red-types';
+import { respond } from '../shared/operation';
+import { registerOperationNode } from '../shared/operation-node';
 import { CREATE_INPUTS, CreateChannelSettings } from './settings';
 
 /**
@@ -11,37 +10,16 @@ import { CREATE_INPUTS, CreateChannelSettings } from './settings';
  * settings with msg.payload merged over them.
  */
 export = function register(RED: NodeAPI): void {
-  function CreateChannelNode(this: Node, def: NodeDef): void {
-    RED.nodes.createNode(this, def);
-    const node = this;
-    // a bad setting fails every message with the reason, rather than the deploy
-    const settings = requestFields(def);
-
-    handleOperation(RED, node, {
-      context: 'Create channel',
-      area: 'liveCapture',
-      serverId: def.server,
-      async perform(msg, client, signal) {
-        if (settings instanceof MediaSpacesError) throw settings;
-        const { idempotencyKey } = await resolveInputs(RED, node, msg, {}, CREATE_INPUTS);
-        const request = channelRequest(settings, msg.payload);
-        const response = await client.createChannel(request, { idempotencyKey, signal });
-        const state = client.channelState(response.data);
-        return respond(msg, response, state ? `channel ${state}` : 'channel created');
-      },
-    });
-  }
-
-  RED.nodes.registerType('media-spaces-create-channel', CreateChannelNode);
+  registerOperationNode(RED, 'media-spaces-create-channel', {
+    context: 'Create channel',
+    area: 'liveCapture',
+    settings: CreateChannelSettings,
+    async perform(msg, { node, settings, client, signal }) {
+      const { idempotencyKey } = await resolveInputs(RED, node, msg, {}, CREATE_INPUTS);
+      const request = channelRequest(settings, msg.payload);
+      const response = await client.createChannel(request, { idempotencyKey, signal });
+      const state = client.channelState(response.data);
+      return respond(msg, response, state ? `channel ${state}` : 'channel created');
+    },
+  });
 };
-
-function requestFields(def: NodeDef): Record<string, unknown> | MediaSpacesError {
-  const settings = settingsOrError(CreateChannelSettings, def);
-  if (settings instanceof MediaSpacesError) return settings;
-  try {
-    return channelSettings(settings);
-  } catch (error) {
-    if (error instanceof MediaSpacesError) return error;
-    throw error;
-  }
-}

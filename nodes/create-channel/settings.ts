@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { channelSettings } from '../shared/channel-request';
 import { type InputMap, idempotencyKeyInput } from '../shared/inputs';
 
 const text = () => z.string().optional();
@@ -8,7 +9,7 @@ const text = () => z.string().optional();
  * channelSettings (nodes/shared/channel-request) turns them into request fields.
  * `channelName`, because `name` is the node's own label.
  */
-export const CreateChannelSettings = z.object({
+const Fields = z.object({
   server: z.string().default(''),
   channelName: text(),
   description: text(),
@@ -19,6 +20,9 @@ export const CreateChannelSettings = z.object({
   recordingDuration: z.union([z.number(), z.string()]).nullish(),
   tags: text(),
 });
+
+/** The request fields the settings give (a bad one throws the MediaSpacesError naming it). */
+export const CreateChannelSettings = Fields.transform((fields) => channelSettings(fields));
 export type CreateChannelSettings = z.infer<typeof CreateChannelSettings>;
 
 /** msg.payload is merged over the settings (channelRequest); msg.idempotency_key sets the header. */

@@ -1,36 +1,26 @@
-import { MediaSpacesError } from '../../lib/errors';
 import { resolveInputs } from '../shared/inputs';
-import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
-import { handleOperation, respond } from '../shared/operation';
-import { settingsOrError } from '../shared/settings';
+import type { NodeAPI } from '../shared/node-red-types';
+import { respond } from '../shared/operation';
+import { registerOperationNode } from '../shared/operation-node';
 import { DELETE_INPUTS, DeleteEventSettings } from './settings';
 
 /** media-spaces-delete-event: deletes a live-capture event by id (msg.event_id, else the node's setting). */
 export = function register(RED: NodeAPI): void {
-  function DeleteEventNode(this: Node, def: NodeDef): void {
-    RED.nodes.createNode(this, def);
-    const node = this;
-    const settings = settingsOrError(DeleteEventSettings, def);
-
-    handleOperation(RED, node, {
-      context: 'Delete event',
-      area: 'liveCapture',
-      serverId: def.server,
-      async perform(msg, client, signal) {
-        if (settings instanceof MediaSpacesError) throw settings;
-        const { eventId } = await resolveInputs(RED, node, msg, settings, DELETE_INPUTS);
-        // the library checks the id and encodes it as one path segment
-        const response = await client.deleteEvent(eventId as string, { signal });
-        msg.event_id = eventId;
-        // a retry that found the event gone after an earlier attempt's answer was lost is a success too
-        return respond(
-          msg,
-          { ...response, data: response.data ?? null },
-          response.alreadyGone ? 'already deleted' : 'deleted',
-        );
-      },
-    });
-  }
-
-  RED.nodes.registerType('media-spaces-delete-event', DeleteEventNode);
+  registerOperationNode(RED, 'media-spaces-delete-event', {
+    context: 'Delete event',
+    area: 'liveCapture',
+    settings: DeleteEventSettings,
+    async perform(msg, { node, settings, client, signal }) {
+      const { eventId } = await resolveInputs(RED, node, msg, settings, DELETE_INPUTS);
+      // the library checks the id and encodes it as one path segment
+      const response = await client.deleteEvent(eventId as string, { signal });
+      msg.event_id = eventId;
+      // a retry that found the event gone after an earlier attempt's answer was lost is a success too
+      return respond(
+        msg,
+        { ...response, data: response.data ?? null },
+        response.alreadyGone ? 'already deleted' : 'deleted',
+      );
+    },
+  });
 };

@@ -1,18 +1,14 @@
-import type { MediaSpacesClient } from '../../lib/client';
 import { resolveInputs } from '../shared/inputs';
-import type { Node, NodeAPI, NodeMessage } from '../shared/node-red-types';
+import type { NodeMessage } from '../shared/node-red-types';
 import type { Outcome } from '../shared/operation';
+import type { OperationContext } from '../shared/operation-node';
 import { splitMessages } from '../shared/split-parts';
 import { LIST_INPUTS, type ListWorkflowsSettings } from './settings';
 
 /** One message's list: one array (all pages), one page with its continuation token, or one message per workflow. */
 export async function listWorkflows(
-  RED: NodeAPI,
-  node: Node,
-  settings: ListWorkflowsSettings,
   msg: NodeMessage,
-  client: MediaSpacesClient,
-  signal: AbortSignal,
+  { RED, node, settings, client, signal }: OperationContext<ListWorkflowsSettings>,
 ): Promise<Outcome> {
   const { status, maxResults, pageToken } = await resolveInputs(RED, node, msg, settings, LIST_INPUTS);
   if (settings.mode === 'page') {

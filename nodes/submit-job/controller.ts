@@ -1,12 +1,12 @@
 import type { MediaSpacesClient } from '../../lib/client';
 import { isPlainObject } from '../../lib/guards';
-import type { DeclaredInputs } from '../shared/declared-inputs';
-import { hasTypedInputs } from '../shared/declared-inputs';
+import { DeclaredInputs, hasTypedInputs } from '../shared/declared-inputs';
 import { resolveInputs } from '../shared/inputs';
 import { renderJobName } from '../shared/job-name-template';
 import { invalid } from '../shared/message-fields';
-import type { Node, NodeAPI, NodeMessage } from '../shared/node-red-types';
+import type { NodeAPI, NodeMessage } from '../shared/node-red-types';
 import { type Outcome, respond } from '../shared/operation';
+import type { OperationContext } from '../shared/operation-node';
 import { SUBMIT_INPUTS, type SubmitJobSettings } from './settings';
 
 const PAYLOAD_RULE =
@@ -18,20 +18,17 @@ const PAYLOAD_RULE =
  * typecode (declared by the workflow where the service describes it).
  */
 export async function submitJob(
-  RED: NodeAPI,
-  node: Node,
-  settings: SubmitJobSettings,
-  declaredInputs: DeclaredInputs,
   msg: NodeMessage,
-  client: MediaSpacesClient,
-  signal: AbortSignal,
+  { RED, node, settings, client, signal }: OperationContext<SubmitJobSettings>,
 ): Promise<Outcome> {
   const request = msg.payload;
   if (request !== undefined && request !== null && !isPlainObject(request))
     throw invalid('msg.payload', PAYLOAD_RULE, request);
   const { workflowId, base, jobName, idempotencyKey } = await resolveInputs(RED, node, msg, settings, SUBMIT_INPUTS);
   const declared =
-    hasTypedInputs(request) || hasTypedInputs(base) ? await declaredInputs.get(client, workflowId, signal) : undefined;
+    hasTypedInputs(request) || hasTypedInputs(base)
+      ? await declaredInputsOf(client).get(client, workflowId, signal)
+      : undefined;
   const response = await client.submitJob(workflowId, request ?? {}, {
     base,
     declared,
@@ -40,6 +37,17 @@ export async function submitJob(
     signal,
   });
   return respond(msg, response, `job ${response.data.state ?? 'created'}`);
+}
+
+/** Declared inputs are the service's: cached per client, that is per config node and deploy. */
+const declaredCaches = new WeakMap<MediaSpacesClient, DeclaredInputs>();
+function declaredInputsOf(client: MediaSpacesClient): DeclaredInputs {
+  let cache = declaredCaches.get(client);
+  if (!cache) {
+    cache = new DeclaredInputs();
+    declaredCaches.set(client, cache);
+  }
+  return cache;
 }
 
 /** msg.job_name ("" for none), else the payload's own job_name, else the node's template. */

@@ -1,8 +1,5 @@
-import { MediaSpacesError } from '../../lib/errors';
-import { DeclaredInputs } from '../shared/declared-inputs';
-import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
-import { handleOperation } from '../shared/operation';
-import { settingsOrError } from '../shared/settings';
+import type { NodeAPI } from '../shared/node-red-types';
+import { registerOperationNode } from '../shared/operation-node';
 import { submitJob } from './controller';
 import { SubmitJobSettings } from './settings';
 
@@ -13,22 +10,10 @@ import { SubmitJobSettings } from './settings';
  * before anything is sent.
  */
 export = function register(RED: NodeAPI): void {
-  function SubmitJobNode(this: Node, def: NodeDef): void {
-    RED.nodes.createNode(this, def);
-    const node = this;
-    const settings = settingsOrError(SubmitJobSettings, def);
-    const declaredInputs = new DeclaredInputs();
-
-    handleOperation(RED, node, {
-      context: 'Submit job',
-      area: 'workflow',
-      serverId: def.server,
-      async perform(msg, client, signal) {
-        if (settings instanceof MediaSpacesError) throw settings;
-        return submitJob(RED, node, settings, declaredInputs, msg, client, signal);
-      },
-    });
-  }
-
-  RED.nodes.registerType('media-spaces-submit-job', SubmitJobNode);
+  registerOperationNode(RED, 'media-spaces-submit-job', {
+    context: 'Submit job',
+    area: 'workflow',
+    settings: SubmitJobSettings,
+    perform: submitJob,
+  });
 };
