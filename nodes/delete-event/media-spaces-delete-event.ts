@@ -1,26 +1,30 @@
 import { resolveInputs } from '../shared/inputs';
-import type { NodeAPI } from '../shared/node-red-types';
+import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
 import { respond } from '../shared/operation';
-import { registerOperationNode } from '../shared/operation-node';
+import { runOperationNode } from '../shared/operation-node';
 import { DELETE_INPUTS, DeleteEventSettings } from './settings';
 
 /** media-spaces-delete-event: deletes a live-capture event by id (msg.event_id, else the node's setting). */
 export = function register(RED: NodeAPI): void {
-  registerOperationNode(RED, 'media-spaces-delete-event', {
-    context: 'Delete event',
-    area: 'liveCapture',
-    settings: DeleteEventSettings,
-    async perform(msg, { node, settings, client, signal }) {
-      const { eventId } = await resolveInputs(RED, node, msg, settings, DELETE_INPUTS);
-      // the library checks the id and encodes it as one path segment
-      const response = await client.deleteEvent(eventId as string, { signal });
-      msg.event_id = eventId;
-      // a retry that found the event gone after an earlier attempt's answer was lost is a success too
-      return respond(
-        msg,
-        { ...response, data: response.data ?? null },
-        response.alreadyGone ? 'already deleted' : 'deleted',
-      );
-    },
-  });
+  function DeleteEventNode(this: Node, def: NodeDef): void {
+    RED.nodes.createNode(this, def);
+    runOperationNode(RED, this, def, {
+      context: 'Delete event',
+      area: 'liveCapture',
+      settings: DeleteEventSettings,
+      async perform(msg, { node, settings, client, signal }) {
+        const { eventId } = await resolveInputs(RED, node, msg, settings, DELETE_INPUTS);
+        // the library checks the id and encodes it as one path segment
+        const response = await client.deleteEvent(eventId as string, { signal });
+        msg.event_id = eventId;
+        // a retry that found the event gone after an earlier attempt's answer was lost is a success too
+        return respond(
+          msg,
+          { ...response, data: response.data ?? null },
+          response.alreadyGone ? 'already deleted' : 'deleted',
+        );
+      },
+    });
+  }
+  RED.nodes.registerType('media-spaces-delete-event', DeleteEventNode);
 };

@@ -1,5 +1,5 @@
-import type { NodeAPI } from '../shared/node-red-types';
-import { registerOperationNode } from '../shared/operation-node';
+import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
+import { runOperationNode } from '../shared/operation-node';
 import { listWorkflows } from './controller';
 import { ListWorkflowsSettings, SETTING_LABELS } from './settings';
 
@@ -9,11 +9,15 @@ import { ListWorkflowsSettings, SETTING_LABELS } from './settings';
  * one message per workflow (for a join node).
  */
 export = function register(RED: NodeAPI): void {
-  registerOperationNode(RED, 'media-spaces-list-workflows', {
-    context: 'List workflows',
-    area: 'workflow',
-    settings: ListWorkflowsSettings,
-    labels: SETTING_LABELS,
-    perform: listWorkflows,
-  });
+  function ListWorkflowsNode(this: Node, def: NodeDef): void {
+    RED.nodes.createNode(this, def);
+    runOperationNode(RED, this, def, {
+      context: 'List workflows',
+      area: 'workflow',
+      settings: ListWorkflowsSettings,
+      labels: SETTING_LABELS,
+      perform: listWorkflows,
+    });
+  }
+  RED.nodes.registerType('media-spaces-list-workflows', ListWorkflowsNode);
 };

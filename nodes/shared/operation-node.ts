@@ -27,25 +27,26 @@ export interface OperationNodeSpec<S extends z.ZodType> {
   perform(msg: NodeMessage, ctx: OperationContext<z.infer<S>>): Promise<Outcome>;
 }
 
-/** Registers an operation node: settings read once per deploy, each message handled by handleOperation. */
-export function registerOperationNode<S extends z.ZodType>(
+/**
+ * The body of an operation node's constructor, after RED.nodes.createNode:
+ * settings read once per deploy, each message handled by handleOperation.
+ * The constructor itself stays in the entry file, where tools such as
+ * node-red-dev look for it.
+ */
+export function runOperationNode<S extends z.ZodType>(
   RED: NodeAPI,
-  type: string,
+  node: Node,
+  def: NodeDef,
   spec: OperationNodeSpec<S>,
 ): void {
-  function OperationNode(this: Node, def: NodeDef): void {
-    RED.nodes.createNode(this, def);
-    const node = this;
-    const settings = settingsOrError(spec.settings, def, spec.labels);
-    handleOperation(RED, node, {
-      context: spec.context,
-      area: spec.area,
-      serverId: def.server,
-      async perform(msg, client, signal) {
-        if (settings instanceof MediaSpacesError) throw settings;
-        return spec.perform(msg, { RED, node, settings, client, signal });
-      },
-    });
-  }
-  RED.nodes.registerType(type, OperationNode);
+  const settings = settingsOrError(spec.settings, def, spec.labels);
+  handleOperation(RED, node, {
+    context: spec.context,
+    area: spec.area,
+    serverId: def.server,
+    async perform(msg, client, signal) {
+      if (settings instanceof MediaSpacesError) throw settings;
+      return spec.perform(msg, { RED, node, settings, client, signal });
+    },
+  });
 }

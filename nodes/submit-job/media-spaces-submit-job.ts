@@ -1,5 +1,5 @@
-import type { NodeAPI } from '../shared/node-red-types';
-import { registerOperationNode } from '../shared/operation-node';
+import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
+import { runOperationNode } from '../shared/operation-node';
 import { submitJob } from './controller';
 import { SubmitJobSettings } from './settings';
 
@@ -10,10 +10,14 @@ import { SubmitJobSettings } from './settings';
  * before anything is sent.
  */
 export = function register(RED: NodeAPI): void {
-  registerOperationNode(RED, 'media-spaces-submit-job', {
-    context: 'Submit job',
-    area: 'workflow',
-    settings: SubmitJobSettings,
-    perform: submitJob,
-  });
+  function SubmitJobNode(this: Node, def: NodeDef): void {
+    RED.nodes.createNode(this, def);
+    runOperationNode(RED, this, def, {
+      context: 'Submit job',
+      area: 'workflow',
+      settings: SubmitJobSettings,
+      perform: submitJob,
+    });
+  }
+  RED.nodes.registerType('media-spaces-submit-job', SubmitJobNode);
 };
