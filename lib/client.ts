@@ -4,15 +4,26 @@ import type { Dispatcher } from 'undici';
 import { listFieldErrors, MediaSpacesError, tokenExpiredError } from './errors';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
 import {
+  checkBaseUrl,
+  IDEMPOTENCY_KEY_RULE,
+  isIdempotencyKey,
+  isMaxResults,
+  isWorkflowStatus,
+  MAX_RESULTS_MAX,
+  MAX_RESULTS_MIN,
+  MAX_RESULTS_RULE,
+  UUID_PATTERN,
+  UUID_RULE,
+  WORKFLOW_STATUS_RULE,
+} from './rules';
+import {
   Channel,
   ChannelCreateRequest,
   describeIssues,
-  UUID_PATTERN,
   type Workflow,
   WorkflowInputs,
   WorkflowJob,
   WorkflowList,
-  WorkflowStatus,
 } from './schemas';
 import { buildSubmitRequest, describeType } from './submit-input';
 import { type ApiResponse, type HttpRequest, Transport } from './transport';
@@ -148,25 +159,20 @@ export class MediaSpacesClient {
     const query = new URLSearchParams();
     if (options.maxResults !== undefined) {
       const n = options.maxResults;
-      if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 100) {
-        throw MediaSpacesError.invalidInput(
-          `max_results must be a whole number from 1 to 100, got ${describeType(n)}`,
-          {
-            max_results: 'must be between 1 and 100',
-          },
-        );
+      if (!isMaxResults(n)) {
+        throw MediaSpacesError.invalidInput(`max_results ${MAX_RESULTS_RULE}, got ${describeType(n)}`, {
+          max_results: `must be between ${MAX_RESULTS_MIN} and ${MAX_RESULTS_MAX}`,
+        });
       }
       query.set('max_results', String(n));
     }
     if (options.status !== undefined && options.status !== '') {
-      const parsed = WorkflowStatus.safeParse(options.status);
-      if (!parsed.success) {
-        throw MediaSpacesError.invalidInput(
-          `status must be one of active, archived, deleted, idle, got ${describeType(options.status)}`,
-          { status: 'must be one of active, archived, deleted, idle' },
-        );
+      if (!isWorkflowStatus(options.status)) {
+        throw MediaSpacesError.invalidInput(`status ${WORKFLOW_STATUS_RULE}, got ${describeType(options.status)}`, {
+          status: WORKFLOW_STATUS_RULE,
+        });
       }
-      query.set(this.#config.statusParam, parsed.data);
+      query.set(this.#config.statusParam, options.status);
     }
     if (options.pageToken !== undefined && options.pageToken !== '') {
       if (typeof options.pageToken !== 'string') {
@@ -431,8 +437,8 @@ function positive(value: unknown, fallback: number): number {
 function idempotencyKeyOf(options: PostOptions): string {
   const key = options.idempotencyKey;
   if (key === undefined) return randomUUID();
-  if (typeof key !== 'string' || key.length === 0 || key.length > 255 || /[^\x21-\x7e]/.test(key)) {
-    throw MediaSpacesError.invalidInput('Idempotency-Key must be 1 to 255 visible ASCII characters', {
+  if (!isIdempotencyKey(key)) {
+    throw MediaSpacesError.invalidInput(`Idempotency-Key ${IDEMPOTENCY_KEY_RULE}`, {
       idempotency_key: 'invalid',
     });
   }
@@ -442,7 +448,7 @@ function idempotencyKeyOf(options: PostOptions): string {
 /** A path id that must be a UUID; checked before anything is sent. */
 export function uuidSegment(value: unknown, name: string): string {
   if (typeof value !== 'string' || !UUID_PATTERN.test(value)) {
-    throw MediaSpacesError.invalidInput(`${name} must be a UUID (8-4-4-4-12 hex digits), got ${describeType(value)}`, {
+    throw MediaSpacesError.invalidInput(`${name} ${UUID_RULE}, got ${describeType(value)}`, {
       [name]: 'must be a UUID',
     });
   }
@@ -488,17 +494,14 @@ function joinUrl(base: unknown, name: string, prefix: string, path: string): str
   if (typeof base !== 'string' || base.trim() === '') {
     throw MediaSpacesError.invalidInput(`${name} is not set: give the service's base URL`, { [name]: 'is required' });
   }
-  let url: URL;
-  try {
-    url = new URL(base.trim());
-  } catch {
-    throw MediaSpacesError.invalidInput(`${name} "${base}" is not a valid URL`, { [name]: 'is not a URL' });
+  const checked = checkBaseUrl(base);
+  if (!checked.ok) {
+    if (checked.problem === 'is not a valid URL') {
+      throw MediaSpacesError.invalidInput(`${name} "${base}" is not a valid URL`, { [name]: 'is not a URL' });
+    }
+    throw MediaSpacesError.invalidInput(`${name} ${checked.problem}`, { [name]: 'unsupported scheme' });
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw MediaSpacesError.invalidInput(`${name} must start with http:// or https://`, {
-      [name]: 'unsupported scheme',
-    });
-  }
+  const url = checked.url;
   const root = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
   if (checkedBases.size >= 64) checkedBases.clear();
   checkedBases.set(base, root);

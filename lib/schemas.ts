@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { WORKFLOW_STATUSES } from './rules';
+import { FRAME_RATES, TYPECODES, UUID_PATTERN, UUID_RULE, WORKFLOW_STATUSES } from './rules';
+
+// the rules themselves live in ./rules (browser-safe); re-exported here, where they always were
+export { FRAME_RATES, TYPECODES, UUID_PATTERN, WORKFLOW_STATUSES };
 
 /**
  * Schemas for every resource of the service description.
@@ -21,10 +24,8 @@ const optBool = () => scalar(z.boolean()).optional();
 const optNum = () => scalar(z.number()).optional();
 const optInt = () => scalar(z.number().int()).optional();
 
-export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-export const uuid = () => z.string().regex(UUID_PATTERN, 'must be a UUID (8-4-4-4-12 hex digits)');
+export const uuid = () => z.string().regex(UUID_PATTERN, UUID_RULE);
 
-export { WORKFLOW_STATUSES };
 export const WorkflowStatus = z.enum(WORKFLOW_STATUSES);
 export type WorkflowStatus = z.infer<typeof WorkflowStatus>;
 
@@ -53,21 +54,8 @@ export const CHANNEL_STATES = [
 export const ChannelState = z.enum(CHANNEL_STATES);
 export type ChannelState = z.infer<typeof ChannelState>;
 
-export const TYPECODES = [
-  'Boolean',
-  'Byte',
-  'Int16',
-  'Int32',
-  'UInt32',
-  'String',
-  'Uri',
-  'TimeCode',
-  'Double',
-] as const;
 export const Typecode = z.enum(TYPECODES);
 export type Typecode = z.infer<typeof Typecode>;
-
-export const FRAME_RATES = ['23.976', '24', '25', '29.97', '30', '50', '60'] as const;
 
 // ---------------------------------------------------------------- workflow area
 

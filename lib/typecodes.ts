@@ -1,4 +1,6 @@
-import { FRAME_RATES, TYPECODES, type Typecode } from './schemas';
+import { FRAME_RATES, TYPECODES } from './rules';
+
+type Typecode = (typeof TYPECODES)[number];
 
 /**
  * Value rules for the typecodes of variables and label parameters.

@@ -1,7 +1,9 @@
-import { channelRequest, channelSettings } from '../shared/channel-request';
-import { idempotencyKey } from '../shared/message-fields';
+import { channelRequest } from '../shared/channel-request';
+import { resolveInputs } from '../shared/inputs';
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
-import { handleOperation, respond } from '../shared/operation';
+import { respond } from '../shared/operation';
+import { runOperationNode } from '../shared/operation-node';
+import { CREATE_INPUTS, CreateChannelSettings } from './settings';
 
 /**
  * media-spaces-create-channel: creates a recording channel from the node's
@@ -10,28 +12,18 @@ import { handleOperation, respond } from '../shared/operation';
 export = function register(RED: NodeAPI): void {
   function CreateChannelNode(this: Node, def: NodeDef): void {
     RED.nodes.createNode(this, def);
-    let settings: Record<string, unknown> | undefined;
-    let settingsError: unknown;
-    try {
-      settings = channelSettings(def);
-    } catch (error) {
-      // a bad setting fails every message with the reason, rather than the deploy
-      settingsError = error;
-    }
-
-    handleOperation(RED, this, {
+    runOperationNode(RED, this, def, {
       context: 'Create channel',
       area: 'liveCapture',
-      serverId: def.server,
-      async perform(msg, client, signal) {
-        if (settings === undefined) throw settingsError;
+      settings: CreateChannelSettings,
+      async perform(msg, { node, settings, client, signal }) {
+        const { idempotencyKey } = await resolveInputs(RED, node, msg, {}, CREATE_INPUTS);
         const request = channelRequest(settings, msg.payload);
-        const response = await client.createChannel(request, { idempotencyKey: idempotencyKey(msg), signal });
+        const response = await client.createChannel(request, { idempotencyKey, signal });
         const state = client.channelState(response.data);
         return respond(msg, response, state ? `channel ${state}` : 'channel created');
       },
     });
   }
-
   RED.nodes.registerType('media-spaces-create-channel', CreateChannelNode);
 };

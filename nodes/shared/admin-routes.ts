@@ -95,7 +95,7 @@ let typecodesScript: string | undefined;
  * The library's own typecode rules (lib/typecodes, compiled) as one script
  * expression for the editor, so the inputs form checks a value as it is
  * typed with exactly the rules the runtime applies, not a copy of them. The
- * module's only import is two constant lists from the schemas, supplied here.
+ * module's only import is two constant lists of lib/rules, supplied here.
  */
 export function browserTypecodes(): string {
   if (typecodesScript === undefined) {
@@ -105,7 +105,7 @@ export function browserTypecodes(): string {
 var module = { exports: {} };
 var exports = module.exports;
 var require = function (name) {
-  if (name === './schemas') return ${schemas};
+  if (name === './rules') return ${schemas};
   throw new Error('media-spaces typecodes: unexpected import ' + name);
 };
 ${source}

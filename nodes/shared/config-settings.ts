@@ -1,6 +1,7 @@
-import { type ClientConfig, WORKFLOW_PREFIXES, type WorkflowPrefix } from '../../lib/client';
+import type { ClientConfig } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
-import { UUID_PATTERN } from '../../lib/schemas';
+import { checkBaseUrl, UUID_PATTERN, UUID_RULE } from '../../lib/rules';
+import { readConfigSettings } from '../config/settings';
 
 /**
  * The config node's properties as the editor stores them (strings from text
@@ -24,10 +25,6 @@ export interface Credentials {
   accessToken?: string;
 }
 
-export const DEFAULT_TIMEOUT_MS = 30_000;
-export const DEFAULT_RETRIES = 3;
-const MAX_RETRIES = 10;
-
 export interface ParsedConfig {
   config: ClientConfig;
   /** Settings that make a client unusable, by field; empty when all is well. */
@@ -37,43 +34,25 @@ export interface ParsedConfig {
 }
 
 export function parseConfig(fields: ConfigFields, credentials: Credentials): ParsedConfig {
-  const problems: Record<string, string> = {};
+  const { settings, problems } = readConfigSettings({ ...fields });
   const warnings: string[] = [];
-  const workflowUrl = text(fields.workflowUrl);
-  const liveCaptureUrl = text(fields.liveCaptureUrl);
-  const spaceId = text(fields.spaceId);
-
-  checkUrl('workflowUrl', workflowUrl, true, problems, warnings);
-  checkUrl('liveCaptureUrl', liveCaptureUrl, false, problems, warnings);
-  if (!UUID_PATTERN.test(spaceId)) {
-    problems.spaceId = spaceId === '' ? 'is required' : 'must be a UUID (8-4-4-4-12 hex digits)';
+  checkUrl('workflowUrl', settings.workflowUrl, true, problems, warnings);
+  checkUrl('liveCaptureUrl', settings.liveCaptureUrl, false, problems, warnings);
+  if (!UUID_PATTERN.test(settings.spaceId)) {
+    problems.spaceId = settings.spaceId === '' ? 'is required' : UUID_RULE;
   }
-  const prefix = text(fields.workflowPrefix) || WORKFLOW_PREFIXES[0];
-  if (!(WORKFLOW_PREFIXES as readonly string[]).includes(prefix)) {
-    problems.workflowPrefix = `must be ${WORKFLOW_PREFIXES.join(' or ')}`;
-  }
-  const timeout = numberSetting(fields.timeout, DEFAULT_TIMEOUT_MS);
-  if (!(timeout > 0)) problems.timeout = 'must be a positive number of milliseconds';
-  const retries = numberSetting(fields.retries, DEFAULT_RETRIES);
-  if (!Number.isInteger(retries) || retries < 0 || retries > MAX_RETRIES) {
-    problems.retries = `must be a whole number from 0 to ${MAX_RETRIES}`;
-  }
-
-  // anything but an explicit "off" keeps certificate checks on
-  const rejectUnauthorized = fields.rejectUnauthorized !== false && fields.rejectUnauthorized !== 'false';
-  if (!rejectUnauthorized) {
+  if (!settings.rejectUnauthorized) {
     warnings.push('TLS certificate verification is off: anyone on the path can read the credentials');
   }
-
   return {
     config: {
-      workflowUrl,
-      liveCaptureUrl: liveCaptureUrl || undefined,
-      spaceId,
-      workflowPrefix: prefix as WorkflowPrefix,
-      timeout,
-      retries,
-      rejectUnauthorized,
+      workflowUrl: settings.workflowUrl,
+      liveCaptureUrl: settings.liveCaptureUrl || undefined,
+      spaceId: settings.spaceId,
+      workflowPrefix: settings.workflowPrefix,
+      timeout: settings.timeout,
+      retries: settings.retries,
+      rejectUnauthorized: settings.rejectUnauthorized,
       apiKey: credentials.apiKey || undefined,
       accessToken: credentials.accessToken || undefined,
     },
@@ -97,38 +76,15 @@ function checkUrl(
   problems: Record<string, string>,
   warnings: string[],
 ): void {
-  if (value === '') {
-    if (required) problems[field] = 'is required';
+  if (value === '' && !required) return;
+  const checked = checkBaseUrl(value);
+  if (!checked.ok) {
+    problems[field] = checked.problem;
     return;
   }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    problems[field] = 'is not a valid URL';
-    return;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    problems[field] = 'must start with http:// or https://';
-    return;
-  }
-  if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+  if (checked.insecure) {
     warnings.push(
-      `${field} uses plain http to ${url.hostname}: the credentials travel unencrypted; use https outside a local test setup`,
+      `${field} uses plain http to ${checked.url.hostname}: the credentials travel unencrypted; use https outside a local test setup`,
     );
   }
-}
-
-export function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
-}
-
-function text(value: unknown): string {
-  return typeof value === 'string' ? value.trim() : '';
-}
-
-function numberSetting(value: unknown, fallback: number): number {
-  if (value === undefined || value === null || value === '') return fallback;
-  return typeof value === 'number' ? value : Number(value);
 }

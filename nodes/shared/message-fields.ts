@@ -1,4 +1,5 @@
 import { MediaSpacesError } from '../../lib/errors';
+import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../../lib/rules';
 import { describeType } from '../../lib/submit-input';
 import type { NodeMessage } from './node-red-types';
 
@@ -36,8 +37,6 @@ export function wholeNumber(property: string, value: unknown): number {
 export function idempotencyKey(msg: NodeMessage): string | undefined {
   const value = msg.idempotency_key;
   if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string' || value.length > 255 || /[^\x21-\x7e]/.test(value)) {
-    throw invalid('msg.idempotency_key', 'must be 1 to 255 visible ASCII characters', value);
-  }
+  if (!isIdempotencyKey(value)) throw invalid('msg.idempotency_key', IDEMPOTENCY_KEY_RULE, value);
   return value;
 }

@@ -24,3 +24,20 @@ export function parseSettings<S extends z.ZodType>(
   const list = Object.entries(fieldErrors).map(([field, message]) => `${field}: ${message}`);
   throw MediaSpacesError.invalidInput(`The node's settings are not valid: ${list.join('; ')}`, fieldErrors);
 }
+
+/**
+ * parseSettings for an operation node: a bad setting is kept as the error, so
+ * that each message fails with the reason instead of the deploy failing.
+ */
+export function settingsOrError<S extends z.ZodType>(
+  schema: S,
+  def: NodeDef,
+  labels: Partial<Record<string, string>> = {},
+): z.infer<S> | MediaSpacesError {
+  try {
+    return parseSettings(schema, def, labels);
+  } catch (error) {
+    if (error instanceof MediaSpacesError) return error;
+    throw error;
+  }
+}

@@ -121,7 +121,10 @@ function routes(sim: Simulator): Route[] {
 /** Every `RED.httpAdmin.<method>(path, ...)` in the node sources, with constant paths resolved. */
 function registeredRoutes(): string[] {
   const found: string[] = [];
-  const dirs = [join(ROOT, 'nodes'), join(ROOT, 'nodes', 'shared')];
+  const nodes = join(ROOT, 'nodes');
+  const dirs = readdirSync(nodes, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => join(nodes, d.name));
   for (const dir of dirs) {
     for (const name of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
       const source = readFileSync(join(dir, name), 'utf8');

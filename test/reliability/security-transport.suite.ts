@@ -197,7 +197,8 @@ function fakeJquery() {
 }
 
 function configDialog() {
-  const html = readFileSync(join(ROOT, 'nodes', 'media-spaces-config.html'), 'utf8');
+  // the built dialog: the template with the bundled nodes/config/editor.ts in its script
+  const html = readFileSync(join(ROOT, 'dist', 'nodes', 'config', 'media-spaces-config.html'), 'utf8');
   const script = /<script type="text\/javascript">([\s\S]*?)<\/script>/.exec(html)?.[1] ?? '';
   const template =
     /<script type="text\/html" data-template-name="media-spaces-config">([\s\S]*?)<\/script>/.exec(html)?.[1] ?? '';
@@ -332,7 +333,7 @@ describe('security: transport (plain http warnings, TLS verification per config 
     const { template, definition, jq, node } = configDialog();
     expect(template).toContain('id="node-config-media-spaces-insecure"');
     const locale = JSON.parse(
-      readFileSync(join(ROOT, 'nodes', 'locales', 'en-US', 'media-spaces-config.json'), 'utf8'),
+      readFileSync(join(ROOT, 'nodes', 'config', 'locales', 'en-US', 'media-spaces-config.json'), 'utf8'),
     );
     expect(locale['media-spaces-config'].warning.plainHttp).toMatch(/__field__.*__host__/);
     expect(locale['media-spaces-config'].warning.tlsOff).toBeTruthy();

@@ -68,3 +68,49 @@ export async function rejection(p: Promise<unknown>): Promise<MediaSpacesError> 
     (error: MediaSpacesError) => error,
   );
 }
+
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are asserted field by field
+export type Body = any;
+
+/** A raw HTTP answer of the simulator, for tests that check the wire itself. */
+export interface RawResponse {
+  status: number;
+  headers: Headers;
+  /** The JSON body; the text itself where the body is not JSON; undefined where there is none. */
+  body: Body;
+  text: string;
+}
+
+export interface CallOptions {
+  /** Sent as `Authorization: Bearer <key>`. */
+  key?: string;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** Sent as is (as application/json), for malformed bodies. */
+  raw?: string;
+  headers?: Record<string, string>;
+}
+
+/** One HTTP call to the simulator, bypassing the client: the key (or the options), a JSON body, or a raw one. */
+export async function call(
+  method: string,
+  url: string,
+  keyOrOptions: string | CallOptions = {},
+  body?: unknown,
+  raw?: string,
+): Promise<RawResponse> {
+  const o: CallOptions = typeof keyOrOptions === 'string' ? { key: keyOrOptions, body, raw } : keyOrOptions;
+  const headers: Record<string, string> = { ...o.headers };
+  if (o.key) headers.authorization = `Bearer ${o.key}`;
+  const payload = o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body));
+  if (payload !== undefined) headers['content-type'] = 'application/json';
+  const r = await fetch(url, { method, headers, body: payload });
+  const text = await r.text();
+  let parsed: Body;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = text;
+  }
+  return { status: r.status, headers: r.headers, body: parsed, text };
+}

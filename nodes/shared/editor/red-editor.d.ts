@@ -16,7 +16,7 @@ interface EditorNodeInstance {
   type: string;
   name?: string;
   credentials?: Record<string, unknown>;
-  /** The node's own messages (its locales file), by key. */
+  /** The node's own message catalogue (its locales/<lang>/*.json), for dialog texts. */
   _(key: string, substitutions?: Record<string, unknown>): string;
   [key: string]: unknown;
 }
@@ -50,7 +50,7 @@ interface EditorRED {
     dirty(dirty?: boolean): boolean;
   };
   validators: {
-    typedInput(typeField: string): (value: unknown) => boolean;
+    typedInput(typeField: string): (this: EditorNodeInstance, value: unknown, opt?: unknown) => boolean | string;
     number(blankAllowed?: boolean): (value: unknown) => boolean;
     regex(re: RegExp): (value: unknown) => boolean;
   };

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createClient } from '../lib/client';
-import { authorizationUrl, readTokenFragment } from '../lib/oauth';
-import { SPACE, TOKEN_LIFETIME_S, USERS, WF } from './support/fixture';
-import { formOf, REDIRECT_URI } from './support/oauth';
-import { rejection, type SimHarness, startHarness } from './support/sim';
+import { createClient } from '../../lib/client';
+import { authorizationUrl, readTokenFragment } from '../../lib/oauth';
+import { SPACE, TOKEN_LIFETIME_S, USERS, WF } from '../support/fixture';
+import { formOf, REDIRECT_URI } from '../support/oauth';
+import { rejection, type SimHarness, startHarness } from '../support/sim';
 
 /**
  * End to end from the library: the implicit flow the description declares ("OAuth 2.0

@@ -1,8 +1,8 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type MediaSpacesClient } from '../lib/client';
-import { codeForStatus, errorFromResponse, isMediaSpacesError, MediaSpacesError } from '../lib/errors';
-import { json, type Stub, startStub } from './support/stub-server';
+import { createClient, type MediaSpacesClient } from '../../lib/client';
+import { codeForStatus, errorFromResponse, isMediaSpacesError, MediaSpacesError } from '../../lib/errors';
+import { json, type Stub, startStub } from '../support/stub-server';
 
 const SPACE = '5c6e2a40-1b2c-4d5e-8f90-123456789abc';
 const WF = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseFixture, type Simulator, startSimulator } from '../lib/simulator';
-import { KEYS, libraryFixture, SPACE, TOKEN_LIFETIME_S, TOKENS, USERS, WF } from './support/fixture';
-import { authorizeUrl, formOf, fragmentOf, REDIRECT_URI, signIn } from './support/oauth';
+import { parseFixture, type Simulator, startSimulator } from '../../../lib/simulator';
+import { KEYS, libraryFixture, SPACE, TOKEN_LIFETIME_S, TOKENS, USERS, WF } from '../../support/fixture';
+import { authorizeUrl, formOf, fragmentOf, REDIRECT_URI, signIn } from '../../support/oauth';
 
 /**
  * The description: "The workflow area declares an OAuth 2.0 implicit-flow security scheme

@@ -29,7 +29,7 @@ import {
   WorkflowNickName,
   WorkflowParameter,
   WorkflowVariable,
-} from '../lib/schemas';
+} from '../../lib/schemas';
 
 const WF_ID = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
 const SOURCE_ID = '9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d';

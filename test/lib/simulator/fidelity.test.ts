@@ -8,7 +8,7 @@ import {
   spaceIdFor,
   startSimulator,
   workflowIdFor,
-} from '../lib/simulator';
+} from '../../../lib/simulator';
 
 /**
  * The simulator held to the words of the service description (issue #11), over real HTTP.

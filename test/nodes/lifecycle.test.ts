@@ -1,8 +1,8 @@
 import type { Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { MediaSpacesClient } from '../lib/client';
-import type { MediaSpacesError } from '../lib/errors';
-import { type Simulator, startSimulator } from '../lib/simulator';
+import type { MediaSpacesClient } from '../../lib/client';
+import type { MediaSpacesError } from '../../lib/errors';
+import { type Simulator, startSimulator } from '../../lib/simulator';
 import {
   ALL_NODES,
   CONFIG_ID,
@@ -18,7 +18,7 @@ import {
   sleep,
   trigger,
   waitFor,
-} from './support/node-red-runtime';
+} from '../support/node-red-runtime';
 
 /**
  * Deploy and redeploy: one shared client per config node, in-flight requests

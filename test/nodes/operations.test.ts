@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createClient } from '../lib/client';
+import { createClient } from '../../lib/client';
 import {
   credentialsFor,
   fixtureDocument,
@@ -7,7 +7,7 @@ import {
   type Simulator,
   spaceIdFor,
   startSimulator,
-} from '../lib/simulator';
+} from '../../lib/simulator';
 import {
   DEMO,
   helper,
@@ -17,7 +17,7 @@ import {
   onlyFailure,
   onlyOutput,
   trigger,
-} from './support/node-red-runtime';
+} from '../support/node-red-runtime';
 
 /**
  * The four operation nodes in a real Node-RED runtime against the simulator

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { MediaSpacesError } from '../lib/errors';
-import { FRAME_RATES, TYPECODES, type WorkflowInputs } from '../lib/schemas';
-import { buildSubmitRequest } from '../lib/submit-input';
-import { checkParameter, checkTypecode, isTypecode, NUMERIC_TYPECODES, toWireValue } from '../lib/typecodes';
+import { MediaSpacesError } from '../../lib/errors';
+import { FRAME_RATES, TYPECODES, type WorkflowInputs } from '../../lib/schemas';
+import { buildSubmitRequest } from '../../lib/submit-input';
+import { checkParameter, checkTypecode, isTypecode, NUMERIC_TYPECODES, toWireValue } from '../../lib/typecodes';
 
 /** Runs fn and returns the MediaSpacesError it throws. */
 function thrown(fn: () => unknown): MediaSpacesError {

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TYPECODES } from '../lib/schemas';
+import { TYPECODES } from '../../../lib/schemas';
 import {
   DEMO_FIXTURE_PATH,
   type FixtureDocument,
@@ -13,9 +13,9 @@ import {
   loadFixture,
   parseFixture,
   startSimulator,
-} from '../lib/simulator';
+} from '../../../lib/simulator';
 
-const TMP = path.join(__dirname, '.tmp', 'simulator-fixture');
+const TMP = path.join(__dirname, '..', '..', '.tmp', 'simulator-fixture');
 mkdirSync(TMP, { recursive: true });
 
 const MAIN = '11111111-1111-4111-8111-111111111111';
@@ -39,7 +39,7 @@ describe('the demo fixture', () => {
     w.inputs.media_nicknames.length + w.inputs.attachments.length + w.inputs.labels.length === 0;
 
   it('sits next to the code and holds three spaces, one inactive, hundreds of workflows', () => {
-    expect(DEMO_FIXTURE_PATH).toBe(path.join(__dirname, '..', 'lib', 'simulator', 'fixtures', 'demo.yaml'));
+    expect(DEMO_FIXTURE_PATH).toBe(path.join(__dirname, '..', '..', '..', 'lib', 'simulator', 'fixtures', 'demo.yaml'));
     expect(demo.spaces).toHaveLength(3);
     expect(demo.spaces.map((s) => s.subscription).sort()).toEqual(['active', 'active', 'inactive']);
     const total = demo.spaces.reduce((n, s) => n + s.workflows.length, 0);

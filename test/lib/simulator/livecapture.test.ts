@@ -6,26 +6,8 @@ import {
   type Simulator,
   spaceIdFor,
   startSimulator,
-} from '../lib/simulator';
-
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are asserted field by field
-type Body = any;
-interface Res {
-  status: number;
-  headers: Headers;
-  body: Body;
-  text: string;
-}
-
-async function call(method: string, url: string, key?: string, body?: unknown, raw?: string): Promise<Res> {
-  const headers: Record<string, string> = {};
-  if (key) headers.authorization = `Bearer ${key}`;
-  const payload = raw ?? (body === undefined ? undefined : JSON.stringify(body));
-  if (payload !== undefined) headers['content-type'] = 'application/json';
-  const r = await fetch(url, { method, headers, body: payload });
-  const text = await r.text();
-  return { status: r.status, headers: r.headers, body: text ? JSON.parse(text) : undefined, text };
-}
+} from '../../../lib/simulator';
+import { type Body, call } from '../../support/sim';
 
 const LIVE = credentialsFor('live');
 const OTHER = credentialsFor('live-other');

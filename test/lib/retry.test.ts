@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { MediaSpacesError } from '../lib/errors';
+import type { MediaSpacesError } from '../../lib/errors';
 import {
   backoffDelay,
   DEFAULT_RETRY_POLICY,
@@ -7,9 +7,9 @@ import {
   RETRYABLE_STATUSES,
   type RetryPolicy,
   sleep,
-} from '../lib/retry';
-import { type HttpRequest, Transport } from '../lib/transport';
-import { json, type Stub, startStub } from './support/stub-server';
+} from '../../lib/retry';
+import { type HttpRequest, Transport } from '../../lib/transport';
+import { json, type Stub, startStub } from '../support/stub-server';
 
 const policy: RetryPolicy = { retries: 3, baseDelayMs: 100, maxDelayMs: 1000, maxRetryAfterMs: 5000 };
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createClient } from '../lib/client';
-import { errorFromResponse } from '../lib/errors';
-import type { WorkflowInputs } from '../lib/schemas';
-import { checkUri } from '../lib/typecodes';
-import { SPACE, VALID_SHORT_INPUTS, WF } from './support/fixture';
-import { rejection, type SimHarness, startHarness } from './support/sim';
-import { json, type Stub, startStub } from './support/stub-server';
+import { createClient } from '../../lib/client';
+import { errorFromResponse } from '../../lib/errors';
+import type { WorkflowInputs } from '../../lib/schemas';
+import { checkUri } from '../../lib/typecodes';
+import { SPACE, VALID_SHORT_INPUTS, WF } from '../support/fixture';
+import { rejection, type SimHarness, startHarness } from '../support/sim';
+import { json, type Stub, startStub } from '../support/stub-server';
 
 /**
  * The client held to the words of the service description (issue #11): what it refuses

@@ -4,8 +4,8 @@ import path from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const ROOT = path.join(__dirname, '..');
-const OUT = path.join(__dirname, '.tmp', 'simulator-cli');
+const ROOT = path.join(__dirname, '..', '..', '..');
+const OUT = path.join(__dirname, '..', '..', '.tmp', 'simulator-cli');
 const CLI = path.join(OUT, 'lib', 'simulator', 'cli.js');
 const DIST_CLI = path.join(ROOT, 'dist', 'lib', 'simulator', 'cli.js');
 

@@ -10,40 +10,9 @@ import {
   spaceIdFor,
   startSimulator,
   workflowIdFor,
-} from '../lib/simulator';
-import { RequestLog } from '../lib/simulator/request-log';
-
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are asserted field by field
-type Body = any;
-interface Res {
-  status: number;
-  headers: Headers;
-  body: Body;
-  text: string;
-}
-
-interface CallOptions {
-  key?: string;
-  body?: unknown;
-  raw?: string;
-  headers?: Record<string, string>;
-}
-
-async function call(method: string, url: string, o: CallOptions = {}): Promise<Res> {
-  const headers: Record<string, string> = { ...o.headers };
-  if (o.key) headers.authorization = `Bearer ${o.key}`;
-  const payload = o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body));
-  if (payload !== undefined) headers['content-type'] = 'application/json';
-  const r = await fetch(url, { method, headers, body: payload });
-  const text = await r.text();
-  let body: Body;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    body = text;
-  }
-  return { status: r.status, headers: r.headers, body, text };
-}
+} from '../../../lib/simulator';
+import { RequestLog } from '../../../lib/simulator/request-log';
+import { call } from '../../support/sim';
 
 const KEYS = credentialsFor('adm');
 const SPACE = spaceIdFor('adm');

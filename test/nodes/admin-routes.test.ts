@@ -1,8 +1,8 @@
 import { runInNewContext } from 'node:vm';
 import type { NodeModule } from 'node-red-node-test-helper';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../lib/simulator';
-import { checkParameter, checkTypecode } from '../lib/typecodes';
+import { type Simulator, startSimulator } from '../../lib/simulator';
+import { checkParameter, checkTypecode } from '../../lib/typecodes';
 import {
   ALL_NODES,
   CONFIG_ID,
@@ -12,7 +12,7 @@ import {
   helper,
   initRuntime,
   NODES,
-} from './support/node-red-runtime';
+} from '../support/node-red-runtime';
 
 /**
  * The config node's editor endpoints over HTTP (helper.request() drives the

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { HelperNode, NodeModule } from 'node-red-node-test-helper';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createClient } from '../lib/client';
-import { type Simulator, startSimulator } from '../lib/simulator';
-import { nodeModule } from './support/node-modules';
-import { ALL_NODES, DEMO, helper, initRuntime, waitFor } from './support/node-red-runtime';
+import { createClient } from '../../lib/client';
+import { type Simulator, startSimulator } from '../../lib/simulator';
+import { nodeModule } from '../support/node-modules';
+import { ALL_NODES, DEMO, helper, initRuntime, waitFor } from '../support/node-red-runtime';
 
 /**
  * Every example flow in examples/, loaded as a user would import it (with a
@@ -38,7 +38,7 @@ afterEach(async () => {
 });
 
 function readExample(name: string): FlowNode[] {
-  return JSON.parse(readFileSync(new URL(`../examples/${name}`, import.meta.url), 'utf8')) as FlowNode[];
+  return JSON.parse(readFileSync(new URL(`../../examples/${name}`, import.meta.url), 'utf8')) as FlowNode[];
 }
 
 interface Loaded {

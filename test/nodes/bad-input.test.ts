@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Simulator, startSimulator } from '../lib/simulator';
-import { CONFIG_ID, DEMO, helper, initRuntime, loadOperation, onlyFailure, trigger } from './support/node-red-runtime';
+import { type Simulator, startSimulator } from '../../lib/simulator';
+import { CONFIG_ID, DEMO, helper, initRuntime, loadOperation, onlyFailure, trigger } from '../support/node-red-runtime';
 
 /**
  * Malformed messages and bad node settings, across the four operation nodes

@@ -1,9 +1,9 @@
 import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createClient, type MediaSpacesClient } from '../lib/client';
-import { isMediaSpacesError, type MediaSpacesError } from '../lib/errors';
-import { Channel, type Workflow, WorkflowJob } from '../lib/schemas';
-import { Transport } from '../lib/transport';
+import { createClient, type MediaSpacesClient } from '../../lib/client';
+import { isMediaSpacesError, type MediaSpacesError } from '../../lib/errors';
+import { Channel, type Workflow, WorkflowJob } from '../../lib/schemas';
+import { Transport } from '../../lib/transport';
 import {
   BIG_COUNT,
   BIG_SPACE,
@@ -14,9 +14,9 @@ import {
   UNKNOWN_SPACE,
   VALID_SHORT_INPUTS,
   WF,
-} from './support/fixture';
-import { FAST_RETRY, rejection, type SimHarness, startHarness } from './support/sim';
-import { json, startStub } from './support/stub-server';
+} from '../support/fixture';
+import { FAST_RETRY, rejection, type SimHarness, startHarness } from '../support/sim';
+import { json, startStub } from '../support/stub-server';
 
 const WORKFLOW_PATH = `/workflow/v1/${SPACE}`;
 const LIVE_PATH = `/livecapture/v1/${SPACE}`;

@@ -8,24 +8,8 @@ import {
   spaceIdFor,
   startSimulator,
   workflowIdFor,
-} from '../lib/simulator';
-
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are asserted field by field
-type Body = any;
-interface Res {
-  status: number;
-  headers: Headers;
-  body: Body;
-}
-
-async function call(method: string, url: string, key?: string, body?: unknown): Promise<Res> {
-  const headers: Record<string, string> = {};
-  if (key) headers.authorization = `Bearer ${key}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const r = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  return { status: r.status, headers: r.headers, body: text ? JSON.parse(text) : undefined };
-}
+} from '../../../lib/simulator';
+import { type Body, call, type RawResponse as Res } from '../../support/sim';
 
 const MAIN = credentialsFor('main');
 const OTHER = credentialsFor('other');

@@ -1,0 +1,35 @@
+import { resolveInputs } from '../shared/inputs';
+import type { NodeMessage } from '../shared/node-red-types';
+import type { Outcome } from '../shared/operation';
+import type { OperationContext } from '../shared/operation-node';
+import { splitMessages } from '../shared/split-parts';
+import { LIST_INPUTS, type ListWorkflowsSettings } from './settings';
+
+/** One message's list: one array (all pages), one page with its continuation token, or one message per workflow. */
+export async function listWorkflows(
+  msg: NodeMessage,
+  { RED, node, settings, client, signal }: OperationContext<ListWorkflowsSettings>,
+): Promise<Outcome> {
+  const { status, maxResults, pageToken } = await resolveInputs(RED, node, msg, settings, LIST_INPUTS);
+  if (settings.mode === 'page') {
+    const response = await client.listWorkflows({ status, maxResults, pageToken, signal });
+    const { workflows, next_page_token } = response.data;
+    msg.payload = { workflows, next_page_token: next_page_token ?? null };
+    msg.statusCode = response.status;
+    return { messages: [msg], summary: `${count(workflows.length)}${next_page_token ? ', more' : ''}` };
+  }
+  const workflows = await client.listAllWorkflows({ status, maxResults, signal });
+  if (settings.mode === 'split') {
+    const messages = splitMessages(RED, msg, workflows);
+    for (const m of messages) m.statusCode = 200;
+    return { messages, summary: count(workflows.length) };
+  }
+  // every page answered 2xx; listAllWorkflows keeps no per-page status, and the list answers 200
+  msg.payload = workflows;
+  msg.statusCode = 200;
+  return { messages: [msg], summary: count(workflows.length) };
+}
+
+function count(n: number): string {
+  return n === 1 ? '1 workflow' : `${n} workflows`;
+}

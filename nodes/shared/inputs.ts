@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { MediaSpacesError } from '../../lib/errors';
+import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../../lib/rules';
+import { describeType } from '../../lib/submit-input-read';
+import type { Node, NodeAPI, NodeMessage } from './node-red-types';
+import { evaluateSetting } from './typed-input';
+
+/**
+ * Which message property overrides which node setting, declared once per node
+ * as data (after the InputService of the Home Assistant nodes) and read by one
+ * resolver: the message property if given (not undefined), else the setting,
+ * a typed input evaluated for the message where `typeField` says so. Each
+ * value is checked by its schema, and a failure names where the value came
+ * from (`msg.max_results`, `max_results (node setting)`).
+ */
+export interface InputSpec<S extends z.ZodType = z.ZodType> {
+  /** The msg property that overrides the setting; omitted where only the setting gives it. */
+  message?: string;
+  /** The setting's key in the node's parsed settings; omitted where only the message gives it. */
+  setting?: string;
+  /** The setting holding the typed-input type of `setting` (str, msg, flow, global, env, json). */
+  typeField?: string;
+  /** The type assumed when `typeField` is empty. */
+  defaultType?: string;
+  /** What the value is called in errors about the setting (defaults to `message`, then `setting`). */
+  name?: string;
+  /** Checks and converts the value; its message completes "<where> ...". */
+  schema: S;
+}
+
+export type InputMap = Record<string, InputSpec>;
+export type ResolvedInputs<M extends InputMap> = { [K in keyof M]: z.infer<M[K]['schema']> };
+
+/** A value left empty counts as not given: undefined, null (from a setting) or blank text. */
+const blank = (value: unknown) => value === undefined || value === null || value === '';
+
+export async function resolveInputs<M extends InputMap>(
+  RED: NodeAPI,
+  node: Node,
+  msg: NodeMessage,
+  settings: Record<string, unknown>,
+  map: M,
+): Promise<ResolvedInputs<M>> {
+  const out: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(map)) {
+    const name = spec.name ?? spec.message ?? spec.setting ?? key;
+    const fromMessage = spec.message !== undefined && msg[spec.message] !== undefined;
+    const where = fromMessage ? `msg.${spec.message}` : `${name} (node setting)`;
+    const value = fromMessage ? msg[spec.message as string] : await settingValue(RED, node, msg, settings, spec, name);
+    const result = spec.schema.safeParse(value);
+    if (!result.success) {
+      const rule = result.error.issues[0]?.message ?? 'is not valid';
+      // the text says where the value came from; the field map names the field, as the library does
+      throw MediaSpacesError.invalidInput(`${where} ${rule}, got ${describeType(value)}`, { [name]: rule });
+    }
+    out[key] = result.data;
+  }
+  return out as ResolvedInputs<M>;
+}
+
+async function settingValue(
+  RED: NodeAPI,
+  node: Node,
+  msg: NodeMessage,
+  settings: Record<string, unknown>,
+  spec: InputSpec,
+  name: string,
+): Promise<unknown> {
+  if (spec.setting === undefined) return undefined;
+  const value = settings[spec.setting];
+  const typeSetting = spec.typeField === undefined ? undefined : settings[spec.typeField];
+  const type = typeof typeSetting === 'string' && typeSetting !== '' ? typeSetting : (spec.defaultType ?? 'str');
+  // a plain text setting needs no evaluation, and this runs for every message; an empty one is not set
+  if (type === 'str' || blank(value)) return value;
+  return evaluateSetting(RED, node, msg, { name, value, type });
+}
+
+/** Schema pieces shared by the input maps. */
+export const emptyToUndefined = (value: unknown) => (blank(value) ? undefined : value);
+
+/** Something that must be given; its type is the library's to check, which names the field. */
+export const required = (rule: string) =>
+  z.unknown().refine((value) => !blank(value), { message: `is required: ${rule}` });
+
+/** A whole number; digit strings (from HTTP queries, CSV, text boxes) are accepted. */
+export const wholeNumber = () =>
+  z.preprocess(
+    (v) => (typeof v === 'string' && /^\s*[+-]?\d{1,15}\s*$/.test(v) ? Number(v) : v),
+    z.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' }),
+  );
+
+/** msg.idempotency_key: sent as the Idempotency-Key header so a retried POST creates one resource. */
+export const idempotencyKeyInput = {
+  message: 'idempotency_key',
+  schema: z.preprocess(
+    emptyToUndefined,
+    z.string({ error: IDEMPOTENCY_KEY_RULE }).refine(isIdempotencyKey, { error: IDEMPOTENCY_KEY_RULE }).optional(),
+  ),
+} satisfies InputSpec;

@@ -1,0 +1,64 @@
+import type { MediaSpacesClient } from '../../lib/client';
+import { isPlainObject } from '../../lib/guards';
+import { DeclaredInputs, hasTypedInputs } from '../shared/declared-inputs';
+import { resolveInputs } from '../shared/inputs';
+import { renderJobName } from '../shared/job-name-template';
+import { invalid } from '../shared/message-fields';
+import type { NodeAPI, NodeMessage } from '../shared/node-red-types';
+import { type Outcome, respond } from '../shared/operation';
+import type { OperationContext } from '../shared/operation-node';
+import { SUBMIT_INPUTS, type SubmitJobSettings } from './settings';
+
+const PAYLOAD_RULE =
+  'must be a submit request object: {usage: {input: {...}}} or {variables: {...}, media_nicknames: {...}, attachments: {...}, labels: {...}}';
+
+/**
+ * One submission: the node's inputs are the base, msg.payload (either form) is
+ * merged over them by the library, which checks every value against its
+ * typecode (declared by the workflow where the service describes it).
+ */
+export async function submitJob(
+  msg: NodeMessage,
+  { RED, node, settings, client, signal }: OperationContext<SubmitJobSettings>,
+): Promise<Outcome> {
+  const request = msg.payload;
+  if (request !== undefined && request !== null && !isPlainObject(request))
+    throw invalid('msg.payload', PAYLOAD_RULE, request);
+  const { workflowId, base, jobName, idempotencyKey } = await resolveInputs(RED, node, msg, settings, SUBMIT_INPUTS);
+  const declared =
+    hasTypedInputs(request) || hasTypedInputs(base)
+      ? await declaredInputsOf(client).get(client, workflowId, signal)
+      : undefined;
+  const response = await client.submitJob(workflowId, request ?? {}, {
+    base,
+    declared,
+    jobName: jobNameOf(RED, settings, msg, jobName, request),
+    idempotencyKey,
+    signal,
+  });
+  return respond(msg, response, `job ${response.data.state ?? 'created'}`);
+}
+
+/** Declared inputs are the service's: cached per client, that is per config node and deploy. */
+const declaredCaches = new WeakMap<MediaSpacesClient, DeclaredInputs>();
+function declaredInputsOf(client: MediaSpacesClient): DeclaredInputs {
+  let cache = declaredCaches.get(client);
+  if (!cache) {
+    cache = new DeclaredInputs();
+    declaredCaches.set(client, cache);
+  }
+  return cache;
+}
+
+/** msg.job_name ("" for none), else the payload's own job_name, else the node's template. */
+function jobNameOf(
+  RED: NodeAPI,
+  settings: SubmitJobSettings,
+  msg: NodeMessage,
+  fromMessage: string | undefined,
+  request: Record<string, unknown> | null | undefined,
+): string | undefined {
+  if (fromMessage !== undefined) return fromMessage === '' ? undefined : fromMessage;
+  if (request?.job_name !== undefined || settings.jobName === '') return undefined;
+  return renderJobName(RED, settings.jobName, msg) || undefined;
+}

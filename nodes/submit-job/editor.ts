@@ -1,0 +1,73 @@
+import { prepareDialog } from './editor/dialog';
+import { firstInputProblem, knownInputs } from './editor/inputs';
+
+interface SubmitJobNode extends EditorNodeInstance {
+  workflowId: string;
+  workflowIdType: string;
+  workflowName: string;
+  jobInputsType: string;
+}
+
+const typedInputValid = RED.validators.typedInput('jobInputsType');
+
+/**
+ * Inputs may be empty (a workflow that needs none, or everything from msg.payload). JSON inputs of a
+ * workflow whose declared inputs this editor has seen are read as the node reads them, so a bad value
+ * marks the node invalid before deploy.
+ */
+function validateJobInputs(this: EditorNodeInstance, v: unknown, opt?: unknown): boolean | string {
+  if (v === '' || v === undefined || v === null) return true;
+  const valid: boolean | string = typedInputValid.call(this, v, opt);
+  if (valid !== true) return valid;
+  if ((this.jobInputsType || 'json') !== 'json') return true;
+  const workflow = !this.workflowIdType || this.workflowIdType === 'str' ? String(this.workflowId ?? '') : '';
+  const declared = knownInputs[workflow];
+  return (declared && firstInputProblem(String(v), declared)) || true;
+}
+
+RED.nodes.registerType<SubmitJobNode>('media-spaces-submit-job', {
+  category: 'media spaces',
+  color: '#8FBCE6',
+  defaults: {
+    name: { value: '' },
+    server: { value: '', type: 'media-spaces-config', required: true },
+    workflowId: { value: '', validate: RED.validators.typedInput('workflowIdType') },
+    workflowIdType: { value: 'str' },
+    workflowName: { value: '' },
+    jobName: { value: '' },
+    // not "inputs": the editor keeps a node's input port count there
+    jobInputs: { value: '', validate: validateJobInputs },
+    jobInputsType: { value: 'json' },
+  },
+  inputs: 1,
+  outputs: 1,
+  icon: 'media-spaces-submit.svg',
+  paletteLabel: 'submit job',
+  label() {
+    return this.name || this.workflowName || 'submit job';
+  },
+  labelStyle() {
+    return this.name ? 'node_label_italic' : '';
+  },
+  oneditprepare() {
+    $('#node-input-workflowId').typedInput({
+      default: 'str',
+      types: ['str', 'msg', 'flow', 'global', 'env'],
+      typeField: '#node-input-workflowIdType',
+    });
+    $('#node-input-jobInputs').typedInput({
+      default: 'json',
+      types: ['json', 'msg', 'flow', 'global', 'env'],
+      typeField: '#node-input-jobInputsType',
+    });
+    prepareDialog(this);
+  },
+  oneditsave() {
+    // the label name belongs to a workflow picked from the list; a hand-typed id has none
+    const id = $('#node-input-workflowId').typedInput('value');
+    const chosen = $('#node-media-spaces-workflow-select').val();
+    if ($('#node-input-workflowIdType').val() !== 'str' || (id !== this.workflowId && id !== chosen)) {
+      $('#node-input-workflowName').val('');
+    }
+  },
+});
