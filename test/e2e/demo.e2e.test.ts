@@ -163,17 +163,21 @@ describe('the demo in the editor', () => {
     const { page } = stack;
     for (const file of ['create-channel.json', 'list-workflows.json']) {
       const flow = example(file);
-      // what the Import dialog does with an example (RED.clipboard's importNodes): ids kept, on a new flow
+      // what the Import dialog does with an example (RED.clipboard's importNodes): ids kept, on a new flow.
+      // The shared config node already exists (the demo has it), so Node-RED 4 reports a conflict and offers
+      // "Import copy": new ids for the flow's nodes, and an existing config node of the same id is reused
       const outcome = await page.evaluate((nodes) => {
         const RED = (window as unknown as { RED: { view: { importNodes(n: unknown, o: unknown): void } } }).RED;
         try {
-          RED.view.importNodes(nodes, { generateIds: false, addFlow: true, touchImport: true });
+          RED.view.importNodes(structuredClone(nodes), { generateIds: false, addFlow: true, touchImport: true });
           return 'imported';
         } catch (error) {
-          return `conflict: ${String((error as { code?: string }).code ?? error)}`;
+          if ((error as { code?: string }).code !== 'import_conflict') throw error;
+          RED.view.importNodes(structuredClone(nodes), { generateIds: true, addFlow: true, touchImport: true });
+          return 'imported as a copy';
         }
       }, flow);
-      expect(outcome, file).toBe('imported');
+      expect(outcome, file).toBe('imported as a copy');
     }
     const configs = await page.evaluate(() => {
       const RED = (
@@ -188,9 +192,20 @@ describe('the demo in the editor', () => {
       return found;
     });
     expect(configs).toEqual(['c0nf16000000d3m0 Simulator demo space']);
-    // the dropdown a user opens in the imported create-channel node
-    const op = example('create-channel.json').find((n) => n.type === 'media-spaces-create-channel') as Node;
-    await page.locator(`${nodeSelector(op.id)} rect.red-ui-flow-node`).dblclick();
+    // the dropdown a user opens in the imported list-workflows node (on the flow the last import opened)
+    const opId = await page.evaluate(() => {
+      const RED = (
+        window as unknown as {
+          RED: {
+            nodes: { filterNodes(f: Record<string, unknown>): Array<{ id: string }> };
+            workspaces: { active(): string };
+          };
+        }
+      ).RED;
+      return RED.nodes.filterNodes({ z: RED.workspaces.active(), type: 'media-spaces-list-workflows' })[0]?.id;
+    });
+    expect(opId).toBeTruthy();
+    await page.locator(`${nodeSelector(opId)} rect.red-ui-flow-node`).dblclick();
     await page.locator('#node-input-server').waitFor({ state: 'attached' });
     const entries = await page.locator('#node-input-server option').allTextContents();
     expect(entries.filter((t) => t.includes('Simulator demo space'))).toEqual(['Simulator demo space']);
