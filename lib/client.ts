@@ -64,6 +64,8 @@ export interface ClientConfig {
   statusParam?: string;
   /** Job-status path (an extension used for polling), relative to the workflow prefix. */
   jobStatusPath?: string;
+  /** Get-channel path (an extension used to show a channel's state), relative to the live-capture prefix. */
+  channelPath?: string;
   /** Fields read, in order, for a channel's state. */
   channelStateFields?: string[];
   /** TLS certificate verification (default on). */
@@ -102,6 +104,7 @@ export interface SubmitJobOptions extends PostOptions {
 const MAX_PAGE_TOKEN = 4096;
 
 const DEFAULT_JOB_STATUS_PATH = '/{space_id}/workflows/{workflow_id}/jobs/{job_id}';
+const DEFAULT_CHANNEL_PATH = '/{space_id}/channels/{channel_id}';
 
 /** Half of a UTF-16 surrogate pair without its other half: text with no UTF-8 form. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -313,8 +316,10 @@ export class MediaSpacesClient {
 
   /** Reads a channel (an extension beyond the described operations, used for polling). */
   async getChannel(channelId: string, options: CallOptions = {}): Promise<ApiResponse<Channel>> {
-    const id = uuidSegment(channelId, 'channel_id');
-    return this.liveCall('GET', `/${this.space()}/channels/${id}`, 'Get channel', (b) => Channel.parse(b), options);
+    const path = (this.#config.channelPath || DEFAULT_CHANNEL_PATH)
+      .replace('{space_id}', this.space())
+      .replace('{channel_id}', uuidSegment(channelId, 'channel_id'));
+    return this.liveCall('GET', path, 'Get channel', (b) => Channel.parse(b), options);
   }
 
   async deleteEvent(eventId: string, options: CallOptions = {}): Promise<ApiResponse<unknown>> {

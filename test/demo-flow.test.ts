@@ -23,7 +23,13 @@ const NODE_FILES = [
   'wait-workflow',
   'watch-workflows',
 ];
-const modules = NODE_FILES.map((n) => nodeModule(`media-spaces-${n}`));
+const core = (file: string) => require(`@node-red/nodes/core/${file}`);
+// the demo's own core nodes: change nodes write its Debug lines, a filter (rbe) drops repeated progress
+const modules = [
+  ...NODE_FILES.map((n) => nodeModule(`media-spaces-${n}`)),
+  core('function/15-change.js'),
+  core('function/rbe.js'),
+];
 
 type Msg = Record<string, any>;
 
@@ -62,6 +68,17 @@ function demoFlow(sim: Simulator) {
     }
     if (node.type === 'media-spaces-follow-job') node.interval = 200;
   }
+  // taps beside the Debug lines: the whole message of each step, as the node sent it
+  const taps: Array<[string, number, string]> = [
+    ['rec0channel00001', 0, 'tap-channel'],
+    ['rec0channel00001', 1, 'tap-states'],
+    ['rec0watch0000001', 0, 'tap-done'],
+    ['rec0rbe000000001', 0, 'tap-progress'],
+  ];
+  for (const [source, port, tap] of taps) {
+    runnable.find((n) => n.id === source)?.wires[port].push(tap);
+    runnable.push({ id: tap, type: 'helper', z: 'f10w00000000rec1' });
+  }
   return { flow: runnable, credentials };
 }
 
@@ -81,20 +98,22 @@ describe('the demo flow in a real Node-RED runtime', () => {
   it('creates a channel, submits the follow-up with the recording as its media, and follows the job to succeeded', async () => {
     const { flow, credentials } = demoFlow(sim);
     await helper.load(modules, flow, credentials);
-    const seen: Record<string, Msg[]> = { channel: [], done: [], progress: [], error: [] };
+    const seen: Record<string, Msg[]> = { channel: [], states: [], done: [], progress: [], error: [], story: [] };
     const collect = (id: string, into: Msg[]) => helper.getNode(id).on('input', (msg: Msg) => into.push(msg));
-    collect('rec0dbgchan00001', seen.channel);
-    collect('rec0dbgdone00001', seen.done);
-    collect('rec0dbgprog00001', seen.progress);
+    collect('tap-channel', seen.channel);
+    collect('tap-states', seen.states);
+    collect('tap-done', seen.done);
+    collect('tap-progress', seen.progress);
     collect('rec0dbgerr000001', seen.error);
+    collect('rec0story0000001', seen.story);
 
     await until(() => seen.done.length > 0 || seen.error.length > 0, 30_000, 'the follow-up job to finish');
     expect(seen.error).toEqual([]);
 
     const finished = seen.done[0];
-    const created = seen.channel.find((m) => `Proxy of ${m.payload.name}` === finished.payload.name);
-    expect(created?.statusCode).toBe(201);
-    const channel = created?.payload;
+    const createdMsg = seen.channel.find((m) => `Proxy of ${m.payload.name}` === finished.payload.name);
+    expect(createdMsg?.statusCode).toBe(201);
+    const channel = createdMsg?.payload;
     expect(channel).toMatchObject({ name: expect.stringMatching(/^Demo recording /), tags: ['demo', 'schedule'] });
 
     expect(finished.payload).toMatchObject({
@@ -105,6 +124,36 @@ describe('the demo flow in a real Node-RED runtime', () => {
     });
     expect(finished.payload.elapsed_time).toMatch(/^0:00:0\d/);
     expect(seen.progress.some((m) => m.payload.state === 'in-process')).toBe(true);
+    // the channel is seen recording while its window is open
+    const recordingSeen = seen.states.find((m) => m.channel_id === channel.id && m.state === 'RECORDING');
+    expect(recordingSeen?.window).toMatchObject({ name: 'Demo recording' });
+
+    // the Debug sidebar's story: one line of text per step, in order, progress only when it changes
+    const lines = seen.story.map((m) => m.payload as string);
+    // one line each, short enough for the Debug sidebar to show whole (it cuts strings after 80 characters)
+    expect(lines.filter((l) => typeof l !== 'string' || /\n|\[object/.test(l) || l.length > 80)).toEqual([]);
+    expect(seen.story.every((m) => m.topic === undefined)).toBe(true);
+    const step = (re: RegExp, from = 0) => lines.findIndex((l, i) => i >= from && re.test(l));
+    const created = step(new RegExp(`^2 channel created: ${channel.name} \\(PENDING\\)$`));
+    const opened = lines.findLastIndex(
+      (l, i) => i < created && /^1 window opened: Demo recording, \d\d:\d\d:\d\d to \d\d:\d\d:\d\d UTC$/.test(l),
+    );
+    const order = [
+      opened,
+      created,
+      step(new RegExp(`^3 recording: ${channel.name} is RECORDING$`), created),
+      step(/^4 window closed: Demo recording, \d\d:\d\d:\d\d; submitting the follow-up job$/, created),
+      step(new RegExp(`^5 follow-up submitted: job Proxy of ${channel.name} \\(created\\)$`), created),
+      step(new RegExp(`^7 job succeeded: Proxy of ${channel.name} in 0:00:0\\d`), created),
+    ];
+    expect(
+      order.every((i) => i >= 0),
+      lines.join('\n'),
+    ).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    const progress = lines.filter((l) => l.startsWith('6 job progress'));
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.filter((l, i) => l === progress[i - 1])).toEqual([]);
 
     const space = sim.info().spaces[0].space_id;
     const jobs = (await (await fetch(`${sim.adminUrl}/spaces/${space}/jobs`)).json()).jobs as Msg[];

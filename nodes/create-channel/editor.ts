@@ -28,13 +28,18 @@ RED.nodes.registerType<CreateChannelNode>('media-spaces-create-channel', {
     recordingDuration: { value: '', validate: (v) => v === '' || v === undefined || /^\d+$/.test(String(v)) },
     region: { value: '' },
     tags: { value: '' },
+    // on for new nodes; the runtime treats a missing value as off (flows saved before it existed)
+    watchState: { value: true },
   },
   inputs: 1,
-  outputs: 1,
+  outputs: 2,
   icon: 'media-spaces-channel.svg',
   paletteLabel: 'create channel',
   label() {
     return this.name || this.channelName || 'create channel';
+  },
+  outputLabels(index) {
+    return this._(`media-spaces-create-channel.outputs.${index === 0 ? 'created' : 'state'}`);
   },
   labelStyle() {
     return this.name ? 'node_label_italic' : '';

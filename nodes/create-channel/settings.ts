@@ -27,3 +27,15 @@ export type CreateChannelSettings = z.infer<typeof CreateChannelSettings>;
 
 /** msg.payload is merged over the settings (channelRequest); msg.idempotency_key sets the header. */
 export const CREATE_INPUTS = { idempotencyKey: idempotencyKeyInput } satisfies InputMap;
+
+/**
+ * "Show state": follow each created channel's state in the status and on
+ * output 2. Off when the property is missing, so flows saved before it
+ * existed make no extra requests; the editor turns it on for new nodes.
+ */
+export const WatchSettings = z.object({
+  watchState: z
+    .union([z.boolean(), z.string()])
+    .optional()
+    .transform((v) => v === true || v === 'true'),
+});

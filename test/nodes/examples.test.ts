@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { HelperNode, NodeModule } from 'node-red-node-test-helper';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -97,6 +97,24 @@ describe('examples', () => {
       const comment = flow.find((n) => n.type === 'comment')!;
       expect(String(comment.info), file).toMatch(/demo-admin-key/);
       expect(JSON.stringify(flow), file).not.toMatch(/"(apiKey|accessToken)"/);
+    }
+  });
+
+  it('every example carries the same config node (one id, one name), so importing several adds it once', () => {
+    const files = readdirSync(new URL('../../examples/', import.meta.url)).filter((f) => f.endsWith('.json'));
+    expect(files.length).toBeGreaterThanOrEqual(7);
+    const configs = files.map((f) => readExample(f).filter((n) => n.type === 'media-spaces-config'));
+    for (const [i, found] of configs.entries()) expect(found, files[i]).toHaveLength(1);
+    expect(new Set(configs.map(([c]) => JSON.stringify(c))).size).toBe(1);
+    expect(configs[0][0]).toMatchObject({ id: 'c0nf16000000d3m0', name: 'Simulator demo space' });
+    for (const f of files) {
+      const notes = readExample(f)
+        .filter((n) => n.type === 'comment' || n.type === 'tab')
+        .map((n) => String(n.info ?? ''))
+        .join('\n');
+      // an installed package has no npm scripts; its bin is media-spaces-sim
+      expect(notes, f).not.toMatch(/npm run/);
+      expect(notes, f).toMatch(/npx media-spaces-sim/);
     }
   });
 
