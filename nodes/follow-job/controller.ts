@@ -94,6 +94,7 @@ export class FollowJobController {
         // a submission replayed after a restart (same idempotency key) takes over the resumed waiter
         key: typeof msg.idempotency_key === 'string' ? msg.idempotency_key : undefined,
       });
+      this.sidebar.following(ref);
       this.show();
     } catch (error) {
       this.status.set(errorStatus(error));

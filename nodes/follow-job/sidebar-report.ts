@@ -1,6 +1,7 @@
 import type { WorkflowJob } from '../../lib/schemas';
 import type { ActivityFeed } from '../sidebar/feed';
 import { activityFeed, type FeedHost } from '../sidebar/feed-host';
+import type { JobRef } from './job-message';
 
 /**
  * What the Media Spaces sidebar shows of one follow-job node: each job it
@@ -15,6 +16,19 @@ export class FollowJobSidebar {
     private readonly nodeId: string,
   ) {
     this.feed = activityFeed(RED);
+  }
+
+  /** A job is followed from now on: shown at once, as the input tells of it (until the first read). */
+  following(ref: JobRef): void {
+    const known = ref.known;
+    this.feed.reportJob({
+      nodeId: this.nodeId,
+      jobId: ref.jobId,
+      workflowId: ref.workflowId,
+      ...(typeof known?.name === 'string' && known.name ? { name: known.name } : {}),
+      state: typeof known?.state === 'string' && known.state ? known.state : 'created',
+      ...(typeof known?.progress === 'number' ? { progress: known.progress } : {}),
+    });
   }
 
   /** A read of the job: its state and progress; `reason` when it ended failed or stopped. */
