@@ -50,7 +50,12 @@ export class ScheduleController {
       onChange: () => this.updateStatus(),
       onError: (err) => node.error(asMediaSpacesError(err, 'Schedule').message),
     });
-    this.sidebar = new ScheduleSidebar(RED, node, () => this.scheduler && this.commandView(this.scheduler));
+    this.sidebar = new ScheduleSidebar(
+      RED,
+      node,
+      () => this.scheduler && this.commandView(this.scheduler),
+      settings.server,
+    );
     // Start once the whole flow runs, so that catch-up starts reach the nodes
     // wired after this one and Catch nodes see configuration errors.
     this.cancelStart = whenFlowsStarted(RED, () => this.begin(initial));

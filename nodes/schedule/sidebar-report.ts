@@ -1,8 +1,10 @@
 import { isPlainObject } from '../../lib/guards';
 import type { Scheduler, ScheduleWindow } from '../../lib/schedule';
+import { clientFor } from '../shared/server-client';
 import type { ScheduleControl, SlotReport, WindowPlan } from '../sidebar/activity-types';
 import type { ActivityFeed } from '../sidebar/feed';
 import { activityFeed } from '../sidebar/feed-host';
+import { ChannelWatch } from './channel-watch';
 import { type CommandHost, skipReply, startMessage } from './commands';
 import type { ScheduleAPI, ScheduleNode } from './types';
 
@@ -28,14 +30,23 @@ export class ScheduleSidebar {
   private paused = false;
   private windows: readonly ScheduleWindow[] = [];
   private closed = false;
+  /** reads the channels' state as it changes, when the schedule has a server to ask */
+  private readonly channels: ChannelWatch | undefined;
 
   constructor(
     RED: ScheduleAPI,
     private readonly node: ScheduleNode,
     /** the scheduler and what the commands act on; undefined once closed */
     private readonly host: () => CommandHost | undefined,
+    server?: string,
   ) {
     this.feed = activityFeed(RED);
+    if (server) {
+      this.channels = new ChannelWatch(
+        () => clientFor(RED, server, 'liveCapture'),
+        (id, state) => this.channelState(id, state),
+      );
+    }
     const current = host();
     this.windows = current?.config.windows ?? [];
     this.paused = current?.scheduler.paused ?? false;
@@ -67,7 +78,17 @@ export class ScheduleSidebar {
   /** The node closes: its schedule leaves the tab (the slots it reported stay in the history). */
   close(): void {
     this.closed = true;
+    this.channels?.close();
     this.feed.unregister(this.node.id);
+  }
+
+  /** A channel's state as the service reads it now. */
+  private channelState(channelId: string, state: string): void {
+    for (const slot of this.slots.values()) {
+      if (slot.channel?.id !== channelId || slot.channel.state === state) continue;
+      slot.channel = { ...slot.channel, state };
+      this.feed.reportSlot(this.node.id, slot);
+    }
   }
 
   private syncSlots(scheduler: Scheduler): void {
@@ -94,6 +115,7 @@ export class ScheduleSidebar {
         : { channel: 'failed' as const, reason: NO_CHANNEL };
       this.feed.reportSlot(this.node.id, { ...slot, outcome });
     }
+    this.channels?.set([...this.slots.values()].flatMap((s) => (s.channel?.id ? [s.channel.id] : [])));
   }
 
   private control(): ScheduleControl {
@@ -152,6 +174,7 @@ function channelOf(channel: unknown): Channel | undefined {
   return { state, ...(id ? { id } : {}) };
 }
 
+/** The same channel came back (its state since then is the watch's to update, not the routed-back copy's). */
 function sameChannel(a: Channel | undefined, b: Channel | undefined): boolean {
-  return a?.state === b?.state && a?.id === b?.id;
+  return a === undefined ? b === undefined : b !== undefined && a.id === b.id;
 }
