@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import helper from 'node-red-node-test-helper';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../lib/simulator';
+import type { ActivitySnapshot } from '../nodes/sidebar/activity-types';
 import { NODE_TYPES, nodeModule } from './support/node-modules';
 
 const require = createRequire(import.meta.url);
@@ -203,6 +204,7 @@ describe('npm start', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
       await until(() => out.includes('Media Spaces demo is running'), 30_000, `the demo to start:\n${out}`);
+      const runningAt = Date.now();
       expect(out).toContain(`http://127.0.0.1:${editorPort}/`);
       const editor = await fetch(`http://127.0.0.1:${editorPort}/`);
       expect(editor.status).toBe(200);
@@ -227,10 +229,40 @@ describe('npm start', () => {
       const ours = (nodes as Msg[]).filter((n) => n.module === '@media-spaces/node-red');
       expect(ours.flatMap((n) => n.types).sort()).toEqual([...NODE_TYPES].sort());
       expect(ours.filter((n) => !n.enabled || n.err).map((n) => `${n.name}: ${n.err}`)).toEqual([]);
+      await expectSidebarPopulated(editorPort, runningAt);
     } finally {
       child.kill('SIGINT');
     }
     expect(await exited).toBe(0);
     expect(out).not.toMatch(/\[error\]/);
-  }, 60_000);
+  }, 120_000);
 });
+
+/**
+ * The Media Spaces sidebar of the demo (GET /media-spaces/activity, what the
+ * tab shows): the demo's schedule with its upcoming windows at once, and
+ * within the first minute a slot the schedule reported in progress (its
+ * channel routed back) or a job the follow-job node follows.
+ */
+async function expectSidebarPopulated(editorPort: number, runningAt: number): Promise<void> {
+  const activity = async () =>
+    (await (await fetch(`http://127.0.0.1:${editorPort}/media-spaces/activity`)).json()) as ActivitySnapshot;
+  const first = await activity();
+  const schedule = first.schedules.find((s) => s.nodeId === 'rec0schedule0001');
+  expect(schedule).toMatchObject({
+    name: 'Every minute',
+    paused: false,
+    actions: ['pause', 'resume', 'start', 'skip'],
+    windows: [{ id: 'demo-recording', name: 'Demo recording', timezone: 'UTC', duration: 40 }],
+  });
+  expect(schedule?.slots.filter((s) => s.phase === 'upcoming').length).toBeGreaterThan(60);
+  let busy = false;
+  while (!busy && Date.now() - runningAt < 60_000) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const now = await activity();
+    const slots = now.schedules.find((s) => s.nodeId === 'rec0schedule0001')?.slots ?? [];
+    busy =
+      slots.some((s) => s.phase === 'active' && s.channel) || now.jobs.some((j) => j.nodeId === 'rec0watch0000001');
+  }
+  expect(busy, 'a reported slot in progress or a followed job within the first minute').toBe(true);
+}

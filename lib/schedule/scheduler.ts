@@ -37,6 +37,8 @@ export interface SchedulerState {
   ended?: EndedSlot[];
   /** set once a channel was routed back: the flow creates channels and the ends need them */
   routesChannels?: boolean;
+  /** slot keys of upcoming starts skipped on request (skipNext), with the slot's end (pruned after it) */
+  skipped?: Record<string, number>;
 }
 
 export interface SchedulerStore {
@@ -76,6 +78,8 @@ export interface UpcomingStart {
   end: number;
   timezone: string;
   slotKey: string;
+  /** the start will not happen: it was skipped (skipNext) */
+  skipped?: boolean;
 }
 
 export interface SchedulerOptions {
@@ -215,6 +219,7 @@ export class Scheduler {
         emitted: { ...loaded.emitted },
         ended: Array.isArray(loaded.ended) ? loaded.ended.filter(isEndedSlot) : [],
         routesChannels: loaded.routesChannels === true,
+        ...(isSkipRecord(loaded.skipped) ? { skipped: { ...loaded.skipped } } : {}),
       };
     }
     this.running = true;
@@ -308,6 +313,32 @@ export class Scheduler {
     return { slot, window };
   }
 
+  /**
+   * Skips the next start that is not skipped yet: of the named window, else
+   * the earliest of all enabled windows. Kept in the state (so across
+   * restarts); the slot is neither started nor caught up. Returns it.
+   */
+  skipNext(windowId?: string): UpcomingStart {
+    if (windowId !== undefined && !this.config.windows.some((w) => w.id === windowId)) {
+      throw MediaSpacesError.invalidInput(`no window with id ${quoteShort(windowId)}`, { window_id: 'unknown window' });
+    }
+    const next = this.upcoming(1, this.clock.now(), windowId, false)[0];
+    if (!next) {
+      throw MediaSpacesError.invalidInput(
+        windowId === undefined
+          ? 'no upcoming start to skip'
+          : `window ${quoteShort(windowId)} has no upcoming start to skip`,
+        { window_id: 'no upcoming start' },
+      );
+    }
+    this.state.skipped = { ...this.state.skipped, [next.slotKey]: next.end };
+    this.nextStarts.clear();
+    this.persist();
+    this.rearm();
+    this.changed();
+    return { ...next, skipped: true };
+  }
+
   /** Remembers the channel of a slot in progress; false when the slot is not in progress. */
   rememberChannel(key: string, channel: unknown): boolean {
     const slot = this.state.active.find((s) => s.key === key);
@@ -335,6 +366,11 @@ export class Scheduler {
     return true;
   }
 
+  /** How many upcoming starts are skipped (skipNext). */
+  get skippedCount(): number {
+    return Object.keys(this.state.skipped ?? {}).length;
+  }
+
   /** Slots in progress, earliest end first. */
   activeSlots(): readonly ActiveSlot[] {
     return [...this.state.active].sort((a, b) => a.end - b.end);
@@ -345,24 +381,32 @@ export class Scheduler {
     return this.state.emitted[key];
   }
 
-  /** The next `count` starts of enabled windows, earliest first. */
-  upcoming(count = 5, from = this.clock.now()): UpcomingStart[] {
+  /**
+   * The next `count` starts of enabled windows (of one window when named),
+   * earliest first; skipped ones are marked, or left out with `withSkipped` false.
+   */
+  upcoming(count = 5, from = this.clock.now(), windowId?: string, withSkipped = true): UpcomingStart[] {
     const all: UpcomingStart[] = [];
     for (const w of this.config.windows) {
-      if (!w.enabled) continue;
+      if (!w.enabled || (windowId !== undefined && w.id !== windowId)) continue;
       let cursor = from;
-      for (let i = 0; i < count; i++) {
+      // skipped starts do not count when left out; bounded, since only so many can be skipped
+      for (let i = 0; i < count + (withSkipped ? 0 : Object.keys(this.state.skipped ?? {}).length); i++) {
         const next = nextOccurrence(compileCron(w.cron), cursor, w.timezone);
         if (next === null) break;
+        cursor = next;
+        const key = slotKey(this.scheduleId, w.id, next);
+        const skipped = this.state.skipped?.[key] !== undefined;
+        if (skipped && !withSkipped) continue;
         all.push({
           window_id: w.id,
           name: w.name,
           start: next,
           end: next + w.duration * 1000,
           timezone: w.timezone,
-          slotKey: slotKey(this.scheduleId, w.id, next),
+          slotKey: key,
+          ...(skipped ? { skipped: true } : {}),
         });
-        cursor = next;
       }
     }
     return all.sort((a, b) => a.start - b.start).slice(0, count);
@@ -374,7 +418,10 @@ export class Scheduler {
     let best: { window: ScheduleWindow; start: number } | undefined;
     for (const w of this.config.windows) {
       if (!w.enabled) continue;
-      const next = this.nextStartOf(w);
+      let next = this.nextStartOf(w);
+      while (next !== null && this.state.skipped?.[slotKey(this.scheduleId, w.id, next)] !== undefined) {
+        next = nextOccurrence(compileCron(w.cron), next, w.timezone);
+      }
       if (next !== null && (!best || next < best.start)) best = { window: w, start: next };
     }
     return best;
@@ -448,7 +495,7 @@ export class Scheduler {
       if (item.kind === 'end') {
         this.finish(item.slot);
         changed = true;
-      } else if (!this.state.emitted[item.slot.key]) {
+      } else if (!this.state.emitted[item.slot.key] && this.state.skipped?.[item.slot.key] === undefined) {
         this.recordStart(item.slot, item.w);
         this.persist();
         changed = true;
@@ -520,6 +567,12 @@ export class Scheduler {
 
   private prune(now: number): boolean {
     let pruned = false;
+    for (const [key, end] of Object.entries(this.state.skipped ?? {})) {
+      if (end <= now && this.state.skipped) {
+        delete this.state.skipped[key];
+        pruned = true;
+      }
+    }
     if (this.state.ended?.some((s) => now - s.endedAt > this.replayMs)) {
       this.state.ended = this.state.ended.filter((s) => now - s.endedAt <= this.replayMs);
       pruned = true;
@@ -602,6 +655,15 @@ function isState(value: unknown): value is SchedulerState {
     Array.isArray((value as SchedulerState).active) &&
     typeof (value as SchedulerState).emitted === 'object' &&
     (value as SchedulerState).emitted !== null
+  );
+}
+
+function isSkipRecord(value: unknown): value is Record<string, number> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.values(value).every((v) => Number.isFinite(v))
   );
 }
 

@@ -20,6 +20,7 @@ import type { StatusBoard } from '../shared/status-board';
 import { describeJob, jobFailure, jobRef } from './job-message';
 import { ReportedJobs, type ReportedRecord } from './reported-jobs';
 import type { FollowJobSettings } from './settings';
+import { FollowJobSidebar } from './sidebar-report';
 
 /** Node context keys of the followed jobs and of the jobs reported lately. */
 export const FOLLOWED_KEY = 'mediaSpacesFollowedJobs';
@@ -43,6 +44,7 @@ export class FollowJobController {
   private loaded = false;
   private closed = false;
   private last: NodeStatus | undefined;
+  private readonly sidebar: FollowJobSidebar;
 
   constructor(
     private readonly RED: NodeAPI,
@@ -52,6 +54,7 @@ export class FollowJobController {
     client: () => MediaSpacesClient,
   ) {
     this.context = node.context();
+    this.sidebar = new FollowJobSidebar(RED, node.id);
     const timing = pollTiming(settings);
     this.follower = new JobFollower<Handle>({
       ...timing,
@@ -91,6 +94,7 @@ export class FollowJobController {
         // a submission replayed after a restart (same idempotency key) takes over the resumed waiter
         key: typeof msg.idempotency_key === 'string' ? msg.idempotency_key : undefined,
       });
+      this.sidebar.following(ref);
       this.show();
     } catch (error) {
       this.status.set(errorStatus(error));
@@ -101,6 +105,7 @@ export class FollowJobController {
   /** A removed node forgets its jobs; a redeployed one saves them for its successor. */
   close(removed: boolean): Promise<void> {
     this.closed = true;
+    this.sidebar.close();
     const records = this.loaded ? this.follower.snapshot() : [];
     this.follower.close({ persist: false });
     if (removed) {
@@ -144,6 +149,7 @@ export class FollowJobController {
   }
 
   private progressed(job: WorkflowJob, waiters: Waiter[], workflowId: string): void {
+    this.sidebar.job(job, workflowId);
     for (const w of waiters) {
       const msg = this.RED.util.cloneMessage(this.messageOf(w));
       describeJob(msg, job, workflowId);
@@ -154,6 +160,7 @@ export class FollowJobController {
 
   private ended(job: WorkflowJob, waiters: Waiter[], jobId: string, workflowId: string): void {
     const state = String(job.state ?? '').toLowerCase();
+    this.sidebar.job(job, workflowId, state === 'succeeded' ? undefined : jobFailure(job, workflowId).message);
     this.reported.note(
       waiters.map((w) => w.key),
       jobId,
@@ -176,6 +183,7 @@ export class FollowJobController {
   }
 
   private failed(error: Error, waiters: Waiter[], jobId: string, workflowId: string): void {
+    this.sidebar.failed(jobId, workflowId, error);
     this.reported.note(
       waiters.map((w) => w.key),
       jobId,

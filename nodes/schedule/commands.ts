@@ -6,7 +6,7 @@ import type { NodeMessage } from '../shared/node-red-types';
 import type { ScheduleSettings } from './settings';
 import type { Outputs } from './types';
 
-const COMMANDS = ['trigger', 'pause', 'resume', 'reload', 'list'] as const;
+const COMMANDS = ['trigger', 'pause', 'resume', 'skip', 'reload', 'list'] as const;
 type Command = (typeof COMMANDS)[number];
 
 /** What the commands act on. */
@@ -20,7 +20,7 @@ export interface CommandHost {
 }
 
 /**
- * A control message: a command (trigger, pause, resume, reload, list), or a
+ * A control message: a command (trigger, pause, resume, skip, reload, list), or a
  * created channel routed back (msg.window.slotKey). Returns the message for
  * output 3; throws a MediaSpacesError for bad input.
  */
@@ -37,6 +37,8 @@ export function handleControl(host: CommandHost, msg: NodeMessage): Outputs {
       else host.scheduler.resume();
       host.updateStatus();
       return reply(msg, command, { paused: host.scheduler.paused });
+    case 'skip':
+      return reply(msg, command, skipReply(host, windowIdOf(msg)));
     case 'reload': {
       const error = host.reload();
       host.updateStatus();
@@ -52,8 +54,35 @@ export function handleControl(host: CommandHost, msg: NodeMessage): Outputs {
   }
 }
 
+/** msg.payload.window_id, else msg.window_id (undefined when neither is given). */
+function windowIdOf(msg: NodeMessage): unknown {
+  return isPlainObject(msg.payload) && msg.payload.window_id !== undefined ? msg.payload.window_id : msg.window_id;
+}
+
+/** Skips the next start (of the window named, else of any window); the reply names the slot skipped. */
+export function skipReply(host: CommandHost, id: unknown): Record<string, unknown> {
+  if (id !== undefined && (typeof id !== 'string' || id === '')) {
+    throw MediaSpacesError.invalidInput(
+      'skip takes msg.window_id as the id of a window (or no window_id: the next start)',
+      {
+        window_id: 'is not a window id',
+      },
+    );
+  }
+  const skipped = host.scheduler.skipNext(id);
+  host.updateStatus();
+  return {
+    skipped: true,
+    window_id: skipped.window_id,
+    name: skipped.name,
+    start: isoSeconds(skipped.start),
+    local: `${formatShort(skipped.start, skipped.timezone)} ${skipped.timezone}`,
+    slotKey: skipped.slotKey,
+  };
+}
+
 function trigger(host: CommandHost, msg: NodeMessage): NodeMessage {
-  const id = isPlainObject(msg.payload) && msg.payload.window_id !== undefined ? msg.payload.window_id : msg.window_id;
+  const id = windowIdOf(msg);
   if (typeof id !== 'string' || id === '') {
     throw MediaSpacesError.invalidInput('trigger needs msg.window_id: the id of the window to start now', {
       window_id: 'is required',
@@ -65,8 +94,13 @@ function trigger(host: CommandHost, msg: NodeMessage): NodeMessage {
       window_id: 'unknown window',
     });
   }
-  const event = host.scheduler.trigger(id);
-  return { _msgid: msg._msgid, ...buildStartMessage(host.scheduler.scheduleId, event.window, event.slot) };
+  return { _msgid: msg._msgid, ...startMessage(host, id) };
+}
+
+/** Starts a window now (a manual start); the start message for output 1. */
+export function startMessage(host: CommandHost, windowId: string): NodeMessage {
+  const event = host.scheduler.trigger(windowId);
+  return { ...buildStartMessage(host.scheduler.scheduleId, event.window, event.slot) };
 }
 
 function list(host: CommandHost, msg: NodeMessage): Outputs {
@@ -82,6 +116,7 @@ function list(host: CommandHost, msg: NodeMessage): Outputs {
     local: `${formatShort(u.start, u.timezone)} ${u.timezone}`,
     timezone: u.timezone,
     slotKey: u.slotKey,
+    ...(u.skipped ? { skipped: true } : {}),
   }));
   msg.active = scheduler.activeSlots().map((s) => ({
     slotKey: s.key,

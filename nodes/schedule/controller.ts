@@ -8,6 +8,7 @@ import { type CommandHost, handleControl } from './commands';
 import { ConfigSource } from './config-source';
 import { Emitter } from './emitter';
 import type { ScheduleSettings } from './settings';
+import { ScheduleSidebar } from './sidebar-report';
 import { whenFlowsStarted } from './start-gate';
 import { handover, ScheduleStateStore } from './state-store';
 import { scheduleStatus } from './status';
@@ -26,6 +27,7 @@ export class ScheduleController {
   private readonly board: StatusBoard;
   private started = false;
   private readonly cancelStart: () => void;
+  private sidebar: ScheduleSidebar | undefined;
 
   constructor(
     RED: ScheduleAPI,
@@ -48,6 +50,12 @@ export class ScheduleController {
       onChange: () => this.updateStatus(),
       onError: (err) => node.error(asMediaSpacesError(err, 'Schedule').message),
     });
+    this.sidebar = new ScheduleSidebar(
+      RED,
+      node,
+      () => this.scheduler && this.commandView(this.scheduler),
+      settings.server,
+    );
     // Start once the whole flow runs, so that catch-up starts reach the nodes
     // wired after this one and Catch nodes see configuration errors.
     this.cancelStart = whenFlowsStarted(RED, () => this.begin(initial));
@@ -77,6 +85,7 @@ export class ScheduleController {
         scheduler: this.scheduler,
       }),
     );
+    this.sidebar?.sync();
   }
 
   /** A control message; its one reply on output 3 (or the start on output 1), or the error. */
@@ -88,6 +97,7 @@ export class ScheduleController {
 
   close(removed: boolean): void {
     this.closed = true;
+    this.sidebar?.close();
     this.cancelStart();
     this.source.close();
     const scheduler = this.scheduler;

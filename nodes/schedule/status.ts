@@ -37,8 +37,18 @@ export function scheduleStatus({ configError, windowCount, scheduler }: StatusVi
   return {
     fill: 'blue',
     shape: 'ring',
-    text: `next: ${formatShort(next.start, next.window.timezone)} ${next.window.timezone}`,
+    text: truncate(
+      `next: ${formatShort(next.start, next.window.timezone)} ${next.window.timezone}${skipping(scheduler)}`,
+      80,
+    ),
   };
+}
+
+/** "; skipping <window> <start>" for the first skipped start, when one is. */
+function skipping(scheduler: Scheduler): string {
+  if (scheduler.skippedCount === 0) return '';
+  const first = scheduler.upcoming(20).find((u) => u.skipped);
+  return first ? `; skipping ${first.name} ${formatShort(first.start, first.timezone)}` : '';
 }
 
 function truncate(text: string, max: number): string {

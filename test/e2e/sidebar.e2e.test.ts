@@ -1,31 +1,92 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Simulator, SimulatorOptions } from '../../lib/simulator';
 import { twentyWindows } from '../nodes/sidebar/scale-fixture';
 import { activityFlow, adminAuthSettings, PASSWORDS } from '../nodes/sidebar/support';
 import { waitForStatus } from './support/editor';
+import { INSTALLED_PACKAGE } from './support/paths';
 import { openSidebar, type SidebarStack, startSidebarStack, widenSidebar } from './support/sidebar-stack';
 import { screenshot } from './support/stack';
 
 /**
- * The "Media Spaces" sidebar tab in a real editor, fed by the test-only
- * schedule and jobs nodes (test/e2e/fixtures/activity) through the feed's
- * public API, on a deployed flow. Phase 2 swaps those nodes for the real
- * schedule and follow-job nodes.
+ * The "Media Spaces" sidebar tab in a real editor, fed by the real nodes:
+ * a schedule node (windows, a window in progress whose channel a real
+ * create-channel node made on the simulator, pause and resume from the tab)
+ * and a follow-job node following real jobs the simulator runs. Test-only
+ * nodes (test/e2e/fixtures/activity) remain only where a real node cannot
+ * produce the state: the past day's slot outcomes (a test starts now, with
+ * no yesterday; reported into the real schedule's row), and the scale test
+ * (50 schedules, 500 jobs changing every second).
  */
 
+const require = createRequire(import.meta.url);
 const TAB = 'sidebartab000001';
 const SCHEDULE = 'sidebarsched0001';
+const FOLLOW = 'sidebarfollow001';
+const CONFIG = 'sidebarconfig001';
 const at = { z: TAB, x: 160 };
+const SPACE = '11111111-1111-4111-8111-111111111111';
+const WF_TRANSCODE = 'aaaaaaaa-0000-4000-8000-000000000001';
+const WF_FAILS = 'aaaaaaaa-0000-4000-8000-000000000005';
 
-function mainFlow(): Record<string, unknown>[] {
-  const [tab, schedule, jobs] = activityFlow({
-    windows: JSON.stringify([
-      { id: 'news', name: 'Evening news', cron: '0 18 * * *', timezone: 'Europe/London', duration: 3600 },
-      { id: 'live', name: 'Live desk', cron: '30 6 * * *', timezone: 'America/New_York', duration: 5400 },
-    ]),
+/** The simulator shipped in the installed package, in this process, on its real clock. */
+async function startSim(): Promise<Simulator> {
+  const { startSimulator } = require(join(INSTALLED_PACKAGE, 'dist/lib/simulator/index.js')) as {
+    startSimulator: (o: SimulatorOptions) => Promise<Simulator>;
+  };
+  return startSimulator({ port: 0, host: '127.0.0.1' });
+}
+
+/** "Live desk": a daily window (UTC) that opened 20 minutes ago, so it is caught up at deploy and in progress. */
+function liveDeskCron(): string {
+  const opened = new Date(Math.floor((Date.now() - 20 * 60_000) / 60_000) * 60_000);
+  return `${opened.getUTCMinutes()} ${opened.getUTCHours()} * * *`;
+}
+
+function scheduleYaml(): string {
+  return `windows:
+  - id: news
+    name: Evening news
+    cron: "0 18 * * *"
+    timezone: Europe/London
+    duration: 1h
+  - id: live
+    name: Live desk
+    cron: "${liveDeskCron()}"
+    timezone: UTC
+    duration: 1h
+    channel:
+      name: "Live desk {{slot.date}} {{slot.time}}"
+      source_id: 5f0c6a1e-3b7d-4c2a-9e21-0d4b7c9a1f00
+      continuous_recording: false
+      recording_duration: 1
+`;
+}
+
+function mainFlow(sim: Simulator): Record<string, unknown>[] {
+  const inject = (id: string, y: number, workflowId: string, jobName: string) => ({
+    id,
+    type: 'inject',
+    ...at,
+    y,
+    name: jobName,
+    props: [{ p: 'payload' }, { p: 'workflow_id', v: workflowId, vt: 'str' }, { p: 'job_name', v: jobName, vt: 'str' }],
+    repeat: '',
+    once: false,
+    topic: '',
+    payload: '{}',
+    payloadType: 'json',
+    wires: [['sidebarsubmit001']],
+  });
+  // the past day's outcomes: no real node has a yesterday in a test that starts now
+  const history = activityFlow({
+    id: 'sidebarhistory01',
+    name: 'past day (fixture)',
+    y: 420,
+    slotsFor: SCHEDULE,
     slots: JSON.stringify([
-      { windowId: 'live', startMin: -20, durationMin: 60, channel: { state: 'running', id: 'ch-live' } },
       {
         windowId: 'news',
         startMin: -20 * 60,
@@ -39,47 +100,92 @@ function mainFlow(): Record<string, unknown>[] {
         outcome: { channel: 'failed', reason: 'The service refused the channel name.' },
       },
     ]),
-  });
-  const inject = (id: string, y: number, payload: Record<string, unknown>) => ({
-    id,
-    type: 'inject',
-    ...at,
-    y,
-    name: id,
-    props: [{ p: 'payload' }],
-    repeat: '',
-    once: false,
-    topic: '',
-    payload: JSON.stringify(payload),
-    payloadType: 'json',
-    wires: [[jobs.id]],
-  });
+  })[1];
   return [
-    tab,
-    schedule,
-    { ...jobs, x: 400 },
-    inject('sidebarinjectok1', 260, { jobId: 'job-42', name: 'Transcode evening news', steps: 6, stepMs: 700 }),
-    inject('sidebarinjectko1', 320, {
-      jobId: 'job-43',
-      name: 'Loudness check',
-      steps: 3,
-      stepMs: 500,
-      end: 'failed',
-      reason: 'The input file is missing.',
-    }),
+    { id: TAB, type: 'tab', label: 'sidebar', disabled: false, info: '' },
+    {
+      id: CONFIG,
+      type: 'media-spaces-config',
+      name: 'simulator',
+      workflowUrl: sim.workflowUrl,
+      liveCaptureUrl: sim.liveCaptureUrl,
+      spaceId: SPACE,
+      workflowPrefix: '/workflow/v1',
+      timeout: '10000',
+      retries: '0',
+      rejectUnauthorized: true,
+    },
+    {
+      id: SCHEDULE,
+      type: 'media-spaces-schedule',
+      ...at,
+      y: 100,
+      name: 'News schedule',
+      source: 'yaml',
+      yaml: scheduleYaml(),
+      file: '',
+      windows: [],
+      scheduleId: 'sidebar',
+      timezone: 'UTC',
+      catchUp: true,
+      server: CONFIG,
+      wires: [['sidebarchannel01'], [], []],
+    },
+    {
+      id: 'sidebarchannel01',
+      type: 'media-spaces-create-channel',
+      ...at,
+      x: 420,
+      y: 100,
+      name: 'Create channel',
+      server: CONFIG,
+      wires: [[SCHEDULE]],
+    },
+    inject('sidebarinjectok1', 260, WF_TRANSCODE, 'Transcode evening news'),
+    inject('sidebarinjectko1', 320, WF_FAILS, 'Legacy tape ingest'),
+    {
+      id: 'sidebarsubmit001',
+      type: 'media-spaces-submit-job',
+      ...at,
+      x: 420,
+      y: 290,
+      name: 'Submit',
+      server: CONFIG,
+      workflowId: '',
+      workflowIdType: 'str',
+      wires: [[FOLLOW]],
+    },
+    {
+      id: FOLLOW,
+      type: 'media-spaces-follow-job',
+      ...at,
+      x: 640,
+      y: 290,
+      name: 'Follow job',
+      server: CONFIG,
+      interval: 250,
+      wires: [[], []],
+    },
+    { ...history, z: TAB },
   ];
 }
 
 describe('Media Spaces sidebar', () => {
   let stack: SidebarStack;
+  let sim: Simulator;
 
   beforeAll(async () => {
-    stack = await startSidebarStack('main', { flows: mainFlow() });
+    sim = await startSim();
+    stack = await startSidebarStack('main', {
+      flows: mainFlow(sim),
+      credentials: { [CONFIG]: { apiKey: 'demo-admin-key', accessToken: 'demo-live-token' } },
+    });
     await widenSidebar(stack.page);
     await openSidebar(stack.page);
   });
   afterAll(async () => {
     await stack?.close();
+    await sim?.close();
   });
 
   it('is a sidebar tab labelled "Media Spaces"', async () => {
@@ -107,13 +213,16 @@ describe('Media Spaces sidebar', () => {
   it('shows a window in progress with elapsed and remaining time, and the past day with outcomes', async () => {
     const { page } = stack;
     const recording = page.locator('.ms-fl-recording .ms-fl-item');
-    await recording.first().waitFor();
+    // the real schedule caught the window up at deploy; the real create-channel node made its channel on the
+    // simulator and routed it back, so the tab shows the channel's state as the service returned it
+    await page.locator('.ms-fl-recording .ms-fl-item', { hasText: 'Live desk' }).waitFor();
     const text = (await recording.first().textContent()) ?? '';
     expect(text).toContain('Live desk · News schedule');
-    expect(text).toContain('running');
-    expect(text).toMatch(/(19|20|21) min elapsed · (39|40|41) min left/);
+    expect(sim.counts().channels).toBe(1);
+    expect(text).toMatch(/DRAFT|INACTIVE|PENDING|ACTIVE|RECORDING/);
+    expect(text).toMatch(/(19|20|21|22) min elapsed · (38|39|40|41) min left/);
     const active = page.locator('.ms-tl-bar-text[data-phase="active"]');
-    expect(await active.first().textContent()).toMatch(/^Live desk .* · (39|40|41) min left$/);
+    expect(await active.first().textContent()).toMatch(/^Live desk .* · (38|39|40|41) min left$/);
     expect(await page.locator('.ms-tl-bar.ms-failed').count()).toBe(1);
     const failed = page.locator('.ms-tl-bar-text.ms-failed');
     expect(await failed.first().textContent()).toContain('channel failed: The service refused the channel name.');
@@ -125,11 +234,13 @@ describe('Media Spaces sidebar', () => {
     const { page } = stack;
     await page.locator('g.red-ui-flow-node-group[id="sidebarinjectko1"] .red-ui-flow-node-button').click();
     await page.locator('g.red-ui-flow-node-group[id="sidebarinjectok1"] .red-ui-flow-node-button').click();
-    const item = page.locator('.ms-fl-item[data-key="job|sidebarjobs00001/job-42"]');
+    // a real job on the simulator (8 s long on its clock), followed by the real follow-job node
+    const item = page.locator(`.ms-fl-item[data-key^="job|${FOLLOW}/"]`, { hasText: 'Transcode evening news' });
     await item.waitFor();
+    const key = await item.getAttribute('data-key');
     const seen: number[] = [];
     let shot = false;
-    for (let i = 0; i < 60; i++) {
+    for (let i = 0; i < 150; i++) {
       const value = Number(await item.locator('.ms-fl-progress').getAttribute('aria-valuenow'));
       if (seen.at(-1) !== value) seen.push(value);
       if (!shot && value >= 30) {
@@ -143,25 +254,31 @@ describe('Media Spaces sidebar', () => {
     expect([...seen].sort((a, b) => a - b)).toEqual(seen);
     expect(seen.at(-1)).toBe(100);
     expect(await item.getAttribute('data-state')).toBe('succeeded');
-    expect(await page.locator('.ms-fl-done .ms-fl-item[data-key="job|sidebarjobs00001/job-42"]').count()).toBe(1);
-    const failed = page.locator('.ms-fl-failures .ms-fl-item[data-key="job|sidebarjobs00001/job-43"]');
-    await failed.waitFor();
-    expect(await failed.textContent()).toContain('The input file is missing.');
+    expect(await page.locator(`.ms-fl-done .ms-fl-item[data-key="${key}"]`).count()).toBe(1);
+    const failed = page.locator(`.ms-fl-failures .ms-fl-item[data-key^="job|${FOLLOW}/"]`, {
+      hasText: 'Legacy tape ingest',
+    });
+    await failed.waitFor({ timeout: 20_000 });
+    expect(await failed.textContent()).toMatch(/ended in state failed/);
     expect(await failed.getAttribute('data-state')).toBe('failed');
   });
 
   it('reveals the node of a clicked item in the workspace', async () => {
     const { page } = stack;
-    await page.locator('.ms-fl-item[data-key="job|sidebarjobs00001/job-42"]').click();
-    await page.waitForFunction(() => {
-      const g = document.querySelector('g.red-ui-flow-node-group[id="sidebarjobs00001"]');
+    await page.locator(`.ms-fl-done .ms-fl-item[data-key^="job|${FOLLOW}/"]`).first().click();
+    await page.waitForFunction((id) => {
+      const g = document.querySelector(`g.red-ui-flow-node-group[id="${id}"]`);
       return Boolean(g?.querySelector('.red-ui-flow-node-highlighted'));
-    });
+    }, FOLLOW);
   });
 
-  it("pauses the schedule from the tab after a confirmation, through the schedule's own pause", async () => {
+  it("pauses the schedule from the tab after a confirmation, through the schedule's own pause, and resumes it", async () => {
     const { page } = stack;
-    expect((await waitForStatus(page, SCHEDULE, (s) => s.text !== '')).text).toBe('running');
+    // the channel's state as it changes on the service (read every 10 s while its window is open)
+    await page.locator('.ms-fl-recording .ms-fl-item', { hasText: 'RECORDING' }).waitFor({ timeout: 25_000 });
+    expect((await waitForStatus(page, SCHEDULE, (s) => s.text.startsWith('recording'))).text).toMatch(
+      /^recording: Live desk until \d\d:\d\d$/,
+    );
     await page.locator(`.ms-tl-row[data-node="${SCHEDULE}"] .ms-act-pause`).click();
     const confirm = page.locator('.red-ui-notification button.ms-confirm');
     await confirm.waitFor();
@@ -169,11 +286,18 @@ describe('Media Spaces sidebar', () => {
       'Pause the schedule "News schedule"?',
     );
     await confirm.click();
-    await waitForStatus(page, SCHEDULE, (s) => s.text === 'paused');
+    // the real node's badge: paused, its window in progress still recording until its end
+    await waitForStatus(page, SCHEDULE, (s) => /^paused; recording: Live desk until/.test(s.text));
     const row = page.locator(`.ms-tl-row[data-node="${SCHEDULE}"]`);
     await row.locator('.ms-tl-state', { hasText: 'paused' }).waitFor();
     expect(await row.getAttribute('class')).toContain('ms-paused');
     expect(await row.locator('.ms-act-resume').count()).toBe(1);
+
+    await row.locator('.ms-act-resume').click();
+    await page.locator('.red-ui-notification button.ms-confirm').last().click();
+    await waitForStatus(page, SCHEDULE, (s) => /^recording: Live desk until/.test(s.text));
+    await page.locator(`.ms-tl-row[data-node="${SCHEDULE}"]:not(.ms-paused)`).waitFor();
+    expect(await row.locator('.ms-act-pause').count()).toBe(1);
   });
 
   it('shows a redeployed flow and a restarted runtime without a page reload', async () => {
@@ -200,6 +324,9 @@ describe('Media Spaces sidebar', () => {
 
   it('switches to the 7-day view', async () => {
     const { page } = stack;
+    // the mouse left over the sidebar header keeps the tab's "Media Spaces" tooltip open over the view buttons
+    await page.mouse.move(400, 600);
+    await page.locator('.red-ui-popover', { hasText: 'Media Spaces' }).waitFor({ state: 'hidden' });
     await page.locator('.ms-view[data-view="7d"]').click();
     // a daily window: about 8 bars in a week (24 h back, 7 days ahead)
     await page.waitForFunction(() => document.querySelectorAll('.ms-tl-bar[data-window="news"]').length >= 7);
@@ -222,12 +349,11 @@ describe('Media Spaces sidebar on daylight-saving days', () => {
     // 00:30 UTC on Sunday 29 March 2026: London's clocks go forward today, Sydney's go back on 5 April
     stack = await startSidebarStack('dst', {
       fakeNow: '2026-03-29T00:30:00Z',
-      flows: activityFlow({
-        windows: JSON.stringify([
-          { id: 'news', name: 'Evening news', cron: '0 18 * * *', timezone: 'Europe/London', duration: 3600 },
-          { id: 'sydney', name: 'Morning show', cron: '0 7 * * *', timezone: 'Australia/Sydney', duration: 7200 },
-        ]),
-      }),
+      // the real schedule node, in a runtime whose clock reads that day
+      flows: realScheduleFlow(`windows:
+  - { id: news, name: Evening news, cron: "0 18 * * *", timezone: Europe/London, duration: 1h }
+  - { id: sydney, name: Morning show, cron: "0 7 * * *", timezone: Australia/Sydney, duration: 2h }
+`),
     });
     await widenSidebar(stack.page);
     await openSidebar(stack.page);
@@ -268,7 +394,9 @@ describe('Media Spaces sidebar under adminAuth, for a user without media-spaces 
 
   beforeAll(async () => {
     stack = await startSidebarStack('denied', {
-      flows: activityFlow(),
+      flows: realScheduleFlow(`windows:
+  - { id: news, name: Evening news, cron: "0 18 * * *", timezone: Europe/London, duration: 1h }
+`),
       settings: adminAuthSettings(),
       login: { username: 'outsider', password: PASSWORDS.outsider },
     });
@@ -303,10 +431,34 @@ describe('Media Spaces sidebar under adminAuth, for a user without media-spaces 
       await page
         .locator('g.red-ui-flow-node-group[id="sidebarsched0001"] .red-ui-flow-node-status-label')
         .textContent(),
-    ).toBe('running');
+    ).toMatch(/^next: .* Europe\/London$/);
   });
 });
 
+/** A tab with the real schedule node (no server: it only schedules) named "News schedule". */
+function realScheduleFlow(yaml: string): Record<string, unknown>[] {
+  return [
+    { id: TAB, type: 'tab', label: 'sidebar', disabled: false, info: '' },
+    {
+      id: SCHEDULE,
+      type: 'media-spaces-schedule',
+      ...at,
+      y: 100,
+      name: 'News schedule',
+      source: 'yaml',
+      yaml,
+      file: '',
+      windows: [],
+      scheduleId: 'sidebar',
+      timezone: 'UTC',
+      catchUp: true,
+      server: '',
+      wires: [[], [], []],
+    },
+  ];
+}
+
+// The scale test keeps the test-only nodes: no real node makes 500 jobs change every second.
 describe('Media Spaces sidebar at scale: 50 schedules of 20 windows, 500 followed jobs', () => {
   let stack: SidebarStack;
 

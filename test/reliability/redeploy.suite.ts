@@ -4,6 +4,7 @@ import { createClient } from '../../lib/client';
 import { type Simulator, startSimulator } from '../../lib/simulator';
 import { CHANNEL_RECORDING_AFTER_MS } from '../../lib/simulator/channels';
 import type { RequestLog } from '../../lib/simulator/request-log';
+import { runtimeFeed } from '../support/activity-feed';
 import { CONFIG_ID, configNode, credentials, DEMO, helper, initRuntime } from '../support/node-red-runtime';
 import type { Msg } from './support/outcome-tracker';
 import { ProcessWatch } from './support/process-watch';
@@ -343,6 +344,7 @@ describe(`redeploy (${SIZE_NAME}: ${REDEPLOYS} deploys with requests, polls and 
     const trend: Array<{ deploy: number } & Pick<ResourceCounts, 'handles' | 'sockets' | 'timers' | 'heapUsedMB'>> = [];
     const deployMs: number[] = [];
     let requestsInFlightAtDeploy = 0;
+    const feedSchedulesAtDeploy: number[] = [];
     const started = Date.now();
     for (let i = 1; i <= REDEPLOYS; i++) {
       fire();
@@ -354,6 +356,8 @@ describe(`redeploy (${SIZE_NAME}: ${REDEPLOYS} deploys with requests, polls and 
       const t0 = Date.now();
       await helper.setFlows(flow(sim, { variant: i }), type, credentials());
       deployMs.push(Date.now() - t0);
+      // the sidebar's feed: exactly the one deployed schedule, whatever was handed over
+      feedSchedulesAtDeploy.push(runtimeFeed().snapshot().schedules.length);
       // requests answered while the deploy ran (and so still in flight when it began)
       requestsInFlightAtDeploy += sim.requests().length - before;
       await sleep(30 + ((i * 53) % 120));
@@ -379,6 +383,7 @@ describe(`redeploy (${SIZE_NAME}: ${REDEPLOYS} deploys with requests, polls and 
     const startsAfterRemoval = taps.starts.length - startsAtRemoval;
     const endsAfterRemoval = taps.ends.length - endsAtRemoval;
     const pollsWhileWatchAlive = afterScheduleRemoval.filter((r) => r.route === 'job').length;
+    const feedSchedulesAfterScheduleRemoval = runtimeFeed().snapshot().schedules.length;
 
     // ---------------------------------------------------------------- remove everything
     await helper.setFlows(EMPTY_FLOW, 'full', credentials());
@@ -386,6 +391,12 @@ describe(`redeploy (${SIZE_NAME}: ${REDEPLOYS} deploys with requests, polls and 
     log.clear();
     await sleep(2_000);
     const requestsAfterRemoval = log.entries().length;
+    // the feed after every node is gone: no schedule registered, no job still shown as followed
+    const feedAfterRemoval = runtimeFeed().snapshot();
+    const feedLeft = {
+      schedules: feedAfterRemoval.schedules.map((x) => x.nodeId),
+      followedJobs: feedAfterRemoval.jobs.filter((j) => !j.terminal).map((j) => `${j.nodeId}/${j.jobId}`),
+    };
     sim.clearFaults();
     await sleep(500);
     const scheduleChannels = (
@@ -442,6 +453,11 @@ describe(`redeploy (${SIZE_NAME}: ${REDEPLOYS} deploys with requests, polls and 
         job_polls_meanwhile: pollsWhileWatchAlive,
       },
       requests_after_removing_everything: requestsAfterRemoval,
+      feed: {
+        schedules_registered_at_deploys: [...new Set(feedSchedulesAtDeploy)],
+        schedules_after_schedule_removal: feedSchedulesAfterScheduleRemoval,
+        left_after_removing_everything: feedLeft,
+      },
       baseline,
       final,
       trend,
@@ -475,6 +491,11 @@ describe(`redeploy (${SIZE_NAME}: ${REDEPLOYS} deploys with requests, polls and 
           ['schedule requests after removing it', scheduleRequests.length],
           ['job polls meanwhile (watch still deployed)', pollsWhileWatchAlive],
           ['requests after removing every node', requestsAfterRemoval],
+          ['sidebar feed: schedules registered at each deploy', [...new Set(feedSchedulesAtDeploy)].join(', ')],
+          [
+            'sidebar feed after removing every node (schedules / followed jobs)',
+            `${feedLeft.schedules.length} / ${feedLeft.followedJobs.length}`,
+          ],
           ['slots started twice (not counting flagged replays)', duplicateSlots],
           ['start replays / without a matching first start', `${replays.length} / ${badReplays.length}`],
           ['channels the schedule created / distinct slots', `${scheduleChannels} / ${firstByKey.size}`],
@@ -508,6 +529,9 @@ describe(`redeploy (${SIZE_NAME}: ${REDEPLOYS} deploys with requests, polls and 
     expect(endsAfterRemoval, 'end messages after the schedule node was removed').toBe(0);
     expect(scheduleRequests.map((r) => `${r.method} ${r.path}`)).toEqual([]);
     expect(requestsAfterRemoval, 'requests after every node was removed').toBe(0);
+    expect([...new Set(feedSchedulesAtDeploy)], 'schedules in the sidebar feed after each deploy').toEqual([1]);
+    expect(feedSchedulesAfterScheduleRemoval, 'schedules in the feed after removing the schedule').toBe(0);
+    expect(feedLeft, 'the sidebar feed after every node was removed').toEqual({ schedules: [], followedJobs: [] });
 
     expect(duplicateSlots, 'slots started twice').toBe(0);
     expect(badReplays.map(slotOf), 'replayed starts without the first start and its key').toEqual([]);

@@ -20,6 +20,8 @@ export interface SidebarStack {
 export interface SidebarStackOptions {
   /** the deployed flow (flows.json), fixture nodes feeding the sidebar */
   flows: Record<string, unknown>[];
+  /** flows_cred.json (the settings keep it unencrypted): node id -> credentials */
+  credentials?: Record<string, Record<string, string>>;
   /** extra settings.js properties (adminAuth) */
   settings?: string;
   /** run Node-RED as if its clock read this ISO instant at start */
@@ -30,8 +32,9 @@ export interface SidebarStackOptions {
 
 /**
  * A real Node-RED with the installed package (the tarball, as global-setup
- * installed it) plus the test-only feeding nodes in its nodes/ folder and a
- * deployed flow, and chromium with the editor open.
+ * installed it) plus the test-only feeding nodes in its nodes/ folder (for
+ * what real nodes cannot produce) and a deployed flow, and chromium with the
+ * editor open.
  */
 export async function startSidebarStack(name: string, options: SidebarStackOptions): Promise<SidebarStack> {
   const userDir = join(E2E_DIR, `userdir-sidebar-${name}`);
@@ -42,6 +45,7 @@ export async function startSidebarStack(name: string, options: SidebarStackOptio
   symlinkSync(join(INSTALL_DIR, 'node_modules'), join(userDir, 'node_modules'), 'dir');
   installFixtureNodes(userDir);
   writeFileSync(join(userDir, 'flows.json'), JSON.stringify(options.flows, null, 2));
+  if (options.credentials) writeFileSync(join(userDir, 'flows_cred.json'), JSON.stringify(options.credentials));
   const env: Record<string, string> = {};
   if (options.fakeNow) {
     env.FAKE_NOW = options.fakeNow;

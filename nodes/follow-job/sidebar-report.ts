@@ -1,0 +1,56 @@
+import type { WorkflowJob } from '../../lib/schemas';
+import type { ActivityFeed } from '../sidebar/feed';
+import { activityFeed, type FeedHost } from '../sidebar/feed-host';
+import type { JobRef } from './job-message';
+
+/**
+ * What the Media Spaces sidebar shows of one follow-job node: each job it
+ * follows (state, progress), how it ended, and why it failed. The controller
+ * calls it where a job changes; this module turns that into feed reports.
+ */
+export class FollowJobSidebar {
+  private readonly feed: ActivityFeed;
+
+  constructor(
+    RED: FeedHost,
+    private readonly nodeId: string,
+  ) {
+    this.feed = activityFeed(RED);
+  }
+
+  /** A job is followed from now on: shown at once, as the input tells of it (until the first read). */
+  following(ref: JobRef): void {
+    const known = ref.known;
+    this.feed.reportJob({
+      nodeId: this.nodeId,
+      jobId: ref.jobId,
+      workflowId: ref.workflowId,
+      ...(typeof known?.name === 'string' && known.name ? { name: known.name } : {}),
+      state: typeof known?.state === 'string' && known.state ? known.state : 'created',
+      ...(typeof known?.progress === 'number' ? { progress: known.progress } : {}),
+    });
+  }
+
+  /** A read of the job: its state and progress; `reason` when it ended failed or stopped. */
+  job(job: WorkflowJob, workflowId: string, reason?: string): void {
+    this.feed.reportJob({
+      nodeId: this.nodeId,
+      jobId: String(job.id),
+      workflowId: job.workflow_id ?? workflowId,
+      ...(job.name ? { name: job.name } : {}),
+      state: String(job.state ?? 'unknown'),
+      ...(typeof job.progress === 'number' ? { progress: job.progress } : {}),
+      ...(reason ? { reason } : {}),
+    });
+  }
+
+  /** Following stopped on an error (not found, refused, timed out): the job shows as failed, with why. */
+  failed(jobId: string, workflowId: string, error: Error): void {
+    this.feed.reportJob({ nodeId: this.nodeId, jobId, workflowId, state: 'failed', reason: error.message });
+  }
+
+  /** The node closes: the jobs it still followed leave the tab (a redeployed node reports them again). */
+  close(): void {
+    this.feed.unregister(this.nodeId);
+  }
+}

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '../../../lib/client';
+import { type Simulator, startSimulator } from '../../../lib/simulator';
+import { ChannelWatch } from '../../../nodes/schedule/channel-watch';
+import { DEMO } from '../../support/node-red-runtime';
+
+/**
+ * The schedule's channel watch (what keeps the sidebar's channel state
+ * current) against the simulator over HTTP, the simulator's clock moved by
+ * hand through a channel's life: PENDING, ACTIVE, RECORDING.
+ */
+let sim: Simulator;
+beforeAll(async () => {
+  sim = await startSimulator({ manualClock: true });
+});
+afterAll(async () => {
+  await sim.close();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('ChannelWatch', () => {
+  it('reports each channel state change while asked to, and stops reading when closed', async () => {
+    const client = createClient({
+      workflowUrl: sim.workflowUrl,
+      liveCaptureUrl: sim.liveCaptureUrl,
+      spaceId: DEMO.space,
+      apiKey: DEMO.keys.admin,
+      accessToken: DEMO.token,
+    });
+    const { data: channel } = await client.createChannel({
+      name: 'watched',
+      source_id: '5f0c6a1e-3b7d-4c2a-9e21-0d4b7c9a1f00',
+      continuous_recording: false,
+      recording_duration: 1,
+    });
+    const states: string[] = [];
+    const watch = new ChannelWatch(
+      () => client,
+      (id, state) => {
+        expect(id).toBe(channel.id);
+        if (states.at(-1) !== state) states.push(state);
+      },
+      20,
+    );
+    watch.set([channel.id]);
+    const until = async (state: string) => {
+      for (let i = 0; i < 200 && states.at(-1) !== state; i++) await sleep(10);
+    };
+    await until('PENDING');
+    sim.advance(1_000);
+    await until('ACTIVE');
+    sim.advance(1_000);
+    await until('RECORDING');
+    expect(states).toEqual(['PENDING', 'ACTIVE', 'RECORDING']);
+
+    watch.close();
+    await sleep(50);
+    const reads = () => sim.requests().filter((r) => r.path.includes(channel.id)).length;
+    const before = reads();
+    await sleep(100);
+    expect(reads()).toBe(before);
+    await client.close();
+  });
+});
