@@ -1,14 +1,14 @@
 import { isPlainObject } from '../../lib/guards';
 import { previewSchedule } from '../../lib/schedule';
 import type { RequestHandler } from '../shared/node-red-types';
+import { READ_PERMISSION, requirePermission } from '../shared/permission';
 import type { ScheduleAPI } from './types';
 
 const PREVIEW_PATH = '/media-spaces/schedule/preview';
-const READ_PERMISSION = 'media-spaces-schedule.read';
 
 /** GET ?yaml=... or POST {yaml} / {model}: validation issues with lines, each window in words and its next starts. */
 export function registerPreviewRoute(RED: ScheduleAPI): void {
-  const permit: RequestHandler = RED.auth?.needsPermission(READ_PERMISSION) ?? ((_req, _res, next) => next());
+  const permit = requirePermission(RED, READ_PERMISSION);
   const handler: RequestHandler = (req, res) => {
     try {
       const body = isPlainObject(req.body) ? req.body : {};

@@ -7,6 +7,7 @@ import { FRAME_RATES, TYPECODES } from '../../lib/schemas';
 import { type Credentials, configError, parseConfig } from './config-settings';
 import { probeConnection } from './connection-probe';
 import type { HttpRequest, HttpResponse, NodeAPI, RequestHandler } from './node-red-types';
+import { READ_PERMISSION, requirePermission, WRITE_PERMISSION } from './permission';
 import { clientFor } from './server-client';
 
 /**
@@ -23,14 +24,9 @@ export const PASSWORD_PLACEHOLDER = '__PWRD__';
 /** Editor probes answer quickly or not at all: no retries, a short timeout. */
 const EDITOR_TIMEOUT_MS = 10_000;
 
-export const READ_PERMISSION = 'media-spaces-config.read';
-export const WRITE_PERMISSION = 'media-spaces-config.write';
-
 export function registerAdminRoutes(RED: NodeAPI): void {
-  const permit = (permission: string): RequestHandler =>
-    RED.auth?.needsPermission(permission) ?? ((_req, _res, next) => next());
-  const read = permit(READ_PERMISSION);
-  const write = permit(WRITE_PERMISSION);
+  const read = requirePermission(RED, READ_PERMISSION);
+  const write = requirePermission(RED, WRITE_PERMISSION);
 
   RED.httpAdmin.post(
     '/media-spaces/test-connection',

@@ -1,7 +1,7 @@
 import type { HttpRequest, HttpResponse, NodeAPI } from '../shared/node-red-types';
+import { READ_PERMISSION, requirePermission, WRITE_PERMISSION } from '../shared/permission';
 import type { ActionName } from './activity-types';
 import { ActivityActionError, type ActivityFeed } from './feed';
-import { READ_PERMISSION, requirePermission, WRITE_PERMISSION } from './permission';
 
 export const ACTIVITY_PATH = '/media-spaces/activity';
 export const ACTION_PATH = '/media-spaces/schedules/:id/:action';

@@ -306,7 +306,9 @@ describe('permission guard', () => {
       get(target, prop, receiver) {
         if (prop !== 'get' && prop !== 'post') return Reflect.get(target, prop, receiver);
         return (path: string, ...handlers: unknown[]) => {
-          routes.push(`${prop.toUpperCase()} ${path} ${guards.get(handlers[0]) ?? 'UNGUARDED'}`);
+          const guard = handlers[0] as { permission?: string };
+          const checked = guard.permission !== undefined && [...guards.values()].includes(guard.permission);
+          routes.push(`${prop.toUpperCase()} ${path} ${checked ? guard.permission : 'UNGUARDED'}`);
           return target[prop](path, ...handlers);
         };
       },
@@ -318,28 +320,28 @@ describe('permission guard', () => {
     const others = ALL_NODES.filter((n) => n !== NODES.config);
     await helper.load([guardedConfig, ...others], [configNode(sim)], credentials());
     expect(routes.sort()).toEqual([
-      'GET /media-spaces/typecodes.js media-spaces-config.read',
-      'GET /media-spaces/workflow-inputs media-spaces-config.read',
-      'GET /media-spaces/workflows media-spaces-config.read',
-      'POST /media-spaces/test-connection media-spaces-config.write',
-      'POST /media-spaces/workflow-inputs media-spaces-config.write',
-      'POST /media-spaces/workflows media-spaces-config.write',
+      'GET /media-spaces/typecodes.js media-spaces.read',
+      'GET /media-spaces/workflow-inputs media-spaces.read',
+      'GET /media-spaces/workflows media-spaces.read',
+      'POST /media-spaces/test-connection media-spaces.write',
+      'POST /media-spaces/workflow-inputs media-spaces.write',
+      'POST /media-spaces/workflows media-spaces.write',
     ]);
 
     const list = `/media-spaces/workflows?server=${CONFIG_ID}`;
     expect((await helper.request().get(list)).status).toBe(401);
-    expect((await helper.request().get(list).set('x-test-permissions', 'media-spaces-config.read')).status).toBe(200);
+    expect((await helper.request().get(list).set('x-test-permissions', 'media-spaces.read')).status).toBe(200);
 
     const post = (permissions: string) =>
       helper.request().post('/media-spaces/test-connection').set('x-test-permissions', permissions).send(dialog());
-    expect((await post('media-spaces-config.read')).status).toBe(401);
-    expect((await post('media-spaces-config.write')).status).toBe(200);
+    expect((await post('media-spaces.read')).status).toBe(401);
+    expect((await post('media-spaces.write')).status).toBe(200);
     expect(
       (
         await helper
           .request()
           .post('/media-spaces/workflows')
-          .set('x-test-permissions', 'media-spaces-config.read')
+          .set('x-test-permissions', 'media-spaces.read')
           .send(dialog())
       ).status,
     ).toBe(401);

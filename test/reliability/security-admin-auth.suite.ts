@@ -13,8 +13,9 @@ import { httpJson, type NodeRedProcess, prepareUserDir, ROOT, startNodeRed } fro
  * so a new route without a row here fails the suite) is called without a
  * token, with each user's token, and must:
  * - answer 401 without a token;
- * - answer 401 to a user lacking its permission (Node-RED 4's
- *   needsPermission answers 401, not 403, and logs the audit event
+ * - answer 403 to a signed-in user lacking its permission (Node-RED 4's
+ *   needsPermission answers 401, which the editor takes as "sign in
+ *   again"; the package turns it into 403) and log the audit event
  *   "permission.fail" naming the permission), without running the handler
  *   (the simulator sees no request);
  * - answer 200, or the route's own 4xx for a bad request, to a permitted user.
@@ -25,13 +26,17 @@ const bcrypt = require('bcryptjs') as { hashSync(text: string, rounds: number): 
 
 const SPACE = '11111111-1111-4111-8111-111111111111';
 const WORKFLOW = 'aaaaaaaa-0000-4000-8000-000000000006';
+const SCHEDULE = 'auth0schedule0001';
 const PASSWORDS = { admin: 'admin-pass-3c9e', reader: 'reader-pass-71fa', flows: 'flows-pass-0b2d' };
 
-type Permission = 'media-spaces-config.read' | 'media-spaces-config.write' | 'media-spaces-schedule.read';
+type Permission = 'media-spaces.read' | 'media-spaces.write';
 
 interface Route {
   method: 'GET' | 'POST';
+  /** As registered (with :params). */
   path: string;
+  /** What is called, where the path has :params. */
+  url?: string;
   permission: Permission;
   /** A request the handler answers 200 to. */
   ok: { query?: string; body?: unknown };
@@ -54,7 +59,7 @@ function routes(sim: Simulator): Route[] {
     {
       method: 'POST',
       path: '/media-spaces/test-connection',
-      permission: 'media-spaces-config.write',
+      permission: 'media-spaces.write',
       ok: { body: dialog },
       bad: { body: { ...dialog, spaceId: 'not-a-uuid' }, status: 400 },
       callsService: true,
@@ -62,7 +67,7 @@ function routes(sim: Simulator): Route[] {
     {
       method: 'GET',
       path: '/media-spaces/typecodes.js',
-      permission: 'media-spaces-config.read',
+      permission: 'media-spaces.read',
       ok: {},
       bad: { query: '', status: 0 },
       callsService: false,
@@ -70,7 +75,7 @@ function routes(sim: Simulator): Route[] {
     {
       method: 'GET',
       path: '/media-spaces/workflows',
-      permission: 'media-spaces-config.read',
+      permission: 'media-spaces.read',
       ok: { query: '?server=auth0config000001' },
       bad: { query: '?server=no-such-config', status: 404 },
       callsService: true,
@@ -78,7 +83,7 @@ function routes(sim: Simulator): Route[] {
     {
       method: 'POST',
       path: '/media-spaces/workflows',
-      permission: 'media-spaces-config.write',
+      permission: 'media-spaces.write',
       ok: { body: dialog },
       bad: { body: { ...dialog, workflowUrl: 'ftp://example.com' }, status: 400 },
       callsService: true,
@@ -86,7 +91,7 @@ function routes(sim: Simulator): Route[] {
     {
       method: 'GET',
       path: '/media-spaces/workflow-inputs',
-      permission: 'media-spaces-config.read',
+      permission: 'media-spaces.read',
       ok: { query: `?server=auth0config000001&workflow=${WORKFLOW}` },
       bad: { query: '?server=auth0config000001&workflow=../../x', status: 400 },
       callsService: true,
@@ -94,7 +99,7 @@ function routes(sim: Simulator): Route[] {
     {
       method: 'POST',
       path: '/media-spaces/workflow-inputs',
-      permission: 'media-spaces-config.write',
+      permission: 'media-spaces.write',
       ok: { body: { ...dialog, workflow: WORKFLOW } },
       bad: { body: { ...dialog, workflow: 'nope' }, status: 400 },
       callsService: true,
@@ -102,7 +107,7 @@ function routes(sim: Simulator): Route[] {
     {
       method: 'GET',
       path: '/media-spaces/schedule/preview',
-      permission: 'media-spaces-schedule.read',
+      permission: 'media-spaces.read',
       ok: { query: `?yaml=${encodeURIComponent(YAML)}` },
       bad: { query: '', status: 400 },
       callsService: false,
@@ -110,9 +115,26 @@ function routes(sim: Simulator): Route[] {
     {
       method: 'POST',
       path: '/media-spaces/schedule/preview',
-      permission: 'media-spaces-schedule.read',
+      permission: 'media-spaces.read',
       ok: { body: { yaml: YAML } },
       bad: { body: {}, status: 400 },
+      callsService: false,
+    },
+    {
+      method: 'GET',
+      path: '/media-spaces/activity',
+      permission: 'media-spaces.read',
+      ok: {},
+      bad: { query: '', status: 0 },
+      callsService: false,
+    },
+    {
+      method: 'POST',
+      path: '/media-spaces/schedules/:id/:action',
+      url: `/media-spaces/schedules/${SCHEDULE}/resume`,
+      permission: 'media-spaces.write',
+      ok: { body: {} },
+      bad: { body: { window: 7 }, status: 400 },
       callsService: false,
     },
   ];
@@ -169,6 +191,15 @@ describe('security: editor endpoints under adminAuth', () => {
           retries: '0',
           rejectUnauthorized: true,
         },
+        {
+          id: SCHEDULE,
+          type: 'media-spaces-schedule',
+          z: 'auth0tab00000001',
+          name: 'auth schedule',
+          source: 'yaml',
+          yaml: YAML,
+          wires: [[], [], []],
+        },
       ],
       credentials: { auth0config000001: { apiKey: 'demo-admin-key', accessToken: 'demo-live-token' } },
       audit: true,
@@ -206,7 +237,7 @@ describe('security: editor endpoints under adminAuth', () => {
   });
 
   const call = (route: Route, variant: { query?: string; body?: unknown }, token?: string) =>
-    httpJson(`${red.url}${route.path}${variant.query ?? ''}`, {
+    httpJson(`${red.url}${route.url ?? route.path}${variant.query ?? ''}`, {
       method: route.method,
       token,
       body: route.method === 'POST' ? (variant.body ?? {}) : undefined,
@@ -231,7 +262,7 @@ describe('security: editor endpoints under adminAuth', () => {
     }
   });
 
-  it('refuses users lacking the permission (401 and an audit event) without running the handler', async () => {
+  it('refuses signed-in users lacking the permission (403, not the 401 the editor takes as "sign in again"; an audit event) without running the handler', async () => {
     const denied: Array<[string, Route]> = [];
     for (const route of routes(sim)) {
       if (route.permission.endsWith('.write')) denied.push(['reader', route]);
@@ -240,7 +271,7 @@ describe('security: editor endpoints under adminAuth', () => {
     for (const [user, route] of denied) {
       const before = sim.requests().length;
       const r = await call(route, route.ok, tokens[user]);
-      expect(r.status, `${user}: ${route.method} ${route.path}`).toBe(401);
+      expect(r.status, `${user}: ${route.method} ${route.path}`).toBe(403);
       expect(sim.requests().length, `${user}: ${route.method} ${route.path} reached the service`).toBe(before);
     }
     const audit = red
