@@ -19,7 +19,9 @@ export function cronFields(line: Line, label: (key: string) => string, cron: str
     const $box = $('<input type="checkbox" class="ms-w-day" style="width: auto; margin: 0 3px 0 0">')
       .attr('data-day', String(day))
       .appendTo($label);
-    $('<span>').text(label(`day.${DAY_KEYS[day]}`)).appendTo($label);
+    $('<span>')
+      .text(label(`day.${DAY_KEYS[day]}`))
+      .appendTo($label);
     return $box;
   });
   const $time = $('<input type="time" class="ms-w-time" style="width: 110px">').appendTo(line(label('window.time')));

@@ -1,10 +1,10 @@
 import type { PreviewResponse } from '../../../lib/schedule/preview-response';
 import { isValidTimeZone } from '../../../lib/schedule/tz';
 import { fieldError } from './field-error';
-import { yamlFromList } from './yaml-switch';
 import { type PreviewBody, renderPreview, requestPreview } from './preview';
 import type { ScheduleEditorNode, WindowModel } from './types';
 import { createWindowList, type WindowList } from './window-list';
+import { yamlFromList } from './yaml-switch';
 
 /** Waits this long after the last keystroke before asking for a preview. */
 const PREVIEW_DELAY_MS = 400;

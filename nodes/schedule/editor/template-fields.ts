@@ -62,7 +62,14 @@ function fieldValue($field: JQuery, field: TemplateField): unknown {
 export function objectFields(
   line: Line,
   label: (key: string) => string,
-  spec: { labels: string; jsonCls: string; jsonLabel: string; placeholder: string; fields: TemplateField[]; value: unknown },
+  spec: {
+    labels: string;
+    jsonCls: string;
+    jsonLabel: string;
+    placeholder: string;
+    fields: TemplateField[];
+    value: unknown;
+  },
   changed: () => void,
 ): void {
   const inputs = spec.fields.map((field) => {

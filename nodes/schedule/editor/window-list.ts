@@ -53,6 +53,23 @@ function durationProblem(v: string): string | undefined {
   }
 }
 
+/** The window's own zone: IANA names offered, a bad one flagged at once, and a note on which zone wins. */
+function zoneField(line: Line, label: (key: string) => string, value: unknown, changed: () => void): void {
+  const $zone = checkedField(
+    line,
+    {
+      cls: 'ms-w-timezone',
+      label: label('window.timezone'),
+      value,
+      placeholder: label('placeholder.windowZone'),
+      check: (v) => (v === '' || isValidTimeZone(v) ? undefined : `${JSON.stringify(v)} ${label('error.timezone')}`),
+    },
+    changed,
+  );
+  $zone.attr('list', ZONES_LIST);
+  noteLine('ms-w-timezone-note', label('tip.windowZone')).appendTo($zone.parent());
+}
+
 function addRow(row: JQuery, index: number, data: unknown, label: (key: string) => string, changed: () => void): void {
   const w: Partial<WindowModel> = isWindow(data)
     ? data
@@ -91,19 +108,7 @@ function addRow(row: JQuery, index: number, data: unknown, label: (key: string) 
     },
     changed,
   );
-  const $zone = checkedField(
-    line,
-    {
-      cls: 'ms-w-timezone',
-      label: label('window.timezone'),
-      value: w.timezone,
-      placeholder: label('placeholder.windowZone'),
-      check: (v) => (v === '' || isValidTimeZone(v) ? undefined : `${JSON.stringify(v)} ${label('error.timezone')}`),
-    },
-    changed,
-  );
-  $zone.attr('list', ZONES_LIST);
-  noteLine('ms-w-timezone-note', label('tip.windowZone')).appendTo($zone.parent());
+  zoneField(line, label, w.timezone, changed);
   $('<input type="checkbox" class="ms-w-enabled" style="width: auto">')
     .prop('checked', w.enabled !== false)
     .appendTo(line(label('window.enabled')))

@@ -15,8 +15,6 @@ interface WorkflowPage {
 }
 
 export interface WorkflowPickerOptions {
-  /** The picker's container, holding the elements named by the ids below. */
-  root: JQuery;
   search: JQuery;
   showAll: JQuery;
   list: JQuery;
@@ -51,19 +49,115 @@ export function filterWorkflows(all: readonly PickerWorkflow[], query: string, s
   return all.filter((w) => (showAll || w.status === 'active') && terms.every((t) => w.key.includes(t)));
 }
 
-export function createWorkflowPicker(o: WorkflowPickerOptions): WorkflowPicker {
-  let all: PickerWorkflow[] = [];
-  let current = '';
-  let generation = 0;
-  let loading = false;
-  let redrawTimer: ReturnType<typeof setTimeout> | undefined;
+/** A row of the list (plain DOM: a hundred rows per keystroke, where jQuery's per-element overhead shows). */
+function row(w: PickerWorkflow, selected: boolean): HTMLElement {
+  const el = document.createElement('div');
+  el.className = selected ? 'ms-wf-row selected' : 'ms-wf-row';
+  el.setAttribute('role', 'option');
+  el.setAttribute('data-id', w.id);
+  el.setAttribute('data-status', w.status);
+  el.setAttribute('aria-selected', String(selected));
+  el.title = w.id;
+  const part = (cls: string, text: string) => {
+    const span = document.createElement('span');
+    span.className = cls;
+    span.textContent = text;
+    el.appendChild(span);
+  };
+  part('ms-wf-name', w.name || w.id);
+  part(`ms-wf-status ms-wf-status-${w.status}`, w.status);
+  part('ms-wf-id', w.id);
+  return el;
+}
 
-  const render = (): void => {
+class Picker implements WorkflowPicker {
+  private all: PickerWorkflow[] = [];
+  private current = '';
+  private generation = 0;
+  private loading = false;
+  private redrawTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly o: WorkflowPickerOptions) {
+    o.list.on('click', '.ms-wf-row', (event) => this.pick($(event.currentTarget)));
+    o.search.on('input', () => this.render());
+    o.showAll.on('change', () => this.render());
+  }
+
+  load(body: Record<string, unknown> | null): void {
+    const mine = ++this.generation;
+    this.all = [];
+    this.loading = Boolean(body);
+    this.render();
+    if (!body) return;
+    this.loadPages(body, mine).then(
+      () => {
+        if (mine !== this.generation) return;
+        this.loading = false;
+        this.render();
+      },
+      (xhr: JQuery.jqXHR) => {
+        if (mine !== this.generation) return;
+        this.loading = false;
+        this.render();
+        this.o.count.text(`${this.o.text('picker.failed')} ${adminErrorText(xhr)}`);
+      },
+    );
+  }
+
+  setCurrent(id: string): void {
+    this.current = id;
+    this.render();
+  }
+
+  stop(): void {
+    this.generation++;
+    if (this.redrawTimer) clearTimeout(this.redrawTimer);
+    this.redrawTimer = undefined;
+  }
+
+  private pick($row: JQuery): void {
+    const id = String($row.attr('data-id'));
+    const picked = this.all.find((w) => w.id === id);
+    if (!picked) return;
+    this.current = id;
+    this.o.list.find('.ms-wf-row.selected').removeClass('selected').attr('aria-selected', 'false');
+    $row.addClass('selected').attr('aria-selected', 'true');
+    this.o.onPick(picked);
+  }
+
+  private async loadPages(body: Record<string, unknown>, mine: number): Promise<void> {
+    for (const status of LOAD_ORDER) {
+      let pageToken: string | null = null;
+      do {
+        const page: WorkflowPage = await postAdmin<WorkflowPage>('workflow-page', { ...body, status, pageToken });
+        if (mine !== this.generation) return;
+        for (const w of page.workflows) {
+          const name = w.name ?? '';
+          this.all.push({ id: w.id, name, status: w.status ?? status, key: `${name} ${w.id}`.toLowerCase() });
+        }
+        // the first page shows at once; later ones in batches
+        if (this.all.length === page.workflows.length) this.render();
+        else this.scheduleRender();
+        pageToken = page.next;
+      } while (pageToken);
+    }
+  }
+
+  private scheduleRender(): void {
+    if (this.redrawTimer) return;
+    this.redrawTimer = setTimeout(() => {
+      this.redrawTimer = undefined;
+      this.render();
+    }, REDRAW_MS);
+  }
+
+  private render(): void {
+    const { o, all } = this;
     const showAll = Boolean(o.showAll.prop('checked'));
     const query = String(o.search.val() ?? '');
     const shown = filterWorkflows(all, query, showAll);
     const rows = document.createDocumentFragment();
-    for (const w of shown.slice(0, MAX_ROWS)) rows.appendChild(row(w, w.id === current));
+    for (const w of shown.slice(0, MAX_ROWS)) rows.appendChild(row(w, w.id === this.current));
     o.list.empty().append(rows);
     if (shown.length > MAX_ROWS) {
       $('<div class="ms-wf-more">')
@@ -78,106 +172,16 @@ export function createWorkflowPicker(o: WorkflowPickerOptions): WorkflowPicker {
     }
     const active = all.reduce((n, w) => n + (w.status === 'active' ? 1 : 0), 0);
     o.count.text(
-      o.text(loading ? 'picker.loading' : 'picker.loaded', {
+      o.text(this.loading ? 'picker.loading' : 'picker.loaded', {
         total: all.length.toLocaleString(),
         active: active.toLocaleString(),
         matching: shown.length.toLocaleString(),
       }),
     );
-  };
+  }
+}
 
-  const scheduleRender = (): void => {
-    if (redrawTimer) return;
-    redrawTimer = setTimeout(() => {
-      redrawTimer = undefined;
-      render();
-    }, REDRAW_MS);
-  };
-
-  // plain DOM: a hundred rows per keystroke, where jQuery's per-element overhead shows
-  const row = (w: PickerWorkflow, selected: boolean): HTMLElement => {
-    const el = document.createElement('div');
-    el.className = selected ? 'ms-wf-row selected' : 'ms-wf-row';
-    el.setAttribute('role', 'option');
-    el.setAttribute('data-id', w.id);
-    el.setAttribute('data-status', w.status);
-    el.setAttribute('aria-selected', String(selected));
-    el.title = w.id;
-    const part = (cls: string, text: string) => {
-      const span = document.createElement('span');
-      span.className = cls;
-      span.textContent = text;
-      el.appendChild(span);
-    };
-    part('ms-wf-name', w.name || w.id);
-    part(`ms-wf-status ms-wf-status-${w.status}`, w.status);
-    part('ms-wf-id', w.id);
-    return el;
-  };
-
-  o.list.on('click', '.ms-wf-row', function () {
-    const id = String($(this).attr('data-id'));
-    const picked = all.find((w) => w.id === id);
-    if (!picked) return;
-    current = id;
-    o.list.find('.ms-wf-row.selected').removeClass('selected').attr('aria-selected', 'false');
-    $(this).addClass('selected').attr('aria-selected', 'true');
-    o.onPick(picked);
-  });
-  o.search.on('input', render);
-  o.showAll.on('change', render);
-
-  const loadPages = async (body: Record<string, unknown>, mine: number): Promise<void> => {
-    for (const status of LOAD_ORDER) {
-      let pageToken: string | null = null;
-      do {
-        const page: WorkflowPage = await postAdmin<WorkflowPage>('workflow-page', { ...body, status, pageToken });
-        if (mine !== generation) return;
-        for (const w of page.workflows) {
-          const name = w.name ?? '';
-          all.push({ id: w.id, name, status: w.status ?? status, key: `${name} ${w.id}`.toLowerCase() });
-        }
-        // the first page shows at once; later ones in batches
-        if (all.length === page.workflows.length) render();
-        else scheduleRender();
-        pageToken = page.next;
-      } while (pageToken);
-    }
-  };
-
-  return {
-    load(body) {
-      const mine = ++generation;
-      all = [];
-      if (!body) {
-        loading = false;
-        render();
-        return;
-      }
-      loading = true;
-      render();
-      loadPages(body, mine).then(
-        () => {
-          if (mine !== generation) return;
-          loading = false;
-          render();
-        },
-        (xhr: JQuery.jqXHR) => {
-          if (mine !== generation) return;
-          loading = false;
-          render();
-          o.count.text(`${o.text('picker.failed')} ${adminErrorText(xhr)}`);
-        },
-      );
-    },
-    setCurrent(id) {
-      current = id;
-      render();
-    },
-    stop() {
-      generation++;
-      if (redrawTimer) clearTimeout(redrawTimer);
-      redrawTimer = undefined;
-    },
-  };
+/** The picker in its elements; it loads nothing until load() is called. */
+export function createWorkflowPicker(o: WorkflowPickerOptions): WorkflowPicker {
+  return new Picker(o);
 }

@@ -94,7 +94,6 @@ export function prepareDialog(node: EditorNodeInstance): void {
 function workflowPicker(node: EditorNodeInstance, refreshForm: () => void): WorkflowPicker {
   const $root = $('#node-media-spaces-workflow-picker');
   const picker = createWorkflowPicker({
-    root: $root,
     search: $('#node-media-spaces-workflow-search'),
     showAll: $('#node-media-spaces-workflow-all'),
     list: $('#node-media-spaces-workflow-list'),
