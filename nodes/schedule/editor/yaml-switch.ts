@@ -1,12 +1,8 @@
 import { requestPreview } from './preview';
 import type { ScheduleEditorNode, WindowModel } from './types';
+import { hasComments } from './yaml-comments';
 
 type YamlEditor = NonNullable<ScheduleEditorNode['yamlEditor']>;
-
-/** True when a YAML text has a comment: a `#` at a line's start or after a space, outside quotes. */
-export function hasComments(text: string): boolean {
-  return text.split('\n').some((line) => /(^|\s)#/.test(line.replace(/"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'/g, '""')));
-}
 
 /**
  * Switching from the list to YAML writes the list's windows as YAML. The

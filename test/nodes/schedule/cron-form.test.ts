@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cronError } from '../../../lib/schedule/cron';
 import { cronToForm, formToCron } from '../../../nodes/schedule/editor/cron-form';
-import { hasComments } from '../../../nodes/schedule/editor/yaml-switch';
+import { hasComments } from '../../../nodes/schedule/editor/yaml-comments';
 
 describe('schedule window form: cron <-> days and start time', () => {
   it('reads the expressions it can represent', () => {
