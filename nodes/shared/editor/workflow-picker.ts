@@ -88,7 +88,10 @@ class Picker implements WorkflowPicker {
     this.all = [];
     this.loading = Boolean(body);
     this.render();
-    if (!body) return;
+    if (!body) {
+      this.o.count.text(this.o.text('picker.noServer'));
+      return;
+    }
     this.loadPages(body, mine).then(
       () => {
         if (mine !== this.generation) return;

@@ -57,11 +57,13 @@ export function prepareDialog(node: EditorNodeInstance): void {
   node._workflowPicker = picker;
   const loadWorkflows = () => picker.load(serverBody(server()));
   $('#node-media-spaces-workflow-refresh').on('click', loadWorkflows);
-  // the server select fires change while the dialog opens too: only a real change reloads
-  let loadedFor: unknown;
+  // the server select fires change while the dialog opens too: only another server, or the same one
+  // with edited settings, reloads
+  const settingsKey = () => JSON.stringify(serverBody(server()));
+  let loadedFor: string | undefined;
   $('#node-input-server').on('change', () => {
-    if (server() === loadedFor) return;
-    loadedFor = server();
+    if (settingsKey() === loadedFor) return;
+    loadedFor = settingsKey();
     declaredCache = {};
     loadWorkflows();
     refreshForm();
@@ -84,7 +86,7 @@ export function prepareDialog(node: EditorNodeInstance): void {
     });
   });
   if (loadedFor === undefined) {
-    loadedFor = server();
+    loadedFor = settingsKey();
     loadWorkflows();
   }
   refreshForm();
