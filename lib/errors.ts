@@ -89,13 +89,7 @@ export function listFieldErrors(fieldErrors: Record<string, string>, max = 5): s
   return entries.length > max ? `${shown}; and ${entries.length - max} more` : shown;
 }
 
-/**
- * User text quoted for an error message, cut to `max` characters: a message
- * names what it got without carrying a megabyte of it to the debug sidebar.
- */
-export function quoteShort(text: string, max = 60): string {
-  return JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
-}
+export { quoteShort } from './quote';
 
 export function isMediaSpacesError(value: unknown): value is MediaSpacesError {
   return value instanceof MediaSpacesError;

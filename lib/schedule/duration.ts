@@ -3,7 +3,7 @@
  * (`PT1H`, `PT1H30M`, `P1DT2H`), or a number of seconds (`5400` or "5400").
  */
 
-import { quoteShort } from '../errors';
+import { quoteShort } from '../quote';
 
 export const MAX_DURATION_SECONDS = 31 * 24 * 3600;
 

@@ -69,6 +69,8 @@ export function registerAdminRoutes(RED: NodeAPI): void {
     answer((req) => withDialogClient(RED, req.body, listWorkflows)),
   );
 
+  registerWorkflowPageRoute(RED, write);
+
   RED.httpAdmin.get(
     '/media-spaces/workflow-inputs',
     read,
@@ -117,6 +119,32 @@ async function listWorkflows(
 ): Promise<Array<{ id: string; name?: string; status?: string }>> {
   const all = await client.listAllWorkflows({ maxResults: 100 });
   return all.map((w) => ({ id: w.id, name: w.name, status: w.status }));
+}
+
+/**
+ * One page of the space's workflows for the editor's workflow picker, which
+ * loads a space of thousands page by page in the background (active ones
+ * first) instead of waiting for one answer holding them all.
+ */
+function registerWorkflowPageRoute(RED: NodeAPI, write: RequestHandler): void {
+  RED.httpAdmin.post(
+    '/media-spaces/workflow-page',
+    write,
+    answer((req) =>
+      withDialogClient(RED, req.body, async (client) => {
+        const body = isPlainObject(req.body) ? req.body : {};
+        const { data } = await client.listWorkflows({
+          maxResults: 100,
+          status: typeof body.status === 'string' ? body.status : undefined,
+          pageToken: typeof body.pageToken === 'string' && body.pageToken !== '' ? body.pageToken : undefined,
+        });
+        return {
+          workflows: data.workflows.map((w) => ({ id: w.id, name: w.name, status: w.status })),
+          next: data.next_page_token ?? null,
+        };
+      }),
+    ),
+  );
 }
 
 /** A workflow's declared inputs (an extension of the service); a 404 tells the editor to offer plain JSON. */

@@ -1,3 +1,4 @@
+import type { WorkflowPicker } from '../shared/editor/workflow-picker';
 import { prepareDialog } from './editor/dialog';
 import { firstInputProblem, knownInputs } from './editor/inputs';
 
@@ -6,6 +7,13 @@ interface SubmitJobNode extends EditorNodeInstance {
   workflowIdType: string;
   workflowName: string;
   jobInputsType: string;
+}
+
+/** The dialog's workflow picker stops loading pages once the dialog closes. */
+function stopPicker(node: EditorNodeInstance): void {
+  const picker = node._workflowPicker as WorkflowPicker | undefined;
+  picker?.stop();
+  delete node._workflowPicker;
 }
 
 const typedInputValid = RED.validators.typedInput('jobInputsType');
@@ -65,9 +73,13 @@ RED.nodes.registerType<SubmitJobNode>('media-spaces-submit-job', {
   oneditsave() {
     // the label name belongs to a workflow picked from the list; a hand-typed id has none
     const id = $('#node-input-workflowId').typedInput('value');
-    const chosen = $('#node-media-spaces-workflow-select').val();
+    const chosen = $('#node-media-spaces-workflow-picker').attr('data-picked');
     if ($('#node-input-workflowIdType').val() !== 'str' || (id !== this.workflowId && id !== chosen)) {
       $('#node-input-workflowName').val('');
     }
+    stopPicker(this);
+  },
+  oneditcancel() {
+    stopPicker(this);
   },
 });

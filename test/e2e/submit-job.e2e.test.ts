@@ -18,7 +18,7 @@ import { type Stack, screenshot, startStack } from './support/stack';
 /**
  * One user's way through the editor, step by step in one browser session:
  * add a server from the submit-job dialog, test the connection (right and
- * wrong key), pick a workflow from the dropdown, deploy, press the inject
+ * wrong key), pick a workflow from the searchable picker, deploy, press the inject
  * button and see the result; then the typecode checks of the inputs.
  */
 
@@ -131,19 +131,29 @@ describe('submit-job in the editor against the simulator', () => {
     await expect.poll(() => page.locator('#node-input-server option:checked').textContent()).toBe('Simulator');
   });
 
-  it('fills the workflow dropdown from the simulator and picking one sets the workflow id', async () => {
+  it('fills the workflow picker from the simulator and picking one sets the workflow id', async () => {
     const { page } = stack;
     // a new node's Inputs start empty (Node-RED keeps a node's input-port count in a property named "inputs")
     expect.soft(await typedInputValue(page, '#node-input-jobInputs'), 'Inputs of a new node').toBe('');
-    const select = page.locator('#node-media-spaces-workflow-select');
-    // every page of the space's workflows, inactive ones marked
-    await expect.poll(() => select.locator('option').count(), { timeout: 15_000 }).toBeGreaterThan(100);
-    const options = await select.locator('option').allTextContents();
-    expect(options).toContain('QC check');
-    expect(options).toContain('Nightly backup (idle)');
-    expect(options).toContain('HDCAM ingest (archived)');
+    const list = page.locator('#node-media-spaces-workflow-list');
+    const count = page.locator('#node-media-spaces-workflow-count');
+    // every page of the space's workflows, active ones offered, the others behind the toggle with their status
+    await expect.poll(() => count.textContent(), { timeout: 15_000 }).toMatch(/^\d+ workflows/);
+    expect(Number(/^(\d+)/.exec((await count.textContent()) ?? '')?.[1])).toBeGreaterThan(100);
+    const names = () => list.locator('.ms-wf-row .ms-wf-name').allTextContents();
+    expect(await names()).toContain('QC check');
+    expect(await names()).not.toContain('Nightly backup');
+    await page.locator('#node-media-spaces-workflow-all').check();
+    const rowOf = (name: string) =>
+      list.locator('.ms-wf-row', { has: page.locator('.ms-wf-name', { hasText: new RegExp(`^${name}$`) }) });
+    await page.fill('#node-media-spaces-workflow-search', 'nightly backup');
+    expect(await rowOf('Nightly backup').locator('.ms-wf-status').textContent()).toBe('idle');
+    await page.fill('#node-media-spaces-workflow-search', 'hdcam ingest');
+    expect(await rowOf('HDCAM ingest').locator('.ms-wf-status').textContent()).toBe('archived');
+    await page.locator('#node-media-spaces-workflow-all').uncheck();
 
-    await select.selectOption({ label: 'QC check' });
+    await page.fill('#node-media-spaces-workflow-search', 'QC check');
+    await rowOf('QC check').click();
     expect(await typedInputValue(page, '#node-input-workflowId')).toBe(QC_CHECK);
     await closeNode(page);
 
@@ -242,7 +252,8 @@ describe('submit-job in the editor against the simulator', () => {
   it('the inputs form checks each value against its typecode and refuses a bad TimeCode', async () => {
     const { page } = stack;
     await openNode(page, SUBMIT);
-    await page.locator('#node-media-spaces-workflow-select').selectOption(RENDER);
+    await page.fill('#node-media-spaces-workflow-search', RENDER);
+    await page.locator(`#node-media-spaces-workflow-list .ms-wf-row[data-id="${RENDER}"]`).click();
     const form = page.locator('#node-media-spaces-inputs-form');
     await form.waitFor({ state: 'visible', timeout: 10_000 });
     // one field per declared variable, the typecode in its label

@@ -208,6 +208,43 @@ describe('workflow dropdown and inputs', () => {
     expect((bad.body as { error: { status: number } }).error.status).toBe(401);
   });
 
+  it('POST /media-spaces/workflow-page answers one page of the status asked and the token of the next', async () => {
+    await loadConfig();
+    type Page = { workflows: Array<{ id: string; name?: string; status: string }>; next: string | null };
+    const seen: Page['workflows'] = [];
+    let pageToken: string | null = null;
+    let pages = 0;
+    do {
+      const res = await helper
+        .request()
+        .post('/media-spaces/workflow-page')
+        .send(dialog({ status: 'idle', pageToken }));
+      expect(res.status).toBe(200);
+      const page = res.body as Page;
+      expect(page.workflows.length).toBeLessThanOrEqual(100);
+      seen.push(...page.workflows);
+      pageToken = page.next;
+      pages++;
+    } while (pageToken && pages < 50);
+    expect(pageToken).toBeNull();
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((w) => w.status === 'idle')).toBe(true);
+    expect(seen).toContainEqual(expect.objectContaining({ name: 'Nightly backup', status: 'idle' }));
+    const all = (await helper.request().post('/media-spaces/workflows').send(dialog())).body as Page['workflows'];
+    expect(seen.map((w) => w.id).sort()).toEqual(
+      all
+        .filter((w) => w.status === 'idle')
+        .map((w) => w.id)
+        .sort(),
+    );
+    const bad = await helper
+      .request()
+      .post('/media-spaces/workflow-page')
+      .send(dialog({ status: 'sleeping' }));
+    expect(bad.status).toBe(400);
+    expect((bad.body as { error: { message: string } }).error.message).toMatch(/status/);
+  });
+
   it('GET /media-spaces/workflow-inputs returns the declared inputs; unknown workflow is 404', async () => {
     await loadConfig();
     const res = await helper
@@ -325,6 +362,7 @@ describe('permission guard', () => {
       'GET /media-spaces/workflows media-spaces.read',
       'POST /media-spaces/test-connection media-spaces.write',
       'POST /media-spaces/workflow-inputs media-spaces.write',
+      'POST /media-spaces/workflow-page media-spaces.write',
       'POST /media-spaces/workflows media-spaces.write',
     ]);
 

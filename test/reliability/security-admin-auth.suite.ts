@@ -89,6 +89,14 @@ function routes(sim: Simulator): Route[] {
       callsService: true,
     },
     {
+      method: 'POST',
+      path: '/media-spaces/workflow-page',
+      permission: 'media-spaces.write',
+      ok: { body: { ...dialog, status: 'active' } },
+      bad: { body: { ...dialog, spaceId: 'not-a-uuid' }, status: 400 },
+      callsService: true,
+    },
+    {
       method: 'GET',
       path: '/media-spaces/workflow-inputs',
       permission: 'media-spaces.read',
@@ -302,9 +310,13 @@ describe('security: editor endpoints under adminAuth', () => {
         }
       }
     }
-    const preview = await call(routes(sim)[6], routes(sim)[6].ok, tokens.reader);
+    const route = (method: string, path: string) =>
+      routes(sim).find((r) => r.method === method && r.path === path) as Route;
+    const previewRoute = route('GET', '/media-spaces/schedule/preview');
+    const preview = await call(previewRoute, previewRoute.ok, tokens.reader);
     expect(preview.json).toMatchObject({ ok: true });
-    const list = await call(routes(sim)[2], routes(sim)[2].ok, tokens.reader);
+    const listRoute = route('GET', '/media-spaces/workflows');
+    const list = await call(listRoute, listRoute.ok, tokens.reader);
     expect(Array.isArray(list.json) && (list.json as unknown[]).length).toBeGreaterThan(0);
   });
 });

@@ -1,12 +1,16 @@
 import type { PreviewResponse } from '../../../lib/schedule/preview-response';
+import { isValidTimeZone } from '../../../lib/schedule/tz';
+import { fieldError } from './field-error';
 import { type PreviewBody, renderPreview, requestPreview } from './preview';
 import type { ScheduleEditorNode, WindowModel } from './types';
 import { createWindowList, type WindowList } from './window-list';
+import { yamlFromList } from './yaml-switch';
 
 /** Waits this long after the last keystroke before asking for a preview. */
 const PREVIEW_DELAY_MS = 400;
 
 function showSource(source: string): void {
+  $('.ms-schedule-yaml-tools').toggle(source === 'yaml');
   $('.ms-schedule-yaml').toggle(source === 'yaml');
   $('.ms-schedule-file').toggle(source === 'file');
   $('.ms-schedule-editor').toggle(source === 'editor');
@@ -60,10 +64,7 @@ export function prepareDialog(node: ScheduleEditorNode): void {
         schedulePreview();
       });
     } else if (currentSource === 'editor' && next === 'yaml') {
-      requestPreview({ model: { windows: list.read() } }, (res) => {
-        if (typeof res.yaml === 'string') yamlEditor.setValue(res.yaml, -1);
-        schedulePreview();
-      });
+      yamlFromList(label, yamlEditor, list.read(), schedulePreview);
     }
     currentSource = next;
     showSource(next);
@@ -71,8 +72,37 @@ export function prepareDialog(node: ScheduleEditorNode): void {
   });
   showSource(currentSource);
   node._readWindows = list.read;
-  $('#node-input-timezone').on('change keyup input', schedulePreview);
+  nodeZoneField(label, schedulePreview);
+  $('#node-input-yaml-expand').on('click', () => {
+    RED.editor.editText({
+      mode: 'yaml',
+      value: yamlEditor.getValue(),
+      width: 'Infinity',
+      complete: (value) => {
+        yamlEditor.setValue(value, -1);
+        schedulePreview();
+      },
+    });
+  });
   schedulePreview();
+}
+
+/** The node's default zone: flagged on the field as it is typed, with IANA names offered. */
+function nodeZoneField(label: (key: string) => string, changed: () => void): void {
+  const $zone = $('#node-input-timezone');
+  const check = () => {
+    const v = String($zone.val() ?? '').trim();
+    fieldError(
+      $zone,
+      $('#node-input-timezone-error'),
+      v === '' || isValidTimeZone(v) ? undefined : `${JSON.stringify(v)} ${label('error.timezone')}`,
+    );
+  };
+  $zone.on('change keyup input', () => {
+    check();
+    changed();
+  });
+  check();
 }
 
 /** oneditresize: the YAML editor or the window list takes the height the other rows leave. */

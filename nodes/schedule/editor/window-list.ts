@@ -1,3 +1,9 @@
+import { DurationError, parseDuration } from '../../../lib/schedule/duration';
+import { ID_PATTERN } from '../../../lib/schedule/ids';
+import { isValidTimeZone } from '../../../lib/schedule/tz';
+import { cronFields } from './cron-fields';
+import { errorLine, fieldError, noteLine, zoneDatalist } from './field-error';
+import { CHANNEL_FIELDS, FOLLOWUP_FIELDS, objectFields } from './template-fields';
 import type { WindowModel } from './types';
 
 /** The editor list of windows: one row of fields per window. */
@@ -6,89 +12,162 @@ export interface WindowList {
   read(): WindowModel[];
 }
 
-const TEXT_FIELDS = [
-  ['ms-w-id', 'id', 'evening-news'],
-  ['ms-w-name', 'name', 'Evening news'],
-  ['ms-w-cron', 'cron', '0 18 * * mon-fri'],
-  ['ms-w-timezone', 'timezone', 'Europe/London'],
-  ['ms-w-duration', 'duration', '1h30m'],
-] as const;
+const ZONES_LIST = 'ms-schedule-zones';
 
-const JSON_FIELDS = [
-  ['ms-w-channel', 'channel', '{"source_id": "...", "tags": ["news"]}'],
-  [
-    'ms-w-followup',
-    'followup',
-    '{"workflow_id": "...", "media_nicknames": {"Source": "{{channel.recording.outputs[0].location_url}}"}}',
-  ],
-] as const;
-
-function jsonText(value: unknown): string {
-  if (value === undefined || value === null || value === '') return '';
-  return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
-}
+const text = (value: unknown) => (value === undefined || value === null ? '' : String(value));
 
 function isWindow(value: unknown): value is WindowModel {
   return typeof value === 'object' && value !== null && 'id' in value && value.id !== undefined;
 }
 
+type Line = (text: string, top?: boolean) => JQuery;
+
+/** A text field with its own error line, checked as it is typed. */
+function checkedField(
+  line: Line,
+  spec: { cls: string; label: string; value: unknown; placeholder: string; check: (v: string) => string | undefined },
+  changed: () => void,
+): JQuery {
+  const $row = line(spec.label);
+  const $field = $('<input type="text" style="width: calc(100% - 110px)">')
+    .addClass(spec.cls)
+    .attr('placeholder', spec.placeholder)
+    .val(text(spec.value))
+    .appendTo($row);
+  const $error = errorLine(`${spec.cls}-error`).appendTo($row);
+  const validate = () => fieldError($field, $error, spec.check(String($field.val() ?? '').trim()));
+  $field.on('change keyup input', () => {
+    validate();
+    changed();
+  });
+  validate();
+  return $field;
+}
+
+function durationProblem(v: string): string | undefined {
+  try {
+    parseDuration(/^\d+$/.test(v) ? Number(v) : v);
+    return undefined;
+  } catch (err) {
+    return err instanceof DurationError ? err.message : String(err);
+  }
+}
+
+/** The window's own zone: IANA names offered, a bad one flagged at once, and a note on which zone wins. */
+function zoneField(line: Line, label: (key: string) => string, value: unknown, changed: () => void): void {
+  const $zone = checkedField(
+    line,
+    {
+      cls: 'ms-w-timezone',
+      label: label('window.timezone'),
+      value,
+      placeholder: label('placeholder.windowZone'),
+      check: (v) => (v === '' || isValidTimeZone(v) ? undefined : `${JSON.stringify(v)} ${label('error.timezone')}`),
+    },
+    changed,
+  );
+  $zone.attr('list', ZONES_LIST);
+  noteLine('ms-w-timezone-note', label('tip.windowZone')).appendTo($zone.parent());
+}
+
 function addRow(row: JQuery, index: number, data: unknown, label: (key: string) => string, changed: () => void): void {
   const w: Partial<WindowModel> = isWindow(data)
     ? data
-    : { id: `window-${index + 1}`, cron: '0 18 * * *', duration: '1h' };
-  const line = (text: string, top = false) => {
+    : { id: `window-${index + 1}`, cron: '0 18 * * mon-fri', duration: '1h' };
+  const line: Line = (title, top = false) => {
     const r = $('<div class="form-row" style="margin-bottom: 4px"></div>').appendTo(row);
     $(`<label style="width: 100px${top ? '; vertical-align: top' : ''}"></label>`)
-      .text(text)
+      .text(title)
       .appendTo(r);
     return r;
   };
-  for (const [cls, key, placeholder] of TEXT_FIELDS) {
-    const value = w[key];
-    $('<input type="text" style="width: calc(100% - 110px)">')
-      .addClass(cls)
-      .attr('placeholder', placeholder)
-      .val(value === undefined || value === null ? '' : String(value))
-      .appendTo(line(label(`window.${key}`)))
-      .on('change keyup input', changed);
-  }
+  checkedField(
+    line,
+    {
+      cls: 'ms-w-id',
+      label: label('window.id'),
+      value: w.id,
+      placeholder: 'evening-news',
+      check: (v) => (ID_PATTERN.test(v) ? undefined : label('error.id')),
+    },
+    changed,
+  );
+  $('<input type="text" class="ms-w-name" style="width: calc(100% - 110px)" placeholder="Evening news">')
+    .val(text(w.name))
+    .appendTo(line(label('window.name')))
+    .on('change keyup input', changed);
+  cronFields(line, label, text(w.cron), changed);
+  checkedField(
+    line,
+    {
+      cls: 'ms-w-duration',
+      label: label('window.duration'),
+      value: w.duration,
+      placeholder: '1h30m',
+      check: durationProblem,
+    },
+    changed,
+  );
+  zoneField(line, label, w.timezone, changed);
   $('<input type="checkbox" class="ms-w-enabled" style="width: auto">')
     .prop('checked', w.enabled !== false)
     .appendTo(line(label('window.enabled')))
     .on('change', changed);
-  for (const [cls, key, placeholder] of JSON_FIELDS) {
-    $('<textarea rows="3" style="width: calc(100% - 110px); font-family: monospace"></textarea>')
-      .addClass(cls)
-      .attr('placeholder', placeholder)
-      .val(jsonText(w[key]))
-      .appendTo(line(label(`window.${key}`), true))
-      .on('change keyup input', changed);
-  }
+  objectFields(
+    line,
+    label,
+    {
+      labels: 'channel',
+      jsonCls: 'ms-w-channel',
+      jsonLabel: label('window.channel'),
+      placeholder: '{"source_id": "...", "tags": ["news"]}',
+      fields: CHANNEL_FIELDS,
+      value: w.channel,
+    },
+    changed,
+  );
+  objectFields(
+    line,
+    label,
+    {
+      labels: 'followup',
+      jsonCls: 'ms-w-followup',
+      jsonLabel: label('window.followup'),
+      placeholder: '{"media_nicknames": {"Source": "{{channel.recording.outputs[0].location_url}}"}}',
+      fields: FOLLOWUP_FIELDS,
+      value: w.followup,
+    },
+    changed,
+  );
 }
 
 function readRow(row: JQuery): WindowModel {
-  const text = (cls: string) => String(row.find(`.${cls}`).val() || '').trim();
+  const value = (cls: string) => String(row.find(`.${cls}`).val() || '').trim();
   // keys in the order the YAML shows them when the list is turned into text
-  const w: Record<string, unknown> = { id: text('ms-w-id') };
-  if (text('ms-w-name')) w.name = text('ms-w-name');
-  w.cron = text('ms-w-cron');
-  if (text('ms-w-timezone')) w.timezone = text('ms-w-timezone');
-  const duration = text('ms-w-duration');
+  const w: Record<string, unknown> = { id: value('ms-w-id') };
+  if (value('ms-w-name')) w.name = value('ms-w-name');
+  w.cron = value('ms-w-cron');
+  if (value('ms-w-timezone')) w.timezone = value('ms-w-timezone');
+  const duration = value('ms-w-duration');
   w.duration = /^\d+$/.test(duration) ? Number(duration) : duration;
   if (!row.find('.ms-w-enabled').prop('checked')) w.enabled = false;
-  for (const [cls, key] of JSON_FIELDS) {
-    const raw = text(cls);
+  for (const [cls, key] of [
+    ['ms-w-channel', 'channel'],
+    ['ms-w-followup', 'followup'],
+  ]) {
+    const raw = value(cls);
     if (raw === '') continue;
     try {
       w[key] = JSON.parse(raw);
     } catch {
-      w[key] = raw; // reported by the preview and at deploy
+      w[key] = raw; // reported on the field, by the preview and at deploy
     }
   }
   return w as WindowModel;
 }
 
 export function createWindowList(label: (key: string) => string, changed: () => void): WindowList {
+  zoneDatalist(ZONES_LIST);
   const list = $('#node-input-windows-container');
   list
     .css('min-height', '150px')

@@ -55,7 +55,7 @@ interface EditorRED {
     regex(re: RegExp): (value: unknown) => boolean;
   };
   notify(
-    message: string,
+    message: string | JQuery,
     options?:
       | string
       | {
@@ -70,6 +70,14 @@ interface EditorRED {
   settings: Record<string, unknown>;
   view: { reveal(id: string): void; redraw(full?: boolean): void };
   editor: {
+    /** Opens a text in a tray of its own (the "expand" of Node-RED's own editors); complete gets the edited text. */
+    editText(options: {
+      mode?: string;
+      value: string;
+      title?: string;
+      width?: string | number;
+      complete: (value: string) => void;
+    }): void;
     createEditor(options: Record<string, unknown>): {
       getValue(): string;
       setValue(text: string, cursor?: number): void;

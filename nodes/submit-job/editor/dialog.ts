@@ -1,14 +1,10 @@
 import type { WorkflowInputs } from '../../../lib/schemas';
 import { adminErrorText, postAdmin } from '../../shared/editor/admin';
+import { createWorkflowPicker, type WorkflowPicker } from '../../shared/editor/workflow-picker';
+import { fillInputs } from './fill';
 import { buildForm } from './form';
-import { knownInputs, skeleton } from './inputs';
+import { knownInputs } from './inputs';
 import { serverBody } from './server';
-
-interface WorkflowOption {
-  id: string;
-  name?: string;
-  status?: string;
-}
 
 const server = () => $('#node-input-server').val();
 const currentWorkflow = () =>
@@ -57,8 +53,17 @@ export function prepareDialog(node: EditorNodeInstance): void {
     });
   }
 
-  const loadWorkflows = workflowList(node, $hint, refreshForm);
+  const picker = workflowPicker(node, refreshForm);
+  node._workflowPicker = picker;
+  const loadWorkflows = () => picker.load(serverBody(server()));
+  $('#node-media-spaces-workflow-refresh').on('click', loadWorkflows);
+  // the server select fires change while the dialog opens too: only another server, or the same one
+  // with edited settings, reloads
+  const settingsKey = () => JSON.stringify(serverBody(server()));
+  let loadedFor: string | undefined;
   $('#node-input-server').on('change', () => {
+    if (settingsKey() === loadedFor) return;
+    loadedFor = settingsKey();
     declaredCache = {};
     loadWorkflows();
     refreshForm();
@@ -77,56 +82,33 @@ export function prepareDialog(node: EditorNodeInstance): void {
       return;
     }
     declaredInputs(workflow).then((declared) => {
-      if (!declared) return;
-      $('#node-input-jobInputs').typedInput('type', 'json');
-      $('#node-input-jobInputs').typedInput('value', JSON.stringify(skeleton(declared)));
-      $hint.text(node._('media-spaces-submit-job.inputs.filled'));
-      refreshForm();
+      if (declared) fillInputs(node, declared, refreshForm);
     });
   });
-  loadWorkflows();
+  if (loadedFor === undefined) {
+    loadedFor = settingsKey();
+    loadWorkflows();
+  }
   refreshForm();
 }
 
-/** The workflow dropdown: filled from the service, picking one sets the Workflow setting. */
-function workflowList(node: EditorNodeInstance, $hint: JQuery, refreshForm: () => void): () => void {
-  const $select = $('#node-media-spaces-workflow-select');
-  let listRequest = 0;
-  $select.on('change', () => {
-    const id = $select.val();
-    if (!id) return;
-    $('#node-input-workflowId').typedInput('type', 'str');
-    $('#node-input-workflowId').typedInput('value', String(id));
-    $('#node-input-workflowName').val($select.find('option:selected').data('name') || '');
-    refreshForm();
+/** The searchable workflow picker: picking one sets the Workflow setting (a str typed input) and its name. */
+function workflowPicker(node: EditorNodeInstance, refreshForm: () => void): WorkflowPicker {
+  const $root = $('#node-media-spaces-workflow-picker');
+  const picker = createWorkflowPicker({
+    search: $('#node-media-spaces-workflow-search'),
+    showAll: $('#node-media-spaces-workflow-all'),
+    list: $('#node-media-spaces-workflow-list'),
+    count: $('#node-media-spaces-workflow-count'),
+    text: (key, values) => node._(`media-spaces-submit-job.${key}`, values),
+    onPick: (w) => {
+      $('#node-input-workflowId').typedInput('type', 'str');
+      $('#node-input-workflowId').typedInput('value', w.id);
+      $('#node-input-workflowName').val(w.name);
+      $root.attr('data-picked', w.id);
+      refreshForm();
+    },
   });
-  const load = () => {
-    const body = serverBody(server());
-    // the server select fires change while the dialog opens; only the latest answer fills the list
-    const request = ++listRequest;
-    $select.empty().append($('<option>').val('').text(node._('media-spaces-submit-job.workflows.choose')));
-    if (!body) return;
-    $hint.text(node._('media-spaces-submit-job.workflows.loading'));
-    postAdmin<WorkflowOption[]>('workflows', body)
-      .done((list) => {
-        if (request !== listRequest) return;
-        $hint.text('');
-        for (const w of list) {
-          const label = (w.name || w.id) + (w.status && w.status !== 'active' ? ` (${w.status})` : '');
-          $('<option>')
-            .val(w.id)
-            .text(label)
-            .data('name', w.name || '')
-            .appendTo($select);
-        }
-        if ($('#node-input-workflowIdType').val() === 'str') $select.val(currentWorkflow());
-      })
-      .fail((xhr) => {
-        if (request === listRequest) {
-          $hint.text(`${node._('media-spaces-submit-job.workflows.failed')} ${adminErrorText(xhr)}`);
-        }
-      });
-  };
-  $('#node-media-spaces-workflow-refresh').on('click', load);
-  return load;
+  picker.setCurrent(currentWorkflow());
+  return picker;
 }

@@ -62,3 +62,58 @@ export function skeleton(inputs: WorkflowInputs): Record<string, Record<string, 
   }
   return out;
 }
+
+/** One input of the short form, by where it sits: [kind, key] or, for a label parameter, [kind, label, parameter]. */
+type InputPath = [string, string] | [string, string, string];
+
+function flatten(values: FormValues | Record<string, Record<string, unknown>>): Map<string, [InputPath, unknown]> {
+  const out = new Map<string, [InputPath, unknown]>();
+  for (const [kind, entries] of Object.entries(values)) {
+    for (const [key, value] of Object.entries(entries ?? {})) {
+      if (kind === 'labels' && typeof value === 'object' && value !== null) {
+        for (const [param, v] of Object.entries(value)) out.set(`${key}: ${param}`, [[kind, key, param], v]);
+      } else {
+        out.set(key, [[kind, key], value]);
+      }
+    }
+  }
+  return out;
+}
+
+const typed = (v: unknown) => v !== undefined && v !== null && v !== '';
+
+/** What "Fill inputs from the workflow" does with what the user typed. */
+export interface InputsMerge {
+  /** the user's values for inputs the workflow declares, the workflow's defaults for the others (short form) */
+  merged: Record<string, Record<string, unknown>>;
+  /** the workflow's defaults only */
+  defaults: Record<string, Record<string, unknown>>;
+  /** inputs whose typed value differs from the workflow's default (a merge keeps them, a reset loses them) */
+  differing: string[];
+  /** typed inputs the workflow does not declare (both lose them) */
+  undeclared: string[];
+  /** how many declared inputs the merge adds with their defaults */
+  added: number;
+}
+
+/** Merges the typed Inputs JSON with a workflow's declared inputs, keeping what the user typed. */
+export function mergeInputs(json: string, declared: WorkflowInputs): InputsMerge {
+  const defaults = skeleton(declared);
+  const current = flatten(formValues(json));
+  const merged: Record<string, Record<string, unknown>> = {};
+  const differing: string[] = [];
+  let added = 0;
+  for (const [name, [path, fallback]] of flatten(defaults)) {
+    const mine = current.get(name)?.[1];
+    const value = typed(mine) ? mine : fallback;
+    if (!typed(mine)) added++;
+    else if (String(mine) !== String(fallback ?? '')) differing.push(name);
+    const [kind, key, param] = path;
+    merged[kind] ??= {};
+    if (param === undefined) merged[kind][key] = value;
+    else merged[kind][key] = { ...(merged[kind][key] as Record<string, unknown> | undefined), [param]: value };
+  }
+  const declaredNames = new Set(flatten(defaults).keys());
+  const undeclared = [...current].filter(([name, [, v]]) => typed(v) && !declaredNames.has(name)).map(([n]) => n);
+  return { merged, defaults, differing, undeclared, added };
+}

@@ -1,0 +1,190 @@
+import { WORKFLOW_STATUSES } from '../../../lib/rules';
+import { adminErrorText, postAdmin } from './admin';
+
+/** A workflow as the picker holds it; `key` is what a search matches (name and id, lower case). */
+export interface PickerWorkflow {
+  id: string;
+  name: string;
+  status: string;
+  key: string;
+}
+
+interface WorkflowPage {
+  workflows: Array<{ id: string; name?: string; status?: string }>;
+  next: string | null;
+}
+
+export interface WorkflowPickerOptions {
+  search: JQuery;
+  showAll: JQuery;
+  list: JQuery;
+  count: JQuery;
+  text: (key: string, values?: Record<string, unknown>) => string;
+  onPick: (workflow: PickerWorkflow) => void;
+}
+
+export interface WorkflowPicker {
+  /** Loads the space's workflows page by page (active first); a new load cancels the previous one. */
+  load(serverBody: Record<string, unknown> | null): void;
+  /** Marks the workflow the node already has. */
+  setCurrent(id: string): void;
+  /** Stops loading pages (the dialog closed). */
+  stop(): void;
+}
+
+/**
+ * Rendered rows at most: a space may hold 10,000 workflows, and building that
+ * many rows on every keystroke would freeze the dialog; past this a line asks
+ * the user to refine the search.
+ */
+export const MAX_ROWS = 100;
+/** While pages arrive, the list is redrawn at most this often. */
+const REDRAW_MS = 250;
+/** Active workflows first: only they accept jobs, and the picker shows them by default. */
+const LOAD_ORDER = ['active', ...WORKFLOW_STATUSES.filter((s) => s !== 'active')];
+
+/** The workflows a search shows: every term must appear in the name or the id. */
+export function filterWorkflows(all: readonly PickerWorkflow[], query: string, showAll: boolean): PickerWorkflow[] {
+  const terms = query.toLowerCase().split(/\s+/).filter(Boolean);
+  return all.filter((w) => (showAll || w.status === 'active') && terms.every((t) => w.key.includes(t)));
+}
+
+/** A row of the list (plain DOM: a hundred rows per keystroke, where jQuery's per-element overhead shows). */
+function row(w: PickerWorkflow, selected: boolean): HTMLElement {
+  const el = document.createElement('div');
+  el.className = selected ? 'ms-wf-row selected' : 'ms-wf-row';
+  el.setAttribute('role', 'option');
+  el.setAttribute('data-id', w.id);
+  el.setAttribute('data-status', w.status);
+  el.setAttribute('aria-selected', String(selected));
+  el.title = w.id;
+  const part = (cls: string, text: string) => {
+    const span = document.createElement('span');
+    span.className = cls;
+    span.textContent = text;
+    el.appendChild(span);
+  };
+  part('ms-wf-name', w.name || w.id);
+  part(`ms-wf-status ms-wf-status-${w.status}`, w.status);
+  part('ms-wf-id', w.id);
+  return el;
+}
+
+class Picker implements WorkflowPicker {
+  private all: PickerWorkflow[] = [];
+  private current = '';
+  private generation = 0;
+  private loading = false;
+  private redrawTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly o: WorkflowPickerOptions) {
+    o.list.on('click', '.ms-wf-row', (event) => this.pick($(event.currentTarget)));
+    o.search.on('input', () => this.render());
+    o.showAll.on('change', () => this.render());
+  }
+
+  load(body: Record<string, unknown> | null): void {
+    const mine = ++this.generation;
+    this.all = [];
+    this.loading = Boolean(body);
+    this.render();
+    if (!body) {
+      this.o.count.text(this.o.text('picker.noServer'));
+      return;
+    }
+    this.loadPages(body, mine).then(
+      () => {
+        if (mine !== this.generation) return;
+        this.loading = false;
+        this.render();
+      },
+      (xhr: JQuery.jqXHR) => {
+        if (mine !== this.generation) return;
+        this.loading = false;
+        this.render();
+        this.o.count.text(`${this.o.text('picker.failed')} ${adminErrorText(xhr)}`);
+      },
+    );
+  }
+
+  setCurrent(id: string): void {
+    this.current = id;
+    this.render();
+  }
+
+  stop(): void {
+    this.generation++;
+    if (this.redrawTimer) clearTimeout(this.redrawTimer);
+    this.redrawTimer = undefined;
+  }
+
+  private pick($row: JQuery): void {
+    const id = String($row.attr('data-id'));
+    const picked = this.all.find((w) => w.id === id);
+    if (!picked) return;
+    this.current = id;
+    this.o.list.find('.ms-wf-row.selected').removeClass('selected').attr('aria-selected', 'false');
+    $row.addClass('selected').attr('aria-selected', 'true');
+    this.o.onPick(picked);
+  }
+
+  private async loadPages(body: Record<string, unknown>, mine: number): Promise<void> {
+    for (const status of LOAD_ORDER) {
+      let pageToken: string | null = null;
+      do {
+        const page: WorkflowPage = await postAdmin<WorkflowPage>('workflow-page', { ...body, status, pageToken });
+        if (mine !== this.generation) return;
+        for (const w of page.workflows) {
+          const name = w.name ?? '';
+          this.all.push({ id: w.id, name, status: w.status ?? status, key: `${name} ${w.id}`.toLowerCase() });
+        }
+        // the first page shows at once; later ones in batches
+        if (this.all.length === page.workflows.length) this.render();
+        else this.scheduleRender();
+        pageToken = page.next;
+      } while (pageToken);
+    }
+  }
+
+  private scheduleRender(): void {
+    if (this.redrawTimer) return;
+    this.redrawTimer = setTimeout(() => {
+      this.redrawTimer = undefined;
+      this.render();
+    }, REDRAW_MS);
+  }
+
+  private render(): void {
+    const { o, all } = this;
+    const showAll = Boolean(o.showAll.prop('checked'));
+    const query = String(o.search.val() ?? '');
+    const shown = filterWorkflows(all, query, showAll);
+    const rows = document.createDocumentFragment();
+    for (const w of shown.slice(0, MAX_ROWS)) rows.appendChild(row(w, w.id === this.current));
+    o.list.empty().append(rows);
+    if (shown.length > MAX_ROWS) {
+      $('<div class="ms-wf-more">')
+        .text(o.text('picker.more', { count: (shown.length - MAX_ROWS).toLocaleString() }))
+        .appendTo(o.list);
+    }
+    if (shown.length === 0 && all.length > 0) {
+      const hidden = showAll ? 0 : filterWorkflows(all, query, true).length;
+      $('<div class="ms-wf-none">')
+        .text(hidden > 0 ? o.text('picker.onlyInactive', { count: hidden }) : o.text('picker.none'))
+        .appendTo(o.list);
+    }
+    const active = all.reduce((n, w) => n + (w.status === 'active' ? 1 : 0), 0);
+    o.count.text(
+      o.text(this.loading ? 'picker.loading' : 'picker.loaded', {
+        total: all.length.toLocaleString(),
+        active: active.toLocaleString(),
+        matching: shown.length.toLocaleString(),
+      }),
+    );
+  }
+}
+
+/** The picker in its elements; it loads nothing until load() is called. */
+export function createWorkflowPicker(o: WorkflowPickerOptions): WorkflowPicker {
+  return new Picker(o);
+}
