@@ -275,7 +275,7 @@ describe('Media Spaces sidebar', () => {
   it("pauses the schedule from the tab after a confirmation, through the schedule's own pause, and resumes it", async () => {
     const { page } = stack;
     // the channel's state as it changes on the service (read every 10 s while its window is open)
-    await page.locator('.ms-fl-recording .ms-fl-item', { hasText: 'RECORDING' }).waitFor({ timeout: 25_000 });
+    await page.locator('.ms-fl-recording .ms-fl-item', { hasText: 'RECORDING' }).waitFor({ timeout: 60_000 });
     expect((await waitForStatus(page, SCHEDULE, (s) => s.text.startsWith('recording'))).text).toMatch(
       /^recording: Live desk until \d\d:\d\d$/,
     );
