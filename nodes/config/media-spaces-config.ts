@@ -21,7 +21,12 @@ export = function register(RED: NodeAPI): void {
     let closed = false;
 
     const credentials = this.credentials ?? {};
-    const parsed = parseConfig(def, { apiKey: credentials.apiKey, accessToken: credentials.accessToken });
+    const parsed = parseConfig(def, {
+      apiKey: credentials.apiKey,
+      accessToken: credentials.accessToken,
+      workflowToken: credentials.workflowToken,
+      workflowTokenExpiresAt: credentials.workflowTokenExpiresAt,
+    });
     // said once per deploy, not per request
     if (parsed.warnings.length > 0) this.warn(`Media Spaces config ${label}: ${parsed.warnings.join('; ')}`);
 
@@ -30,9 +35,9 @@ export = function register(RED: NodeAPI): void {
         throw new MediaSpacesError({ code: 'aborted', message: `Media Spaces config ${label} is closed (redeploy)` });
       }
       if (Object.keys(parsed.problems).length > 0) throw configError(label, parsed.problems);
-      if (area === 'workflow' && !parsed.config.apiKey) {
+      if (area === 'workflow' && !parsed.config.apiKey && !parsed.config.workflowToken) {
         throw MediaSpacesError.invalidInput(
-          `Media Spaces config ${label} has no API key: enter it in the config node`,
+          `Media Spaces config ${label} has no API key: enter it in the config node, or Sign in there`,
           {
             apiKey: 'is required',
           },
@@ -57,7 +62,12 @@ export = function register(RED: NodeAPI): void {
   }
 
   RED.nodes.registerType('media-spaces-config', MediaSpacesConfigNode, {
-    credentials: { apiKey: { type: 'password' }, accessToken: { type: 'password' } },
+    credentials: {
+      apiKey: { type: 'password' },
+      accessToken: { type: 'password' },
+      workflowToken: { type: 'password' },
+      workflowTokenExpiresAt: { type: 'text' },
+    },
   });
   registerAdminRoutes(RED);
 };
