@@ -4,6 +4,7 @@ import { registerAdminRoutes } from '../shared/admin-routes';
 import { configError, parseConfig } from '../shared/config-settings';
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
 import type { Area, ClientProvider } from '../shared/server-client';
+import { registerOAuthCallback } from './oauth-callback';
 
 /**
  * media-spaces-config: where the service is and how to authenticate. Owns the
@@ -70,4 +71,5 @@ export = function register(RED: NodeAPI): void {
     },
   });
   registerAdminRoutes(RED);
+  registerOAuthCallback(RED);
 };

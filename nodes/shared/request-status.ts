@@ -75,6 +75,7 @@ export function failureStatus(error: MediaSpacesError): string {
       return `HTTP ${error.status ?? '?'}`;
     case 'invalid_input': {
       const first = Object.keys(error.fieldErrors)[0];
+      if (fields > 1) return count('input');
       return first ? `invalid ${first.length > 30 ? `${first.slice(0, 29)}…` : first}` : 'invalid input';
     }
     case 'invalid_response':

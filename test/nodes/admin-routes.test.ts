@@ -47,22 +47,6 @@ async function loadConfig(apiKey: string = DEMO.keys.admin, accessToken: string 
   await helper.load(ALL_NODES, [configNode(sim)], credentials(apiKey, accessToken));
 }
 
-interface Report {
-  ok: boolean;
-  results: Array<{ area: string; ok: boolean | null; status?: number; message: string }>;
-}
-
-async function testConnection(body: unknown): Promise<{ status: number; report: Report }> {
-  const res = await helper.request().post('/media-spaces/test-connection').send(body);
-  return { status: res.status, report: res.body as Report };
-}
-
-function area(report: Report, name: string) {
-  const found = report.results.find((r) => r.area === name);
-  if (!found) throw new Error(`no ${name} result in ${JSON.stringify(report)}`);
-  return found;
-}
-
 // Test connection's verdicts: test/nodes/config/test-connection.test.ts
 
 describe('workflow dropdown and inputs', () => {
