@@ -127,7 +127,7 @@ async function listProbe(
     return { area: 'workflows', ok: true, status, message: `OK: the ${credential} can list workflows (${some}).` };
   } catch (error) {
     const e = asProbeError(error);
-    return verdict('workflows', explain(e, setup, 'Workflow URL', credential, PROBE_WORKFLOW_ID), e.status);
+    return verdict('workflows', explain(e, setup, workflowWhere(setup, credential)), e.status);
   }
 }
 
@@ -156,7 +156,7 @@ async function submitProbe(
         401,
       );
     }
-    return verdict('submit', explain(e, setup, 'Workflow URL', credential, PROBE_WORKFLOW_ID), e.status);
+    return verdict('submit', explain(e, setup, workflowWhere(setup, credential)), e.status);
   }
 }
 
@@ -177,26 +177,53 @@ async function probeLiveCapture(setup: ProbeSetup, signal?: AbortSignal): Promis
     if (e.status === 404 && notFoundKind(e, setup.spaceId, PROBE_EVENT_ID) === 'item') {
       return { area: 'liveCapture', ok: true, status: 404, message: 'OK: the access token is accepted.' };
     }
-    return verdict('liveCapture', explain(e, setup, label, 'access token', PROBE_EVENT_ID), e.status);
+    return verdict(
+      'liveCapture',
+      explain(e, setup, {
+        url,
+        urlLabel: label,
+        prefix: '/livecapture/v1',
+        alsoCheck: '',
+        credential: 'access token',
+        itemId: PROBE_EVENT_ID,
+      }),
+      e.status,
+    );
   } finally {
     await client.close();
   }
 }
 
+function workflowWhere(setup: ProbeSetup, credential: string): Where {
+  return {
+    url: setup.workflowUrl,
+    urlLabel: 'Workflow URL',
+    prefix: setup.workflowPrefix,
+    alsoCheck: ' and the Path prefix',
+    credential,
+    itemId: PROBE_WORKFLOW_ID,
+  };
+}
+
 /** One sentence for a failed probe call: what went wrong and what to change. */
-function explain(
-  e: ReturnType<typeof asProbeError>,
-  setup: ProbeSetup,
-  urlLabel: string,
-  credential: string,
-  itemId: string,
-): string {
-  const url = urlLabel.startsWith('Live') ? setup.liveCaptureUrl : setup.workflowUrl;
+interface Where {
+  url: string;
+  urlLabel: string;
+  /** The path the client puts after the URL, for the "wrong path" sentence. */
+  prefix: string;
+  /** Where else the path may be wrong, e.g. " and the Path prefix". */
+  alsoCheck: string;
+  credential: string;
+  itemId: string;
+}
+
+function explain(e: ReturnType<typeof asProbeError>, setup: ProbeSetup, where: Where): string {
+  const { url, urlLabel, prefix, alsoCheck, credential, itemId } = where;
   const origin = originOf(url);
   const transport = transportSentence(e, urlLabel, origin);
   if (transport) return transport;
   const reason = serviceReason(e);
-  const said = reason ? ` (the service says: ${reason})` : '';
+  const said = ` (HTTP ${e.status}${reason ? `; the service says: ${reason}` : ''})`;
   if (e.code === 'token_expired') {
     return `The sign-in token has expired${tokenExpiry(setup)}: open the config node and Sign in again.`;
   }
@@ -212,13 +239,12 @@ function explain(
       const kind = notFoundKind(e, setup.spaceId, itemId);
       if (kind === 'space')
         return `Wrong Space ID: the service has no space ${setup.spaceId}${said}. Check the Space ID.`;
-      const prefix = urlLabel.startsWith('Live') ? '/livecapture/v1' : setup.workflowPrefix;
-      return `Wrong path: ${url.replace(/\/+$/, '')}${prefix}/… is not a Media Spaces address (HTTP 404 for an unknown route${said}). Check the ${urlLabel} (usually just http(s)://host:port)${urlLabel.startsWith('Workflow') ? ' and the Path prefix' : ''}.`;
+      return `Wrong path: ${url.replace(/\/+$/, '')}${prefix}/… is not a Media Spaces address (HTTP 404 for an unknown route${reason ? `; the service says: ${reason}` : ''}). Check the ${urlLabel} (usually just http(s)://host:port)${alsoCheck}.`;
     }
     case 400:
-      return `The service rejected the request (HTTP 400)${said}. Check the Space ID.`;
+      return `The service rejected the request${said}. Check the Space ID.`;
     default:
-      return e.status === undefined ? e.message : `Unexpected answer HTTP ${e.status}${said}.`;
+      return e.status === undefined ? e.message : `Unexpected answer${said}.`;
   }
 }
 

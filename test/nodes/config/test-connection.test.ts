@@ -141,7 +141,7 @@ describe('Test connection: one sentence per wrong setting', () => {
     const r = await probe({ apiKey: 'wrong-key' });
     expect(r.workflows).toMatchObject({ ok: false, status: 401 });
     expect(r.workflows.message).toBe(
-      'Wrong API key: the service does not accept it (the service says: unknown API key). Enter it again.',
+      'Wrong API key: the service does not accept it (HTTP 401; the service says: unknown API key). Enter it again.',
     );
     expect(r.submit.ok).toBeNull();
     expect(JSON.stringify(r)).not.toContain('wrong-key');
