@@ -29,6 +29,7 @@ const BAD_INJECT = 'e2e0opxinject003';
 const BAD_SUBMIT = 'e2e0opxsubmit002';
 const BAD_SERVER = 'e2e0opxbadserver';
 const TRANSCODE = 'aaaaaaaa-0000-4000-8000-000000000001';
+const RENDER = 'aaaaaaaa-0000-4000-8000-000000000010';
 
 /** Node-RED's palette inject as dropped on the canvas: payload timestamp, topic empty. */
 const defaultInject = (id: string, y: number, target: string) => ({
@@ -261,6 +262,36 @@ describe('operator experience in the editor (issue #12)', () => {
     expect(shown).not.toContain('[object Object]');
     expect(shown).not.toMatch(/\bat .*\.js:\d+/);
     await screenshot(page, 'debug-error.png');
+    expect(stack.pageErrors).toEqual([]);
+  });
+
+  it('inputs form: long labels wrap uncut, "an Int32", drop-frame 29.97 accepted and ";" at 25 explained', async () => {
+    const { page } = stack;
+    await openNode(page, SUBMIT);
+    await page.locator('#node-media-spaces-workflow-select').selectOption(RENDER);
+    const form = page.locator('#node-media-spaces-inputs-form');
+    await form.waitFor({ state: 'visible', timeout: 10_000 });
+    const int32 = form.locator('input[data-variable="VideoBitrateKbps"]');
+    await int32.waitFor();
+    const label = int32.locator('xpath=preceding-sibling::label[1]');
+    // the whole label is on screen (wrapped, not cut), and in the tooltip
+    const fits = await label.evaluate(
+      (el) => el.scrollWidth <= el.clientWidth && el.scrollHeight <= el.clientHeight + 1,
+    );
+    expect(fits).toBe(true);
+    expect(await label.textContent()).toBe('VideoBitrateKbps (Int32)');
+    expect(await label.getAttribute('title')).toMatch(/^VideoBitrateKbps \(Int32\)/);
+    const rowText = (field: typeof int32) => field.evaluate((el) => el.closest('.form-row')?.textContent ?? '');
+    await int32.fill('fast');
+    expect(await rowText(int32)).toContain('must be an Int32: a whole number from -2147483648 to 2147483647');
+    const timecode = form.locator('input[data-variable="StartTimecode"]');
+    await timecode.fill('10:00:00;00@29.97');
+    expect(await timecode.evaluate((el) => el.classList.contains('input-error'))).toBe(false);
+    await timecode.fill('10:00:00;00@25');
+    expect(await rowText(timecode)).toContain(
+      '";" before the frames marks drop-frame, which only 29.97 has; write 10:00:00:00@25',
+    );
+    await closeNode(page, 'cancel');
     expect(stack.pageErrors).toEqual([]);
   });
 });
