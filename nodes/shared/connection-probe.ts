@@ -152,7 +152,7 @@ async function submitProbe(
     if (e.status === 401 && e.code !== 'token_expired') {
       return verdict(
         'submit',
-        `Missing scope: the ${credential} can list workflows but not submit jobs; it needs workflow:workflow-management. Use a management key (HTTP 401: ${serviceReason(e) ?? 'not authorised'}).`,
+        `Missing scope: the ${credential} can list workflows but not submit jobs; it needs workflow:workflow-management. Use a management key (HTTP 401; the service says: ${serviceReason(e) ?? 'not authorised'}).`,
         401,
       );
     }
@@ -230,7 +230,7 @@ function explain(e: ReturnType<typeof asProbeError>, setup: ProbeSetup, where: W
   switch (e.status) {
     case 401:
       if (reason && /does not belong to space/i.test(reason)) {
-        return `The ${credential} belongs to another space: check the Space ID, or use a ${credential} of this space${said}.`;
+        return `The ${credential} belongs to another space: check the Space ID, or use the ${credential} of this space${said}.`;
       }
       return `Wrong ${credential}: the service does not accept it${said}. Enter it again.`;
     case 403:

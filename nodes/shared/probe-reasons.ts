@@ -85,9 +85,15 @@ export function transportSentence(e: MediaSpacesError, what: string, origin: str
   return undefined;
 }
 
+/** The TLS failure in words: the code Node gives (first word in the transport's parentheses), explained. */
 function tlsDetail(message: string): string {
-  const inner = /\(([^)]*)\)/.exec(message)?.[1];
-  return inner ? `${inner}.` : 'the TLS connection could not be set up.';
+  const code = /\(([A-Z0-9_]+)/.exec(message)?.[1];
+  if (code === undefined) return 'the TLS connection could not be set up.';
+  if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|HTTP_REQUEST|EPROTO/.test(code)) {
+    return `the server does not speak TLS on that port (${code}); it is probably a plain http:// service.`;
+  }
+  if (/CERT|SIGNATURE|ALTNAME|ISSUER/.test(code)) return `its certificate is not trusted (${code}).`;
+  return `the TLS handshake failed (${code}).`;
 }
 
 export function originOf(url: string): string {
