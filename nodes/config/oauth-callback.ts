@@ -12,6 +12,7 @@ import type { HttpResponse, NodeAPI } from '../shared/node-red-types';
  * script but its own, the page may not be framed, cached, or leak a Referer.
  */
 export const CALLBACK_PATH = '/media-spaces/oauth/callback';
+export const CALLBACK_SCRIPT_PATH = '/media-spaces/oauth/callback.js';
 export const MESSAGE_TYPE = 'media-spaces-oauth';
 
 const PAGE = `<!doctype html>
@@ -46,7 +47,7 @@ function secure(res: HttpResponse, type: string): HttpResponse {
 
 export function registerOAuthCallback(RED: NodeAPI): void {
   RED.httpAdmin.get(CALLBACK_PATH, (_req, res) => secure(res, 'text/html; charset=utf-8').send(PAGE));
-  RED.httpAdmin.get(`${CALLBACK_PATH}.js`, (_req, res) =>
+  RED.httpAdmin.get(CALLBACK_SCRIPT_PATH, (_req, res) =>
     secure(res, 'application/javascript; charset=utf-8').send(SCRIPT),
   );
 }
