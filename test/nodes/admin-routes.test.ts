@@ -191,6 +191,9 @@ describe('permission guard', () => {
     const others = ALL_NODES.filter((n) => n !== NODES.config);
     await helper.load([guardedConfig, ...others], [configNode(sim)], credentials());
     expect(routes.sort()).toEqual([
+      // the sign-in popup reaches these by plain navigation, without the editor's token: static, no data
+      'GET /media-spaces/oauth/callback UNGUARDED',
+      'GET /media-spaces/oauth/callback.js UNGUARDED',
       'GET /media-spaces/typecodes.js media-spaces-config.read',
       'GET /media-spaces/workflow-inputs media-spaces-config.read',
       'GET /media-spaces/workflows media-spaces-config.read',
