@@ -109,7 +109,7 @@ export function codeForStatus(status: number): ErrorCode {
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'invalid request',
-  401: 'not authorised (wrong key or token, or the key lacks the required scope)',
+  401: 'not authorised: wrong key or token, or the key lacks the required scope',
   403: "the organisation's subscription is inactive",
   404: 'not found',
   409: 'conflict',
@@ -175,14 +175,27 @@ export function errorFromResponse(
     return new MediaSpacesError({
       status,
       code: 'token_expired',
-      message: `${context} failed: HTTP 401 - the access token has expired; sign in again to get a new one`,
+      message: `${context} failed: HTTP 401 — the access token has expired; sign in again to get a new one`,
       fieldErrors,
       traceId,
       body,
     });
   }
-  const message = `${context} failed: HTTP ${status}${statusText ? ` ${statusText}` : ''}${detail ? ` - ${detail}` : ''}`;
+  // the service's own reason says more than the status's meaning; the meaning stands in when it gives none
+  const says = saysPart(detail, fieldErrors);
+  const message = `${context} failed: HTTP ${status}${says || (statusText ? ` (${statusText})` : '')}`;
   return new MediaSpacesError({ status, code, message, fieldErrors, traceId, body });
+}
+
+/**
+ * The service's reason, quoted as such, and the fields at fault when the reason does not name
+ * them already: "— the service says: unknown API key".
+ */
+function saysPart(detail: string | undefined, fieldErrors: Record<string, string>): string {
+  const fields = Object.keys(fieldErrors).filter((f) => !detail?.includes(f));
+  const listed = fields.length > 0 ? `${detail ? '; ' : ''}fields at fault: ${listFieldErrors(fieldErrors)}` : '';
+  if (!detail && !listed) return '';
+  return ` — the service says: ${detail ?? ''}${listed}`;
 }
 
 /**

@@ -10,7 +10,13 @@ type Typecode = (typeof TYPECODES)[number];
 
 const INTEGER = /^[+-]?\d+$/;
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
-const TIMECODE = /^(\d{2}):(\d{2}):(\d{2}):(\d{2})@(\d+(?:\.\d+)?)$/;
+const TIMECODE = /^(\d{2}):(\d{2}):(\d{2})([:;])(\d{2})@(\d+(?:\.\d+)?)$/;
+/**
+ * Drop-frame rates: an extension of the description's HH:MM:SS:FF@rate, the broadcast
+ * notation HH:MM:SS;FF@29.97 (";" before the frames), accepted for 29.97 only, the one
+ * drop-frame rate among the description's rates.
+ */
+export const DROP_FRAME_RATES: readonly string[] = ['29.97'];
 
 const INTEGER_RANGES: Record<'Byte' | 'Int16' | 'Int32' | 'UInt32', [bigint, bigint]> = {
   Byte: [0n, 255n],
@@ -44,7 +50,7 @@ export function checkTypecode(typecode: string, value: string): string | null {
     case 'Int32':
     case 'UInt32': {
       const [min, max] = INTEGER_RANGES[typecode];
-      const rule = `must be a ${typecode}: a whole number from ${min} to ${max}`;
+      const rule = `must be ${article(typecode)} ${typecode}: a whole number from ${min} to ${max}`;
       if (!INTEGER.test(value)) return rule;
       const n = BigInt(value);
       return n < min || n > max ? rule : null;
@@ -96,19 +102,34 @@ export function checkUri(value: string): string | null {
 }
 
 function checkTimeCode(value: string): string | null {
-  const rule = `must be a TimeCode: HH:MM:SS:FF@rate with rate one of ${FRAME_RATES.join(', ')}`;
+  const rule = `must be a TimeCode: HH:MM:SS:FF@rate with rate one of ${FRAME_RATES.join(', ')} (drop-frame: HH:MM:SS;FF@29.97)`;
   const m = TIMECODE.exec(value);
   if (!m) return rule;
-  const [, hh, mm, ss, ff, rate] = m;
+  const [, hh, mm, ss, separator, ff, rate] = m;
   if (!(FRAME_RATES as readonly string[]).includes(rate)) {
     return `must be a TimeCode: frame rate ${rate} is not one of ${FRAME_RATES.join(', ')}`;
+  }
+  if (separator === ';' && !DROP_FRAME_RATES.includes(rate)) {
+    return `must be a TimeCode: ";" before the frames marks drop-frame, which only ${DROP_FRAME_RATES.join(', ')} has; write ${hh}:${mm}:${ss}:${ff}@${rate}`;
   }
   if (Number(hh) > 23) return 'must be a TimeCode: hours must be 00 to 23';
   if (Number(mm) > 59) return 'must be a TimeCode: minutes must be 00 to 59';
   if (Number(ss) > 59) return 'must be a TimeCode: seconds must be 00 to 59';
   const frames = Math.ceil(Number(rate));
   if (Number(ff) >= frames) return `must be a TimeCode: frame ${ff} is not below the rate ${rate}`;
+  // drop-frame numbering skips frames 00 and 01 at the start of every minute not divisible by ten
+  if (separator === ';' && ss === '00' && Number(ff) < 2 && Number(mm) % 10 !== 0) {
+    return `must be a TimeCode: ${hh}:${mm}:00;${ff} does not exist in drop-frame (frames 00 and 01 are skipped at the start of each minute except every tenth)`;
+  }
   return null;
+}
+
+/**
+ * "a" or "an" before a typecode, by how it is said: Int16 and Int32 start with a vowel
+ * sound; Uri and UInt32 start with "you" and take "a", like Boolean, Byte and Double.
+ */
+export function article(word: string): 'a' | 'an' {
+  return /^[aeio]/i.test(word) ? 'an' : 'a';
 }
 
 export interface ParameterConstraints {

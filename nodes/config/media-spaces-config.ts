@@ -4,6 +4,7 @@ import { registerAdminRoutes } from '../shared/admin-routes';
 import { configError, parseConfig } from '../shared/config-settings';
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
 import type { Area, ClientProvider } from '../shared/server-client';
+import { registerOAuthCallback } from './oauth-callback';
 
 /**
  * media-spaces-config: where the service is and how to authenticate. Owns the
@@ -21,7 +22,12 @@ export = function register(RED: NodeAPI): void {
     let closed = false;
 
     const credentials = this.credentials ?? {};
-    const parsed = parseConfig(def, { apiKey: credentials.apiKey, accessToken: credentials.accessToken });
+    const parsed = parseConfig(def, {
+      apiKey: credentials.apiKey,
+      accessToken: credentials.accessToken,
+      workflowToken: credentials.workflowToken,
+      workflowTokenExpiresAt: credentials.workflowTokenExpiresAt,
+    });
     // said once per deploy, not per request
     if (parsed.warnings.length > 0) this.warn(`Media Spaces config ${label}: ${parsed.warnings.join('; ')}`);
 
@@ -30,9 +36,9 @@ export = function register(RED: NodeAPI): void {
         throw new MediaSpacesError({ code: 'aborted', message: `Media Spaces config ${label} is closed (redeploy)` });
       }
       if (Object.keys(parsed.problems).length > 0) throw configError(label, parsed.problems);
-      if (area === 'workflow' && !parsed.config.apiKey) {
+      if (area === 'workflow' && !parsed.config.apiKey && !parsed.config.workflowToken) {
         throw MediaSpacesError.invalidInput(
-          `Media Spaces config ${label} has no API key: enter it in the config node`,
+          `Media Spaces config ${label} has no API key: enter it in the config node, or Sign in there`,
           {
             apiKey: 'is required',
           },
@@ -57,7 +63,13 @@ export = function register(RED: NodeAPI): void {
   }
 
   RED.nodes.registerType('media-spaces-config', MediaSpacesConfigNode, {
-    credentials: { apiKey: { type: 'password' }, accessToken: { type: 'password' } },
+    credentials: {
+      apiKey: { type: 'password' },
+      accessToken: { type: 'password' },
+      workflowToken: { type: 'password' },
+      workflowTokenExpiresAt: { type: 'text' },
+    },
   });
   registerAdminRoutes(RED);
+  registerOAuthCallback(RED);
 };

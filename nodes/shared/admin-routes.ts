@@ -4,8 +4,9 @@ import { createClient, type MediaSpacesClient } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
 import { isPlainObject } from '../../lib/guards';
 import { FRAME_RATES, TYPECODES } from '../../lib/schemas';
-import { type Credentials, configError, parseConfig } from './config-settings';
-import { probeConnection } from './connection-probe';
+import { readConfigSettings } from '../config/settings';
+import { type Credentials, configError, parseConfig, tokenExpiry } from './config-settings';
+import { type ProbeSetup, probeConnection } from './connection-probe';
 import type { HttpRequest, HttpResponse, NodeAPI, RequestHandler } from './node-red-types';
 import { READ_PERMISSION, requirePermission, WRITE_PERMISSION } from './permission';
 import { clientFor } from './server-client';
@@ -28,22 +29,11 @@ export function registerAdminRoutes(RED: NodeAPI): void {
   const read = requirePermission(RED, READ_PERMISSION);
   const write = requirePermission(RED, WRITE_PERMISSION);
 
+  // always 200 with a verdict per area: a wrong setting is an answer, not an HTTP error
   RED.httpAdmin.post(
     '/media-spaces/test-connection',
     write,
-    answer(async (req) => {
-      const { client, parsed } = dialogClient(RED, req.body);
-      try {
-        return await probeConnection(client, {
-          apiKey: Boolean(parsed.config.apiKey),
-          accessToken: Boolean(parsed.config.accessToken),
-          workflowUrl: parsed.config.workflowUrl,
-          liveCaptureUrl: parsed.config.liveCaptureUrl || parsed.config.workflowUrl,
-        });
-      } finally {
-        await client.close();
-      }
-    }),
+    answer((req) => probeConnection(probeSetup(RED, req.body))),
   );
 
   RED.httpAdmin.get('/media-spaces/typecodes.js', read, (_req, res) => {
@@ -169,16 +159,40 @@ function deployedClient(RED: NodeAPI, serverId: unknown): MediaSpacesClient {
   }
 }
 
+/** The dialog's credentials: typed ones, or the stored ones where it sent the placeholder. */
+function dialogCredentials(RED: NodeAPI, body: Record<string, unknown>): Credentials {
+  const id = typeof body.id === 'string' ? body.id : undefined;
+  const stored = id ? (RED.nodes.getCredentials(id) ?? {}) : {};
+  const workflowToken = credential(body.workflowToken, stored.workflowToken);
+  return {
+    apiKey: credential(body.apiKey, stored.apiKey),
+    accessToken: credential(body.accessToken, stored.accessToken),
+    workflowToken,
+    workflowTokenExpiresAt: workflowToken
+      ? (credential(body.workflowTokenExpiresAt, stored.workflowTokenExpiresAt) ?? undefined)
+      : undefined,
+  };
+}
+
+/** What "Test connection" tries: the dialog's settings as typed, even where they are wrong. */
+function probeSetup(RED: NodeAPI, body: unknown): ProbeSetup {
+  if (!isPlainObject(body)) throw MediaSpacesError.invalidInput('the request body must be a JSON object');
+  const { settings } = readConfigSettings(body);
+  const credentials = dialogCredentials(RED, body);
+  return {
+    ...settings,
+    timeout: Math.min(settings.timeout, EDITOR_TIMEOUT_MS),
+    apiKey: credentials.apiKey,
+    accessToken: credentials.accessToken,
+    workflowToken: credentials.workflowToken,
+    workflowTokenExpiresAt: tokenExpiry(credentials.workflowTokenExpiresAt),
+  };
+}
+
 /** A short-lived client for the dialog's unsaved settings. */
 function dialogClient(RED: NodeAPI, body: unknown) {
   if (!isPlainObject(body)) throw MediaSpacesError.invalidInput('the request body must be a JSON object');
-  const id = typeof body.id === 'string' ? body.id : undefined;
-  const stored = id ? (RED.nodes.getCredentials(id) ?? {}) : {};
-  const credentials: Credentials = {
-    apiKey: credential(body.apiKey, stored.apiKey),
-    accessToken: credential(body.accessToken, stored.accessToken),
-  };
-  const parsed = parseConfig(body, credentials);
+  const parsed = parseConfig(body, dialogCredentials(RED, body));
   if (Object.keys(parsed.problems).length > 0) throw configError('(dialog)', parsed.problems);
   const client = createClient({
     ...parsed.config,

@@ -1,6 +1,6 @@
 import { expectedPropertiesText, recordingFlag } from '../../lib/channel-fields';
-import { isPlainObject } from '../../lib/guards';
-import { invalid, wholeNumber } from './message-fields';
+import { requestPayload } from './inputs';
+import { wholeNumber } from './message-fields';
 
 /**
  * The create-channel request from the node's settings (as the editor stores
@@ -42,11 +42,9 @@ export function channelSettings(def: Record<string, unknown>): Record<string, un
 
 /** Settings with msg.payload merged over them; the library then validates the whole request strictly. */
 export function channelRequest(settings: Record<string, unknown>, payload: unknown): Record<string, unknown> {
-  if (payload !== undefined && payload !== null && !isPlainObject(payload)) {
-    throw invalid('msg.payload', 'must be a channel create request object such as {name: "Studio 1"}', payload);
-  }
+  const fields = requestPayload(payload, 'must be a channel create request object such as {name: "Studio 1"}');
   const request: Record<string, unknown> = { ...settings };
-  for (const [field, value] of Object.entries(payload ?? {})) {
+  for (const [field, value] of Object.entries(fields ?? {})) {
     if (value === null) delete request[field];
     else if (value !== undefined) request[field] = value;
   }

@@ -1,6 +1,7 @@
 import type { ClientConfig } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
 import { checkBaseUrl, UUID_PATTERN, UUID_RULE } from '../../lib/rules';
+import { configLabel } from '../config/labels';
 import { readConfigSettings } from '../config/settings';
 
 /**
@@ -23,6 +24,9 @@ export interface ConfigFields {
 export interface Credentials {
   apiKey?: string;
   accessToken?: string;
+  /** The workflow area's OAuth token from the dialog's "Sign in", and when it expires (ms or ISO text). */
+  workflowToken?: string;
+  workflowTokenExpiresAt?: string;
 }
 
 export interface ParsedConfig {
@@ -55,16 +59,25 @@ export function parseConfig(fields: ConfigFields, credentials: Credentials): Par
       rejectUnauthorized: settings.rejectUnauthorized,
       apiKey: credentials.apiKey || undefined,
       accessToken: credentials.accessToken || undefined,
+      workflowToken: credentials.workflowToken || undefined,
+      workflowTokenExpiresAt: credentials.workflowToken ? tokenExpiry(credentials.workflowTokenExpiresAt) : undefined,
     },
     problems,
     warnings,
   };
 }
 
+/** The stored expiry (ms since the epoch as text, or an ISO date); nothing usable means "unknown". */
+export function tokenExpiry(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const n = /^\d+$/.test(value.trim()) ? Number(value) : Date.parse(value);
+  return Number.isFinite(n) ? n : undefined;
+}
+
 /** One error naming every bad setting, for getClient() and the admin endpoints. */
 export function configError(label: string, problems: Record<string, string>): MediaSpacesError {
   const list = Object.entries(problems)
-    .map(([field, problem]) => `${field} ${problem}`)
+    .map(([field, problem]) => `${configLabel(field)} ${problem}`)
     .join('; ');
   return MediaSpacesError.invalidInput(`Media Spaces config ${label}: ${list}`, { ...problems });
 }
@@ -84,7 +97,7 @@ function checkUrl(
   }
   if (checked.insecure) {
     warnings.push(
-      `${field} uses plain http to ${checked.url.hostname}: the credentials travel unencrypted; use https outside a local test setup`,
+      `${configLabel(field)} uses plain http to ${checked.url.hostname}: the credentials travel unencrypted; use https outside a local test setup`,
     );
   }
 }

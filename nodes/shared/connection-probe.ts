@@ -1,14 +1,19 @@
-import type { MediaSpacesClient } from '../../lib/client';
-import { MediaSpacesError } from '../../lib/errors';
+import { createClient, type MediaSpacesClient, type WorkflowPrefix } from '../../lib/client';
+import { checkBaseUrl, UUID_PATTERN, UUID_RULE } from '../../lib/rules';
+import { asProbeError, notFoundKind, originOf, serviceReason, transportSentence } from './probe-reasons';
 
 /**
- * The config dialog's "test connection": three read-only probes, each
- * answered in words a user can act on. Nothing here changes the space:
- * - list workflows with max_results=1 checks the URL, prefix, key and subscription;
- * - a submission to the nil workflow id checks the key's scope: the service
- *   answers 404 (no such workflow) only after the scope check has passed, and
- *   401 when the key lacks workflow:workflow-management;
- * - deleting an event id that never exists checks the live-capture token the same way.
+ * The config dialog's "Test connection": read-only probes, one verdict per
+ * area, each a sentence that says what to fix. Nothing here changes the space:
+ * - list workflows with max_results=1 proves the workflow URL, prefix, space and key;
+ * - a submission to the nil workflow id proves the key's scope: the service checks
+ *   the credential, the space and the scope before it looks the workflow up, so a
+ *   404 naming that workflow means the key may submit, and a 401 means it lacks
+ *   workflow:workflow-management. No job is created: no workflow has the nil id;
+ * - deleting an event id that never exists proves the live-capture URL and token
+ *   the same way (a 404 naming that event).
+ * An area is OK only when a call proved it; without a URL or a credential it is
+ * "not checked", and each area is probed on its own.
  */
 
 export const PROBE_WORKFLOW_ID = '00000000-0000-0000-0000-000000000000';
@@ -18,7 +23,7 @@ export type ProbeArea = 'workflows' | 'submit' | 'liveCapture';
 
 export interface ProbeResult {
   area: ProbeArea;
-  /** true: works; false: broken; null: not tested (nothing to test with). */
+  /** true: proved to work; false: broken; null: not checked (nothing to check with). */
   ok: boolean | null;
   status?: number;
   message: string;
@@ -29,155 +34,220 @@ export interface ProbeReport {
   results: ProbeResult[];
 }
 
-export async function probeConnection(
-  client: MediaSpacesClient,
-  available: { apiKey: boolean; accessToken: boolean; workflowUrl: string; liveCaptureUrl: string },
-  signal?: AbortSignal,
-): Promise<ProbeReport> {
-  const results: ProbeResult[] = [];
-  const workflows = await probeWorkflows(client, available, signal);
-  results.push(workflows);
-  results.push(
-    workflows.ok ? await probeSubmitScope(client, signal) : notTested('submit', 'not tested: the workflow list failed'),
-  );
-  results.push(await probeLiveCapture(client, available, signal));
+/** The dialog's settings as typed (URLs unchecked), with the credentials it has. */
+export interface ProbeSetup {
+  workflowUrl: string;
+  liveCaptureUrl: string;
+  spaceId: string;
+  workflowPrefix: WorkflowPrefix;
+  timeout: number;
+  rejectUnauthorized: boolean;
+  apiKey?: string;
+  workflowToken?: string;
+  workflowTokenExpiresAt?: number;
+  accessToken?: string;
+}
+
+const PREFIXES = ['/workflow/api/v1', '/workflow/v1', '/livecapture/v1'];
+
+export async function probeConnection(setup: ProbeSetup, signal?: AbortSignal): Promise<ProbeReport> {
+  const [workflow, live] = await Promise.all([probeWorkflowArea(setup, signal), probeLiveCapture(setup, signal)]);
+  const results = [...workflow, live];
+  // ok: nothing failed; an area left unchecked says so in its own line
   return { ok: results.every((r) => r.ok !== false), results };
 }
 
-async function probeWorkflows(
+/** Why an area cannot be probed at all, before any request: a missing or malformed setting. */
+function setupProblem(url: string, label: string, spaceId: string): string | undefined {
+  const checked = checkBaseUrl(url);
+  if (!checked.ok) {
+    if (checked.problem === 'is required') return `not checked: no ${label}; enter the address of the service.`;
+    return `The ${label} ${checked.problem}: enter an address such as http://media.example.com:8787.`;
+  }
+  const path = checked.url.pathname.replace(/\/+$/, '');
+  const prefix = PREFIXES.find((p) => path.toLowerCase().includes(p));
+  if (prefix) {
+    return `The ${label} already contains the path prefix ${prefix}; the node adds it itself. Set the ${label} to ${checked.url.origin}${path.slice(0, path.toLowerCase().indexOf(prefix))}.`;
+  }
+  if (spaceId === '') return 'not checked: no Space ID; enter the id of your space.';
+  if (!UUID_PATTERN.test(spaceId)) return `not checked: the Space ID ${UUID_RULE}.`;
+  return undefined;
+}
+
+function clientFor(setup: ProbeSetup, url: string): MediaSpacesClient {
+  return createClient({
+    workflowUrl: url,
+    liveCaptureUrl: url,
+    spaceId: setup.spaceId,
+    workflowPrefix: setup.workflowPrefix,
+    timeout: setup.timeout,
+    retries: 0,
+    rejectUnauthorized: setup.rejectUnauthorized,
+    apiKey: setup.apiKey || undefined,
+    workflowToken: setup.workflowToken || undefined,
+    workflowTokenExpiresAt: setup.workflowToken ? setup.workflowTokenExpiresAt : undefined,
+    accessToken: setup.accessToken || undefined,
+  });
+}
+
+async function probeWorkflowArea(setup: ProbeSetup, signal?: AbortSignal): Promise<ProbeResult[]> {
+  const problem = setupProblem(setup.workflowUrl, 'Workflow URL', setup.spaceId);
+  const credential = setup.workflowToken ? 'sign-in token' : 'API key';
+  const skipSubmit = (why: string): ProbeResult => ({ area: 'submit', ok: null, message: `not checked: ${why}.` });
+  if (problem) return [verdict('workflows', problem), skipSubmit('the workflow area could not be checked')];
+  if (!setup.apiKey && !setup.workflowToken) {
+    return [
+      { area: 'workflows', ok: null, message: 'not checked: no API key; enter the API key or Sign in.' },
+      skipSubmit('no API key'),
+    ];
+  }
+  const client = clientFor(setup, setup.workflowUrl);
+  try {
+    const list = await listProbe(client, setup, credential, signal);
+    if (list.ok !== true) return [list, skipSubmit('the workflow list failed first')];
+    return [list, await submitProbe(client, setup, credential, signal)];
+  } finally {
+    await client.close();
+  }
+}
+
+function verdict(area: ProbeArea, message: string, status?: number): ProbeResult {
+  return { area, ok: message.startsWith('not checked') ? null : false, message, ...(status ? { status } : {}) };
+}
+
+async function listProbe(
   client: MediaSpacesClient,
-  available: { apiKey: boolean; workflowUrl: string },
+  setup: ProbeSetup,
+  credential: string,
   signal?: AbortSignal,
 ): Promise<ProbeResult> {
-  if (!available.apiKey) return { area: 'workflows', ok: false, message: 'No API key: enter the workflow API key.' };
   try {
     const { status, data } = await client.listWorkflows({ maxResults: 1, signal });
     const some = data.workflows.length > 0 ? 'at least one workflow is visible' : 'the space has no workflows yet';
-    return { area: 'workflows', ok: true, status, message: `OK: the API key can list workflows (${some}).` };
+    return { area: 'workflows', ok: true, status, message: `OK: the ${credential} can list workflows (${some}).` };
   } catch (error) {
-    const e = asError(error);
-    return {
-      area: 'workflows',
-      ok: false,
-      status: e.status,
-      message: explainWorkflowFailure(e, available.workflowUrl),
-    };
+    const e = asProbeError(error);
+    return verdict('workflows', explain(e, setup, workflowWhere(setup, credential)), e.status);
   }
 }
 
-function explainWorkflowFailure(e: MediaSpacesError, url: string): string {
-  switch (e.status) {
-    case 401:
-      return 'Wrong API key: the service refused it (401).';
-    case 403:
-      return "The organisation's subscription is inactive (403).";
-    case 404:
-      return `Bad URL: ${url} answered 404 for the workflow list; check the workflow URL and the path prefix (/workflow/v1 or /workflow/api/v1).`;
-    case 400:
-      return `The service rejected the request (400): check the space id. ${e.message}`;
-    default:
-      if (e.code === 'tls_error') return `TLS problem with the workflow area. ${e.message}`;
-      if (e.code === 'network_error') return `Bad URL: cannot reach the workflow area. ${e.message}`;
-      if (e.code === 'timeout') return `No answer from the workflow area in time. ${e.message}`;
-      if (e.code === 'invalid_response') return `Bad URL: the address does not answer like the service. ${e.message}`;
-      return e.message;
-  }
-}
-
-async function probeSubmitScope(client: MediaSpacesClient, signal?: AbortSignal): Promise<ProbeResult> {
-  try {
-    const { status } = await client.submitJob(PROBE_WORKFLOW_ID, {}, { signal });
-    // a workflow with the nil id should not exist; if it does, the key evidently may submit
-    return { area: 'submit', ok: true, status, message: 'OK: the API key may submit jobs (management scope).' };
-  } catch (error) {
-    const e = asError(error);
-    if (e.status === 404) {
-      return { area: 'submit', ok: true, status: 404, message: 'OK: the API key may submit jobs (management scope).' };
-    }
-    if (e.status === 401) {
-      return {
-        area: 'submit',
-        ok: false,
-        status: 401,
-        message:
-          'Missing scope: the API key can list workflows but not submit jobs; it needs workflow:workflow-management (401).',
-      };
-    }
-    if (e.status === 403) {
-      return { area: 'submit', ok: false, status: 403, message: "The organisation's subscription is inactive (403)." };
-    }
-    return { area: 'submit', ok: false, status: e.status, message: `Could not check the submit scope: ${e.message}` };
-  }
-}
-
-async function probeLiveCapture(
+async function submitProbe(
   client: MediaSpacesClient,
-  available: { accessToken: boolean; liveCaptureUrl: string },
+  setup: ProbeSetup,
+  credential: string,
   signal?: AbortSignal,
 ): Promise<ProbeResult> {
-  if (!available.accessToken) {
-    return notTested('liveCapture', 'not tested: no access token (needed only by create channel and delete event).');
+  const mayYes = `OK: the ${credential} may submit jobs (scope workflow:workflow-management).`;
+  try {
+    const { status } = await client.submitJob(PROBE_WORKFLOW_ID, {}, { signal });
+    return { area: 'submit', ok: true, status, message: mayYes };
+  } catch (error) {
+    const e = asProbeError(error);
+    // 400/422 come after the scope check too: the request was looked at, so the key may submit
+    const scopePassed =
+      (e.status === 404 && notFoundKind(e, setup.spaceId, PROBE_WORKFLOW_ID) === 'item') ||
+      e.status === 400 ||
+      e.status === 422;
+    if (scopePassed) return { area: 'submit', ok: true, status: e.status, message: mayYes };
+    if (e.status === 401 && e.code !== 'token_expired') {
+      return verdict(
+        'submit',
+        `Missing scope: the ${credential} can list workflows but not submit jobs; it needs workflow:workflow-management. Use a management key (HTTP 401; the service says: ${serviceReason(e) ?? 'not authorised'}).`,
+        401,
+      );
+    }
+    return verdict('submit', explain(e, setup, workflowWhere(setup, credential)), e.status);
   }
+}
+
+async function probeLiveCapture(setup: ProbeSetup, signal?: AbortSignal): Promise<ProbeResult> {
+  const url = setup.liveCaptureUrl || setup.workflowUrl;
+  const label = setup.liveCaptureUrl ? 'Live capture URL' : 'Workflow URL (used for live capture)';
+  const problem = setupProblem(url, label, setup.spaceId);
+  if (problem) return verdict('liveCapture', problem);
+  if (!setup.accessToken) {
+    return verdict('liveCapture', 'not checked: no access token (only create channel and delete event need one).');
+  }
+  const client = clientFor(setup, url);
   try {
     const { status } = await client.deleteEvent(PROBE_EVENT_ID, { signal });
-    return {
-      area: 'liveCapture',
-      ok: true,
-      status,
-      message: `OK: the access token is accepted (an event named ${PROBE_EVENT_ID} existed and was deleted).`,
-    };
+    return { area: 'liveCapture', ok: true, status, message: 'OK: the access token is accepted.' };
   } catch (error) {
-    const e = asError(error);
-    switch (e.status) {
-      case 404:
-        // a 404 from some other web server would look the same; the service answers with a JSON error body
-        if (e.body === null || typeof e.body !== 'object') {
-          return {
-            area: 'liveCapture',
-            ok: false,
-            status: 404,
-            message: `Bad URL: ${available.liveCaptureUrl} answered 404 without the service's error body; check the live-capture URL.`,
-          };
-        }
-        return { area: 'liveCapture', ok: true, status: 404, message: 'OK: the access token is accepted.' };
-      case 401:
-        return {
-          area: 'liveCapture',
-          ok: false,
-          status: 401,
-          message: 'Wrong access token: the live-capture area refused it (401).',
-        };
-      case 403:
-        return {
-          area: 'liveCapture',
-          ok: false,
-          status: 403,
-          message: "The organisation's subscription is inactive (403).",
-        };
-      default:
-        if (e.code === 'tls_error') {
-          return { area: 'liveCapture', ok: false, message: `TLS problem with the live-capture area. ${e.message}` };
-        }
-        if (e.code === 'network_error' || e.code === 'invalid_response') {
-          return {
-            area: 'liveCapture',
-            ok: false,
-            message: `Bad URL: cannot reach the live-capture area at ${available.liveCaptureUrl}. ${e.message}`,
-          };
-        }
-        return { area: 'liveCapture', ok: false, status: e.status, message: e.message };
+    const e = asProbeError(error);
+    if (e.status === 404 && notFoundKind(e, setup.spaceId, PROBE_EVENT_ID) === 'item') {
+      return { area: 'liveCapture', ok: true, status: 404, message: 'OK: the access token is accepted.' };
     }
+    return verdict(
+      'liveCapture',
+      explain(e, setup, {
+        url,
+        urlLabel: label,
+        prefix: '/livecapture/v1',
+        alsoCheck: '',
+        credential: 'access token',
+        itemId: PROBE_EVENT_ID,
+      }),
+      e.status,
+    );
+  } finally {
+    await client.close();
   }
 }
 
-function notTested(area: ProbeArea, message: string): ProbeResult {
-  return { area, ok: null, message };
+function workflowWhere(setup: ProbeSetup, credential: string): Where {
+  return {
+    url: setup.workflowUrl,
+    urlLabel: 'Workflow URL',
+    prefix: setup.workflowPrefix,
+    alsoCheck: ' and the Path prefix',
+    credential,
+    itemId: PROBE_WORKFLOW_ID,
+  };
 }
 
-function asError(error: unknown): MediaSpacesError {
-  if (error instanceof MediaSpacesError) return error;
-  return new MediaSpacesError({
-    code: 'network_error',
-    message: error instanceof Error ? error.message : String(error),
-  });
+/** One sentence for a failed probe call: what went wrong and what to change. */
+interface Where {
+  url: string;
+  urlLabel: string;
+  /** The path the client puts after the URL, for the "wrong path" sentence. */
+  prefix: string;
+  /** Where else the path may be wrong, e.g. " and the Path prefix". */
+  alsoCheck: string;
+  credential: string;
+  itemId: string;
+}
+
+function explain(e: ReturnType<typeof asProbeError>, setup: ProbeSetup, where: Where): string {
+  const { url, urlLabel, prefix, alsoCheck, credential, itemId } = where;
+  const origin = originOf(url);
+  const transport = transportSentence(e, urlLabel, origin);
+  if (transport) return transport;
+  const reason = serviceReason(e);
+  const said = ` (HTTP ${e.status}${reason ? `; the service says: ${reason}` : ''})`;
+  if (e.code === 'token_expired') {
+    return `The sign-in token has expired${tokenExpiry(setup)}: open the config node and Sign in again.`;
+  }
+  switch (e.status) {
+    case 401:
+      if (reason && /does not belong to space/i.test(reason)) {
+        return `The ${credential} belongs to another space: check the Space ID, or use the ${credential} of this space${said}.`;
+      }
+      return `Wrong ${credential}: the service does not accept it${said}. Enter it again.`;
+    case 403:
+      return `The subscription of this space is inactive (HTTP 403): renew it with the service's provider; the settings themselves are right.`;
+    case 404: {
+      const kind = notFoundKind(e, setup.spaceId, itemId);
+      if (kind === 'space')
+        return `Wrong Space ID: the service has no space ${setup.spaceId}${said}. Check the Space ID.`;
+      return `Wrong path: ${url.replace(/\/+$/, '')}${prefix}/… is not a Media Spaces address (HTTP 404 for an unknown route${reason ? `; the service says: ${reason}` : ''}). Check the ${urlLabel} (usually just http(s)://host:port)${alsoCheck}.`;
+    }
+    case 400:
+      return `The service rejected the request${said}. Check the Space ID.`;
+    default:
+      return e.status === undefined ? e.message : `Unexpected answer${said}.`;
+  }
+}
+
+function tokenExpiry(setup: ProbeSetup): string {
+  return setup.workflowTokenExpiresAt ? ` (at ${new Date(setup.workflowTokenExpiresAt).toISOString()})` : '';
 }

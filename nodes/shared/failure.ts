@@ -17,12 +17,40 @@ export type ErrorDetails = Omit<ReturnType<MediaSpacesError['toJSON']>, 'code'> 
  * slipped through); it still gets a clear message instead of escaping.
  */
 export function asMediaSpacesError(error: unknown, context: string): MediaSpacesError {
-  if (error instanceof MediaSpacesError) return error;
+  if (error instanceof MediaSpacesError) return error.code === 'token_expired' ? signInExpired(error, context) : error;
   if (error instanceof Error && error.name === 'AbortError') {
     return new MediaSpacesError({ code: 'aborted', message: `${context} aborted` });
   }
   const reason = error instanceof Error ? error.message : safeString(error);
   return new MediaSpacesError({ code: 'invalid_input', message: `${context} failed: ${reason}` });
+}
+
+/**
+ * An expired sign-in told as what the operator does about it: the library knows the token,
+ * the node knows where it came from (the config node's "Sign in").
+ */
+function signInExpired(error: MediaSpacesError, context: string): MediaSpacesError {
+  const at = /expired at (\S+?);/.exec(error.message)?.[1];
+  return new MediaSpacesError({
+    status: error.status,
+    code: 'token_expired',
+    message: `${context} failed: the sign-in token ${at ? `expired at ${at}` : 'has expired'}; open the config node and Sign in again`,
+    fieldErrors: error.fieldErrors,
+    traceId: error.traceId,
+  });
+}
+
+/**
+ * `cause` of the Error handed to Node-RED: the error record as data for Catch nodes, and a
+ * short text where Node-RED turns the cause into a string (the Debug sidebar's view of an
+ * uncaught error did `cause + ""`, which gave "[object Object]").
+ */
+function failureRecord(details: ErrorDetails): ErrorDetails {
+  const fields = Object.keys(details.fieldErrors ?? {});
+  const status = details.status === undefined ? '' : ` (HTTP ${details.status})`;
+  const text = `${details.code}${status}${fields.length > 0 ? `; fields: ${fields.slice(0, 5).join(', ')}` : ''}`;
+  // not enumerable: Catch nodes and JSON see the record's fields only
+  return Object.defineProperty({ ...details }, 'toString', { value: () => text, enumerable: false });
 }
 
 /**
@@ -42,8 +70,11 @@ export class OperationFailure extends Error {
   readonly traceId: string | undefined;
 
   constructor(details: ErrorDetails) {
-    super(details.message, { cause: details });
+    super(details.message, { cause: failureRecord(details) });
     this.name = 'MediaSpacesError';
+    // the failure is the service's or the input's, not a bug: a stack would only bury the sentence
+    // in the Debug sidebar and in the Catch node's msg.error
+    delete (this as { stack?: string }).stack;
     this.code = details.code;
     this.status = details.status;
     this.fieldErrors = details.fieldErrors;

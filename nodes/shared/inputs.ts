@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MediaSpacesError } from '../../lib/errors';
+import { isPlainObject } from '../../lib/guards';
 import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../../lib/rules';
 import { describeType } from '../../lib/submit-input-read';
 import type { Node, NodeAPI, NodeMessage } from './node-red-types';
@@ -97,3 +98,21 @@ export const idempotencyKeyInput = {
     z.string({ error: IDEMPOTENCY_KEY_RULE }).refine(isIdempotencyKey, { error: IDEMPOTENCY_KEY_RULE }).optional(),
   ),
 } satisfies InputSpec;
+
+/**
+ * msg.payload read as a request for the node (the inject rule): a plain object is a request,
+ * merged over the node's settings; null, undefined, a number, a boolean, a timestamp or text
+ * only triggers the node, which then sends what its settings hold, so Node-RED's default inject
+ * works as it is. Two forms are refused because they are mistakes, never triggers: a list, and
+ * text that is JSON of an object (it wants a JSON node first).
+ */
+export function requestPayload(payload: unknown, rule: string): Record<string, unknown> | undefined {
+  if (isPlainObject(payload)) return payload;
+  if (Array.isArray(payload) || (typeof payload === 'string' && /^\s*\{/.test(payload))) {
+    const hint = typeof payload === 'string' ? ' (parse JSON text with a JSON node first)' : '';
+    throw MediaSpacesError.invalidInput(`msg.payload ${rule}${hint}, got ${describeType(payload)}`, {
+      'msg.payload': rule,
+    });
+  }
+  return undefined;
+}

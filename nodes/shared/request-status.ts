@@ -25,8 +25,7 @@ export class RequestStatus {
   }
 
   failed(error: MediaSpacesError): void {
-    const text = error.status === undefined ? error.code : `${error.status} ${error.code}`;
-    this.finish({ fill: 'red', shape: 'ring', text });
+    this.finish({ fill: 'red', shape: 'ring', text: failureStatus(error) });
   }
 
   clear(): void {
@@ -46,5 +45,46 @@ export class RequestStatus {
       shape: 'dot',
       text: this.inFlight > 1 ? `requesting (${this.inFlight})` : 'requesting',
     });
+  }
+}
+
+/** What went wrong in a few words for the badge ("401: key not accepted"); msg.error has the whole sentence. */
+export function failureStatus(error: MediaSpacesError): string {
+  const fields = Object.keys(error.fieldErrors).length;
+  const count = (what: string) => `${fields} ${what}${fields === 1 ? '' : 's'} invalid`;
+  switch (error.code) {
+    case 'token_expired':
+      return 'sign-in expired';
+    case 'unauthorized':
+      return /scope/i.test(error.message) ? '401: key lacks scope' : '401: key not accepted';
+    case 'subscription_inactive':
+      return '403: subscription inactive';
+    case 'not_found':
+      return '404: not found';
+    case 'invalid_request':
+      return fields > 0 ? `400: ${count('field')}` : '400: request refused';
+    case 'invalid_options':
+      return fields > 0 ? `422: ${count('input')}` : '422: options refused';
+    case 'conflict':
+      return '409: conflict';
+    case 'rate_limited':
+      return '429: too many requests';
+    case 'server_error':
+      return `${error.status ?? 5}: service failed`;
+    case 'http_error':
+      return `HTTP ${error.status ?? '?'}`;
+    case 'invalid_input': {
+      const first = Object.keys(error.fieldErrors)[0];
+      if (fields > 1) return count('input');
+      return first ? `invalid ${first.length > 30 ? `${first.slice(0, 29)}…` : first}` : 'invalid input';
+    }
+    case 'invalid_response':
+      return 'unexpected answer';
+    case 'network_error':
+      return 'cannot connect';
+    case 'tls_error':
+      return 'TLS failure';
+    default:
+      return error.code;
   }
 }

@@ -1,9 +1,7 @@
 import type { MediaSpacesClient } from '../../lib/client';
-import { isPlainObject } from '../../lib/guards';
 import { DeclaredInputs, hasTypedInputs } from '../shared/declared-inputs';
-import { resolveInputs } from '../shared/inputs';
+import { requestPayload, resolveInputs } from '../shared/inputs';
 import { renderJobName } from '../shared/job-name-template';
-import { invalid } from '../shared/message-fields';
 import type { NodeAPI, NodeMessage } from '../shared/node-red-types';
 import { type Outcome, respond } from '../shared/operation';
 import type { OperationContext } from '../shared/operation-node';
@@ -21,9 +19,7 @@ export async function submitJob(
   msg: NodeMessage,
   { RED, node, settings, client, signal }: OperationContext<SubmitJobSettings>,
 ): Promise<Outcome> {
-  const request = msg.payload;
-  if (request !== undefined && request !== null && !isPlainObject(request))
-    throw invalid('msg.payload', PAYLOAD_RULE, request);
+  const request = requestPayload(msg.payload, PAYLOAD_RULE);
   const { workflowId, base, jobName, idempotencyKey } = await resolveInputs(RED, node, msg, settings, SUBMIT_INPUTS);
   const declared =
     hasTypedInputs(request) || hasTypedInputs(base)

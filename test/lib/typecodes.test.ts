@@ -30,12 +30,12 @@ describe('checkTypecode', () => {
     Int16: {
       ok: ['-32768', '32767', '0', '-1'],
       bad: ['-32769', '32768', '1.5', '', 'NaN'],
-      rule: /^must be a Int16: a whole number from -32768 to 32767$/,
+      rule: /^must be an Int16: a whole number from -32768 to 32767$/,
     },
     Int32: {
       ok: ['-2147483648', '2147483647', '0', '42'],
       bad: ['-2147483649', '2147483648', '99999999999999999999', '3.0', '1,000'],
-      rule: /^must be a Int32: a whole number from -2147483648 to 2147483647$/,
+      rule: /^must be an Int32: a whole number from -2147483648 to 2147483647$/,
     },
     UInt32: {
       ok: ['0', '4294967295', '65536'],
@@ -146,11 +146,23 @@ describe('checkTypecode', () => {
       expect(checkTypecode('TimeCode', '00:00:60:00@25')).toBe('must be a TimeCode: seconds must be 00 to 59');
     });
 
+    it('accepts drop-frame HH:MM:SS;FF@29.97 (an extension), and says what form is wanted otherwise', () => {
+      expect(checkTypecode('TimeCode', '10:00:00;00@29.97')).toBeNull();
+      expect(checkTypecode('TimeCode', '10:01:00;02@29.97')).toBeNull();
+      expect(checkTypecode('TimeCode', '10:10:00;00@29.97')).toBeNull();
+      expect(checkTypecode('TimeCode', '10:01:00;00@29.97')).toBe(
+        'must be a TimeCode: 10:01:00;00 does not exist in drop-frame (frames 00 and 01 are skipped at the start of each minute except every tenth)',
+      );
+      expect(checkTypecode('TimeCode', '10:00:00;00@25')).toBe(
+        'must be a TimeCode: ";" before the frames marks drop-frame, which only 29.97 has; write 10:00:00:00@25',
+      );
+      expect(checkTypecode('TimeCode', '10:00:00;00')).toMatch(/\(drop-frame: HH:MM:SS;FF@29\.97\)$/);
+    });
+
     it('rejects other forms', () => {
       for (const value of [
         '00:00:00:00',
         '0:00:00:00@25',
-        '00:00:00;00@29.97',
         '00:00:00:000@25',
         '00:00:00@25',
         ' 00:00:00:00@25',
@@ -160,6 +172,13 @@ describe('checkTypecode', () => {
         expect(checkTypecode('TimeCode', value)).toMatch(/^must be a TimeCode: HH:MM:SS:FF@rate with rate one of/);
       }
     });
+  });
+
+  it('puts "an" before Int16 and Int32, "a" before UInt32, Uri and the rest (issue #12)', () => {
+    expect(checkTypecode('Int32', 'x')).toMatch(/^must be an Int32:/);
+    expect(checkTypecode('Int16', 'x')).toMatch(/^must be an Int16:/);
+    expect(checkTypecode('UInt32', 'x')).toMatch(/^must be a UInt32:/);
+    expect(checkTypecode('Byte', 'x')).toMatch(/^must be a Byte:/);
   });
 
   it('names the expected typecodes for an unknown one', () => {
@@ -193,7 +212,7 @@ describe('isTypecode, toWireValue, NUMERIC_TYPECODES', () => {
 
 describe('checkParameter', () => {
   it('checks the typecode first', () => {
-    expect(checkParameter({ typecode: 'Int32', minimum_value: '0' }, 'ten')).toMatch(/^must be a Int32/);
+    expect(checkParameter({ typecode: 'Int32', minimum_value: '0' }, 'ten')).toMatch(/^must be an Int32/);
     expect(checkParameter({ typecode: 'Byte', options: { a: ['1'] } }, '300')).toMatch(/^must be a Byte/);
   });
 
@@ -464,7 +483,7 @@ describe('buildSubmitRequest', () => {
       'labels.qc.parameters.Level': '"3" must be 0 plus a multiple of the increment 2',
     });
     expect(thrown(() => buildSubmitRequest({ labels: { qc: { Level: 'x' } } }, { declared })).message).toContain(
-      'labels.qc.parameters.Level: "x" must be a Int32',
+      'labels.qc.parameters.Level: "x" must be an Int32',
     );
   });
 

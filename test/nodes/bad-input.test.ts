@@ -58,12 +58,10 @@ const groups: Group[] = [
     node: 'media-spaces-submit-job',
     props: { workflowId: TRANSCODE, workflowIdType: 'str' },
     cases: [
-      { what: 'payload text', msg: { payload: 'submit please' }, field: 'msg.payload' },
-      { what: 'payload a number (inject timestamp)', msg: { payload: 1717171717171 }, field: 'msg.payload' },
-      { what: 'payload a boolean', msg: { payload: true }, field: 'msg.payload' },
+      // text, numbers, booleans and Buffers only trigger (test/nodes/inject-trigger.test.ts); these are mistakes
+      { what: 'payload JSON text', msg: { payload: '{"variables":{}}' }, field: 'msg.payload' },
       { what: 'payload a list', msg: { payload: [1, 2] }, field: 'msg.payload' },
-      { what: 'payload a Buffer', msg: { payload: Buffer.from('{}') }, field: 'msg.payload' },
-      { what: 'payload 5 MB of text', msg: { payload: HUGE }, field: 'msg.payload' },
+      { what: 'payload 5 MB of JSON text', msg: { payload: `{${HUGE}` }, field: 'msg.payload' },
       { what: 'variables text', msg: { payload: { variables: 'x' } }, field: 'variables' },
       { what: 'variable value a list', msg: { payload: { variables: { A: [1] } } }, field: 'variables.A' },
       {
@@ -132,9 +130,8 @@ const groups: Group[] = [
     node: 'media-spaces-create-channel',
     props: { channelName: 'Studio 1' },
     cases: [
-      { what: 'payload text', msg: { payload: 'Studio 2' }, field: 'msg.payload' },
+      { what: 'payload JSON text', msg: { payload: '{"name":"Studio 2"}' }, field: 'msg.payload' },
       { what: 'payload a list', msg: { payload: [] }, field: 'msg.payload' },
-      { what: 'payload a number', msg: { payload: 7 }, field: 'msg.payload' },
       { what: 'name a number', msg: { payload: { name: 5 } }, field: 'name' },
       { what: 'name empty', msg: { payload: { name: '' } }, field: 'name' },
       { what: 'source_id not a UUID', msg: { payload: { source_id: 'cam-1' } }, field: 'source_id' },
@@ -239,25 +236,25 @@ const groups: Group[] = [
     node: 'media-spaces-list-workflows',
     props: {},
     options: { configProps: { spaceId: '' } },
-    cases: [{ what: 'config without space id', msg: {}, field: 'spaceId' }],
+    cases: [{ what: 'config without space id', msg: {}, field: 'Space ID' }],
   },
   {
     node: 'media-spaces-list-workflows',
     props: {},
     options: { configProps: { workflowUrl: 'ftp://media.example.com' } },
-    cases: [{ what: 'config URL not http', msg: {}, field: 'workflowUrl' }],
+    cases: [{ what: 'config URL not http', msg: {}, field: 'Workflow URL' }],
   },
   {
     node: 'media-spaces-submit-job',
     props: { workflowId: TRANSCODE },
     options: { configProps: { workflowPrefix: '/workflow/v2' } },
-    cases: [{ what: 'config prefix unknown', msg: {}, field: 'workflowPrefix' }],
+    cases: [{ what: 'config prefix unknown', msg: {}, field: 'Path prefix' }],
   },
   {
     node: 'media-spaces-delete-event',
     props: { eventId: 'e', eventIdType: 'str' },
     options: { configProps: { timeout: 'soon', retries: '-1' } },
-    cases: [{ what: 'config timeout and retries not numbers', msg: {}, field: 'timeout' }],
+    cases: [{ what: 'config timeout and retries not numbers', msg: {}, field: 'Timeout' }],
   },
   {
     node: 'media-spaces-list-workflows',

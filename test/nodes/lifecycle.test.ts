@@ -110,8 +110,8 @@ describe('shared client', () => {
     }
     expect(error).toMatchObject({ name: 'MediaSpacesError', code: 'invalid_input' });
     expect(Object.keys(error?.fieldErrors ?? {}).sort()).toEqual(['spaceId', 'workflowUrl']);
-    expect(error?.message).toMatch(/spaceId must be a UUID/);
-    expect(error?.message).toMatch(/workflowUrl must start with http/);
+    expect(error?.message).toMatch(/Space ID must be a UUID/);
+    expect(error?.message).toMatch(/Workflow URL must start with http/);
     await helper.unload();
 
     await helper.load(ALL_NODES, [configNode(sim)], { [CONFIG_ID]: {} });

@@ -451,6 +451,6 @@ describe('status', () => {
     const seen: unknown[] = [];
     node.status = (s: unknown) => seen.push(s);
     onlyFailure(await trigger({}));
-    await vi.waitFor(() => expect(seen.at(-1)).toEqual({ fill: 'red', shape: 'ring', text: '404 not_found' }));
+    await vi.waitFor(() => expect(seen.at(-1)).toEqual({ fill: 'red', shape: 'ring', text: '404: not found' }));
   });
 });

@@ -48,6 +48,16 @@ interface Route {
 
 const YAML = 'windows:\n  - id: w\n    cron: "0 18 * * *"\n    duration: 1h\n';
 
+/**
+ * The sign-in callback (nodes/config/oauth-callback.ts) is reached by the sign-in popup's plain
+ * navigation, which carries no editor token, so it is public: a static page and its script that
+ * post the URL fragment to the opening editor window of the same origin, holding no data.
+ */
+const PUBLIC_ROUTES = [
+  { path: '/media-spaces/oauth/callback', type: 'text/html' },
+  { path: '/media-spaces/oauth/callback.js', type: 'application/javascript' },
+];
+
 function routes(sim: Simulator): Route[] {
   const dialog = {
     workflowUrl: sim.workflowUrl,
@@ -61,7 +71,8 @@ function routes(sim: Simulator): Route[] {
       path: '/media-spaces/test-connection',
       permission: 'media-spaces.write',
       ok: { body: dialog },
-      bad: { body: { ...dialog, spaceId: 'not-a-uuid' }, status: 400 },
+      // a wrong setting is an answer (200, "not checked: …"); a body that is no object is the route's 400
+      bad: { body: [1, 2], status: 400 },
       callsService: true,
     },
     {
@@ -252,10 +263,26 @@ describe('security: editor endpoints under adminAuth', () => {
     });
 
   it('has a row here for every /media-spaces route the package registers', () => {
-    const table = routes(sim)
-      .map((r) => `${r.method} ${r.path}`)
-      .sort();
+    const table = [
+      ...routes(sim).map((r) => `${r.method} ${r.path}`),
+      ...PUBLIC_ROUTES.map((r) => `GET ${r.path}`),
+    ].sort();
     expect(registeredRoutes()).toEqual(table);
+  });
+
+  it('serves the sign-in callback page without a token: static, own script only, never framed or cached', async () => {
+    for (const route of PUBLIC_ROUTES) {
+      const res = await fetch(`${red.url}${route.path}`);
+      expect(res.status, route.path).toBe(200);
+      expect(res.headers.get('content-type'), route.path).toContain(route.type);
+      expect(res.headers.get('content-security-policy'), route.path).toBe(
+        "default-src 'none'; script-src 'self'; frame-ancestors 'none'",
+      );
+      expect(res.headers.get('cache-control'), route.path).toBe('no-store');
+      const text = await res.text();
+      // nothing of the runtime's: no credential, no setting, no flow
+      expect(text, route.path).not.toMatch(/demo-admin-key|demo-live-token|workflowUrl|11111111-1111/);
+    }
   });
 
   it('refuses requests without a token, and Node-RED itself is closed to them too', async () => {

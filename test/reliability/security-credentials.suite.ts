@@ -48,7 +48,10 @@ const WF_FAILS = workflowIdFor('Fails');
 const BAD = { key: `${PREFIX}-WRONG-api-key-51c3`, token: `${PREFIX}-WRONG-live-token-8e0d` };
 const LEAKY = { key: `${PREFIX}-LEAKY-api-key-9c2e`, token: `${PREFIX}-LEAKY-live-token-4b7d` };
 const TYPED = `${PREFIX}-TYPED-api-key-77f0`;
-const SECRETS = [GOOD.admin, GOOD.token, BAD.key, BAD.token, LEAKY.key, LEAKY.token, TYPED];
+/** A sign-in token (the config dialog's Sign in) held by a config node, and one typed into the dialog. */
+const SIGNED = `${PREFIX}-SIGNED-in-token-3a9b`;
+const SIGNED_TYPED = `${PREFIX}-SIGNED-typed-token-6d21`;
+const SECRETS = [GOOD.admin, GOOD.token, BAD.key, BAD.token, LEAKY.key, LEAKY.token, TYPED, SIGNED, SIGNED_TYPED];
 
 const TAB = 'sec0tab000000001';
 
@@ -100,6 +103,8 @@ interface ConfigPlan {
   url: string;
   key: string;
   token: string;
+  /** Signed in instead of an API key. */
+  workflowToken?: string;
 }
 
 /**
@@ -388,12 +393,24 @@ describe('security: credentials never leave the config node', () => {
       { id: 'good', url: sim.workflowUrl, key: GOOD.admin, token: GOOD.token },
       { id: 'bad', url: sim.workflowUrl, key: BAD.key, token: BAD.token },
       { id: 'leaky', url: leaky.url, key: LEAKY.key, token: LEAKY.token },
+      { id: 'signed', url: leaky.url, key: '', token: LEAKY.token, workflowToken: SIGNED },
     ];
     mkdirSync(userDir, { recursive: true });
     prepareUserDir({
       dir: userDir,
       flows: flow(configs, captureFile),
-      credentials: Object.fromEntries(configs.map((c) => [c.id, { apiKey: c.key, accessToken: c.token }])),
+      credentials: Object.fromEntries(
+        configs.map((c): [string, Record<string, string>] => [
+          c.id,
+          c.workflowToken
+            ? {
+                workflowToken: c.workflowToken,
+                workflowTokenExpiresAt: String(Date.now() + 3_600_000),
+                accessToken: c.token,
+              }
+            : { apiKey: c.key, accessToken: c.token },
+        ]),
+      ),
       logLevel: 'trace',
       audit: true,
     });
@@ -431,13 +448,14 @@ describe('security: credentials never leave the config node', () => {
       answers[name] = `${r.status} ${r.text}`;
       return r;
     };
-    for (const id of ['good', 'bad', 'leaky']) {
+    for (const id of ['good', 'bad', 'leaky', 'signed']) {
       await admin(`test-connection ${id}`, '/media-spaces/test-connection', {
         id,
-        workflowUrl: id === 'leaky' ? leaky.url : sim.workflowUrl,
+        workflowUrl: id === 'leaky' || id === 'signed' ? leaky.url : sim.workflowUrl,
         spaceId: SPACE,
         apiKey: '__PWRD__',
         accessToken: '__PWRD__',
+        workflowToken: '__PWRD__',
       });
       await admin(`workflows ${id}`, `/media-spaces/workflows?server=${id}`);
       await admin(`workflow-inputs ${id}`, `/media-spaces/workflow-inputs?server=${id}&workflow=${WF_INPUT}`);
@@ -453,10 +471,21 @@ describe('security: credentials never leave the config node', () => {
       apiKey: TYPED,
       accessToken: TYPED,
     });
+    await admin('test-connection signed in, typed', '/media-spaces/test-connection', {
+      workflowUrl: leaky.url,
+      spaceId: SPACE,
+      workflowToken: SIGNED_TYPED,
+      workflowTokenExpiresAt: String(Date.now() + 60_000),
+    });
+    await admin('workflows signed in, typed', '/media-spaces/workflows', {
+      workflowUrl: leaky.url,
+      spaceId: SPACE,
+      workflowToken: SIGNED_TYPED,
+    });
     const flows = await httpJson(`${red.url}/flows`, { headers: { 'Node-RED-API-Version': 'v2' } });
     const flowsV1 = await httpJson(`${red.url}/flows`);
     const creds: Record<string, string> = {};
-    for (const id of ['good', 'bad', 'leaky']) {
+    for (const id of ['good', 'bad', 'leaky', 'signed']) {
       const r = await httpJson(`${red.url}/credentials/media-spaces-config/${id}`);
       creds[id] = r.text;
     }
@@ -484,7 +513,10 @@ describe('security: credentials never leave the config node', () => {
 
     // the run exercised what it claims to
     expect(flows.status).toBe(200);
-    expect(JSON.parse(creds.good)).toEqual({ has_apiKey: true, has_accessToken: true });
+    expect(JSON.parse(creds.good)).toMatchObject({ has_apiKey: true, has_accessToken: true });
+    expect(JSON.parse(creds.signed)).toMatchObject({ has_workflowToken: true, has_apiKey: false });
+    // the signed-in config really sent its token (the leaky service quoted it back, to be redacted)
+    expect(answers['test-connection signed']).toMatch(/Wrong sign-in token/);
     expect(figures.traceLines).toBeGreaterThan(0);
     expect(figures.outputsByType['media-spaces-list-workflows'] ?? 0).toBeGreaterThan(0);
     expect(figures.succeededJobs).toBeGreaterThanOrEqual(2);

@@ -384,9 +384,9 @@ describe('security: transport (plain http warnings, TLS verification per config 
     // the runtime names a node by its name in the log
     const of = (id: string) => warnings.filter((l) => l.includes(`[media-spaces-config:config ${id}]`));
     expect(of('plain-remote')).toHaveLength(1);
-    expect(of('plain-remote')[0]).toMatch(/workflowUrl uses plain http to 192\.0\.2\.10/);
+    expect(of('plain-remote')[0]).toMatch(/Workflow URL uses plain http to 192\.0\.2\.10/);
     expect(of('plain-live')).toHaveLength(1);
-    expect(of('plain-live')[0]).toMatch(/liveCaptureUrl uses plain http to media\.example\.net/);
+    expect(of('plain-live')[0]).toMatch(/Live capture URL uses plain http to media\.example\.net/);
     expect(of('plain-loopback')).toHaveLength(0);
     expect(of('plain-localhost')).toHaveLength(0);
     expect(of('tls-insecure')).toHaveLength(1);
@@ -430,7 +430,7 @@ describe('security: transport (plain http warnings, TLS verification per config 
       expect(error.message, id).toMatch(/SELF_SIGNED|self.signed/i);
       // the red status names the problem too
       const statuses = captured.filter((c) => c.kind === 'status' && c.msg.status?.source?.id === id);
-      expect(statuses.at(-1)?.msg.status).toMatchObject({ fill: 'red', text: expect.stringMatching(/tls_error/) });
+      expect(statuses.at(-1)?.msg.status).toMatchObject({ fill: 'red', text: 'TLS failure' });
     }
     // nothing of the default nodes got past the handshake; a certificate problem is not retried
     expect(tls.requests.filter((a) => a.includes('key-tls-default'))).toEqual([]);

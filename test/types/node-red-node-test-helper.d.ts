@@ -13,6 +13,9 @@ declare module 'node-red-node-test-helper' {
   export interface HelperResponse {
     status: number;
     body: unknown;
+    /** supertest's response: lower-case header names, and the body as text */
+    headers: Record<string, string | undefined>;
+    text: string;
   }
 
   export interface HelperRequest extends PromiseLike<HelperResponse> {

@@ -24,6 +24,8 @@ export function testConnection(node: EditorNodeInstance, $button: JQuery): void 
     // '__PWRD__' (unchanged stored password) makes the runtime use the stored credential
     apiKey: value('apiKey'),
     accessToken: value('accessToken'),
+    workflowToken: value('workflowToken'),
+    workflowTokenExpiresAt: value('workflowTokenExpiresAt'),
   };
   postAdmin<TestReport>('test-connection', body)
     .done((report) => {

@@ -47,25 +47,32 @@ function writeInputs($form: JQuery): void {
   $('#node-input-jobInputs').typedInput('value', Object.keys(out).length > 0 ? JSON.stringify(out) : '');
 }
 
+const LABEL_PX = 170;
+const FIELD_WIDTH = `calc(100% - ${LABEL_PX + 10}px)`;
+
 /** One field: typecode in the label, default as placeholder, options as a list, checked as it is typed. */
 function addRow($form: JQuery, row: Row): void {
   const $row = $('<div class="form-row">').appendTo($form);
+  // long names (VideoBitrateKbps (Int32)) wrap in a wider label instead of being cut; the tooltip has it all
+  const hint = text(row.hint);
   $('<label>')
     .text(row.label)
-    .attr('title', text(row.hint))
-    .css({ overflow: 'hidden', 'text-overflow': 'ellipsis' })
+    .attr('title', hint ? `${row.label}: ${hint}` : row.label)
+    .css({ width: `${LABEL_PX}px`, 'white-space': 'normal', 'overflow-wrap': 'anywhere', 'vertical-align': 'top' })
     .appendTo($row);
   let $field: JQuery;
   if (row.options) {
-    $field = $('<select>').css('width', '70%');
+    $field = $('<select>').css('width', FIELD_WIDTH);
     $('<option>').val('').text('(default)').appendTo($field);
     for (const o of row.options) $('<option>').val(o).text(o).appendTo($field);
   } else {
-    $field = $('<input type="text">').css('width', '70%').attr('placeholder', row.placeholder);
+    $field = $('<input type="text">').css('width', FIELD_WIDTH).attr('placeholder', row.placeholder);
   }
   $field.attr(row.attrs).appendTo($row);
   $field.val(text(row.value));
-  const $problem = $('<div>').css({ 'margin-left': '105px', 'font-size': '0.9em', color: '#c00' }).appendTo($row);
+  const $problem = $('<div>')
+    .css({ 'margin-left': `${LABEL_PX + 5}px`, 'font-size': '0.9em', color: '#c00' })
+    .appendTo($row);
   const validate = () => {
     const v = String($field.val() ?? '');
     const problem = v === '' || !row.check ? null : row.check(v);

@@ -15,5 +15,11 @@ export function serverBody(serverId: unknown): Record<string, unknown> | null {
   // a key typed in the config dialog but not deployed yet; otherwise the runtime uses the stored one
   const apiKey = cfg.credentials?.apiKey;
   if (typeof apiKey === 'string' && apiKey !== '' && apiKey !== '__PWRD__') body.apiKey = apiKey;
+  // likewise a sign-in token from the config dialog's Sign in (nodes/config/editor/sign-in.ts)
+  const token = cfg.credentials?.workflowToken;
+  if (typeof token === 'string' && token !== '' && token !== '__PWRD__') {
+    body.workflowToken = token;
+    body.workflowTokenExpiresAt = cfg.credentials?.workflowTokenExpiresAt;
+  }
   return body;
 }

@@ -244,6 +244,15 @@ describe('submit a job', () => {
     );
   });
 
+  it('drop-frame timecode HH:MM:SS;FF@29.97 is accepted; ";" at another rate gets the form wanted', async () => {
+    const withStart = (value: string) => goodVariables.map((v) => (v.name === 'Start' ? { ...v, value } : v));
+    const ok = await submit(ALL_TYPES.id, input({ variables: withStart('10:00:00;00@29.97') }));
+    expect(ok.status).toBe(200);
+    const bad = await submit(ALL_TYPES.id, input({ variables: withStart('10:00:00;00@25') }));
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors['variables.Start']).toMatch(/drop-frame, which only 29\.97 has; write 10:00:00:00@25/);
+  });
+
   it('422 for an unknown variable name', async () => {
     const res = await submit(
       ALL_TYPES.id,

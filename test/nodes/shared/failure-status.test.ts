@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { errorFromResponse, MediaSpacesError, tokenExpiredError } from '../../../lib/errors';
+import { asMediaSpacesError } from '../../../nodes/shared/failure';
+import { failureStatus } from '../../../nodes/shared/request-status';
+
+/** The red badge: what went wrong in a few words (issue #12 point 3). */
+describe('failureStatus', () => {
+  const cases: Array<[MediaSpacesError, string]> = [
+    [errorFromResponse(401, { error_message: 'unknown API key' }, 'Submit job'), '401: key not accepted'],
+    [
+      errorFromResponse(
+        401,
+        { error_message: 'the API key has scope workflow:access; this operation needs more' },
+        'X',
+      ),
+      '401: key lacks scope',
+    ],
+    [errorFromResponse(403, { error_message: 'inactive' }, 'X'), '403: subscription inactive'],
+    [errorFromResponse(404, { error_message: 'workflow x not found' }, 'X'), '404: not found'],
+    [errorFromResponse(422, { errors: { 'variables.A': 'bad', 'variables.B': 'bad' } }, 'X'), '422: 2 inputs invalid'],
+    [errorFromResponse(422, { errors: { 'variables.A': 'bad' } }, 'X'), '422: 1 input invalid'],
+    [errorFromResponse(400, { code: 400, message: 'workflow_id is not a valid GUID' }, 'X'), '400: request refused'],
+    [errorFromResponse(503, undefined, 'X'), '503: service failed'],
+    [new MediaSpacesError({ code: 'timeout', message: 'X timed out' }), 'timeout'],
+    [new MediaSpacesError({ code: 'network_error', message: 'X failed' }), 'cannot connect'],
+    [MediaSpacesError.invalidInput('msg.payload must be…', { 'msg.payload': 'must be' }), 'invalid msg.payload'],
+    [tokenExpiredError('Submit job', Date.UTC(2026, 0, 1)), 'sign-in expired'],
+  ];
+  for (const [error, text] of cases) {
+    it(`${error.code} ${error.status ?? ''} -> "${text}"`, () => expect(failureStatus(error)).toBe(text));
+  }
+
+  it('an expired sign-in says when and what to do', () => {
+    const error = asMediaSpacesError(tokenExpiredError('Submit job', Date.UTC(2026, 0, 1)), 'Submit job');
+    expect(error.message).toBe(
+      'Submit job failed: the sign-in token expired at 2026-01-01T00:00:00.000Z; open the config node and Sign in again',
+    );
+    const fromService = errorFromResponse(
+      401,
+      { error_message: 'the access token has expired; sign in again' },
+      'X',
+      [],
+      {},
+    );
+    expect(asMediaSpacesError(fromService, 'List workflows').message).toBe(
+      'List workflows failed: the sign-in token has expired; open the config node and Sign in again',
+    );
+  });
+});
