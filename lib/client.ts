@@ -16,15 +16,8 @@ import {
   UUID_RULE,
   WORKFLOW_STATUS_RULE,
 } from './rules';
-import {
-  Channel,
-  ChannelCreateRequest,
-  describeIssues,
-  type Workflow,
-  WorkflowInputs,
-  WorkflowJob,
-  WorkflowList,
-} from './schemas';
+import type { Channel, Workflow, WorkflowInputs, WorkflowJob, WorkflowList } from './schemas';
+import { schemas } from './schemas-lazy';
 import { buildSubmitRequest, describeType } from './submit-input';
 import { type ApiResponse, type HttpRequest, Transport } from './transport';
 
@@ -203,7 +196,7 @@ export class MediaSpacesClient {
       'GET',
       `/${this.space()}/workflows${qs ? `?${qs}` : ''}`,
       'List workflows',
-      (b) => WorkflowList.parse(b ?? {}),
+      (b) => schemas().WorkflowList.parse(b ?? {}),
       options,
     );
   }
@@ -256,7 +249,7 @@ export class MediaSpacesClient {
       'POST',
       `/${this.space()}/workflows/${wf}/jobs`,
       'Submit job',
-      (b) => WorkflowJob.parse(b),
+      (b) => schemas().WorkflowJob.parse(b),
       {
         ...options,
         body,
@@ -271,7 +264,7 @@ export class MediaSpacesClient {
       .replace('{space_id}', this.space())
       .replace('{workflow_id}', uuidSegment(workflowId, 'workflow_id'))
       .replace('{job_id}', idSegment(jobId, 'job_id'));
-    return this.workflowCall('GET', path, 'Get job', (b) => WorkflowJob.parse(b), options);
+    return this.workflowCall('GET', path, 'Get job', (b) => schemas().WorkflowJob.parse(b), options);
   }
 
   /** Reads one workflow with its declared inputs, where the service offers it (an extension). */
@@ -286,7 +279,7 @@ export class MediaSpacesClient {
       'Get workflow',
       (b) => {
         const parsed = (b ?? {}) as Record<string, unknown>;
-        const inputs = parsed.inputs === undefined ? undefined : WorkflowInputs.parse(parsed.inputs);
+        const inputs = parsed.inputs === undefined ? undefined : schemas().WorkflowInputs.parse(parsed.inputs);
         return { ...(parsed as Workflow), inputs };
       },
       options,
@@ -296,6 +289,7 @@ export class MediaSpacesClient {
   // ------------------------------------------------------------ live capture
 
   async createChannel(request: unknown, options: PostOptions = {}): Promise<ApiResponse<Channel>> {
+    const { ChannelCreateRequest, describeIssues } = schemas();
     const parsed = ChannelCreateRequest.safeParse(request);
     const fieldErrors = parsed.success ? {} : describeIssues(parsed.error);
     // "Which create-request fields are required: not shown"; the simulator requires a name (a nameless
@@ -304,7 +298,7 @@ export class MediaSpacesClient {
     if (!parsed.success || Object.keys(fieldErrors).length > 0) {
       throw MediaSpacesError.invalidInput(`Invalid channel request: ${listFieldErrors(fieldErrors)}`, fieldErrors);
     }
-    return this.liveCall('POST', `/${this.space()}/channels`, 'Create channel', (b) => Channel.parse(b), {
+    return this.liveCall('POST', `/${this.space()}/channels`, 'Create channel', (b) => schemas().Channel.parse(b), {
       ...options,
       body: parsed.data,
       idempotencyKey: idempotencyKeyOf(options),
@@ -314,7 +308,13 @@ export class MediaSpacesClient {
   /** Reads a channel (an extension beyond the described operations, used for polling). */
   async getChannel(channelId: string, options: CallOptions = {}): Promise<ApiResponse<Channel>> {
     const id = uuidSegment(channelId, 'channel_id');
-    return this.liveCall('GET', `/${this.space()}/channels/${id}`, 'Get channel', (b) => Channel.parse(b), options);
+    return this.liveCall(
+      'GET',
+      `/${this.space()}/channels/${id}`,
+      'Get channel',
+      (b) => schemas().Channel.parse(b),
+      options,
+    );
   }
 
   async deleteEvent(eventId: string, options: CallOptions = {}): Promise<ApiResponse<unknown>> {

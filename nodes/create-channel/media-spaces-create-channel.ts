@@ -1,9 +1,4 @@
-import { channelRequest } from '../shared/channel-request';
-import { resolveInputs } from '../shared/inputs';
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
-import { respond } from '../shared/operation';
-import { runOperationNode } from '../shared/operation-node';
-import { CREATE_INPUTS, CreateChannelSettings } from './settings';
 
 /**
  * media-spaces-create-channel: creates a recording channel from the node's
@@ -12,6 +7,12 @@ import { CREATE_INPUTS, CreateChannelSettings } from './settings';
 export = function register(RED: NodeAPI): void {
   function CreateChannelNode(this: Node, def: NodeDef): void {
     RED.nodes.createNode(this, def);
+    // required on first deploy, not at Node-RED start (issue #15)
+    const { channelRequest } = require('../shared/channel-request') as typeof import('../shared/channel-request');
+    const { resolveInputs } = require('../shared/inputs') as typeof import('../shared/inputs');
+    const { respond } = require('../shared/operation') as typeof import('../shared/operation');
+    const { runOperationNode } = require('../shared/operation-node') as typeof import('../shared/operation-node');
+    const { CREATE_INPUTS, CreateChannelSettings } = require('./settings') as typeof import('./settings');
     runOperationNode(RED, this, def, {
       context: 'Create channel',
       area: 'liveCapture',

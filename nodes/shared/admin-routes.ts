@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createClient, type MediaSpacesClient } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
 import { isPlainObject } from '../../lib/guards';
-import { FRAME_RATES, TYPECODES } from '../../lib/schemas';
+import { FRAME_RATES, TYPECODES } from '../../lib/rules';
 import { type Credentials, configError, parseConfig } from './config-settings';
 import { probeConnection } from './connection-probe';
 import type { HttpRequest, HttpResponse, NodeAPI, RequestHandler } from './node-red-types';
