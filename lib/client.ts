@@ -67,6 +67,12 @@ export interface ClientConfig {
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /**
+   * Retries of this call, instead of the client's setting. A poller passes 0:
+   * it reads again at its next interval anyway, and a retry inside the
+   * interval would be a second request for the same thing (issue #15).
+   */
+  retries?: number;
 }
 
 export interface PostOptions extends CallOptions {

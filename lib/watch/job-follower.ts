@@ -1,7 +1,7 @@
 import { type Clock, MAX_TIMER_MS, systemClock } from '../clock';
 import { MediaSpacesError } from '../errors';
-import { DEFAULT_CONCURRENCY } from '../rules';
-import { TERMINAL_JOB_STATES, type WorkflowJob } from '../schemas';
+import { DEFAULT_CONCURRENCY, TERMINAL_JOB_STATES } from '../rules';
+import type { WorkflowJob } from '../schemas';
 import {
   finitePositive,
   isAbortError,
@@ -122,7 +122,11 @@ interface HeapNode<H> {
  * Follows many jobs until each reaches a terminal state, with one timer for
  * all of them: jobs wait in a min-heap ordered by their next due time, at most
  * `concurrency` requests are in flight, and a job is read at most once per
- * interval (measured from the start of its previous request). Transient errors
+ * interval, measured from the answer to its previous request: the service
+ * received that request before its answer came back, so it never sees two
+ * requests for one job less than an interval apart, whatever the network's
+ * delays (issue #15; measured from the request's start, a slow first request
+ * let the next one arrive early). Transient errors
  * back off exponentially per job; other errors end that job's follow.
  */
 export class JobFollower<H = unknown> {
@@ -188,7 +192,8 @@ export class JobFollower<H = unknown> {
 
   /**
    * Starts following a job (or adds a waiter to a job already followed).
-   * The first read happens at once (on the next timer tick).
+   * The first read happens at once (on the next timer tick), or one interval
+   * later when `request.job` gives the job's id and a state that is not final.
    * Throws MediaSpacesError `invalid_input` when the ids are missing.
    */
   follow(request: FollowRequest<H>): FollowedJob<H> {
@@ -221,6 +226,10 @@ export class JobFollower<H = unknown> {
       if (!entry.inFlight && deadline !== undefined) this.schedule(entry);
     } else {
       const known = request.job;
+      // a job body given with a state that is not final is what the service said a moment ago (the submit
+      // response, or the predecessor's last read on a redeploy): reading it again at once would be a second
+      // request for it within one interval, so its first read comes one interval later (issue #15)
+      const fresh = known !== undefined && typeof known.id === 'string' && typeof known.state === 'string';
       entry = {
         key,
         jobId,
@@ -231,7 +240,7 @@ export class JobFollower<H = unknown> {
         progress: typeof known?.progress === 'number' ? known.progress : undefined,
         polls: 0,
         errors: 0,
-        nextPollAt: now,
+        nextPollAt: fresh && !this.isTerminal(known.state) ? now + this.timing.intervalMs : now,
         lastPollAt: Number.NEGATIVE_INFINITY,
         inFlight: false,
         removed: false,
@@ -475,7 +484,7 @@ export class JobFollower<H = unknown> {
       return;
     }
     if (changed) this.markDirty();
-    entry.nextPollAt = entry.lastPollAt + this.timing.intervalMs;
+    entry.nextPollAt = Math.max(entry.lastPollAt, this.clock.now()) + this.timing.intervalMs;
     this.schedule(entry);
     if (changed) this.options.onProgress?.(job, entry);
   }
