@@ -20,6 +20,7 @@ import type { Channel, Workflow, WorkflowInputs, WorkflowJob, WorkflowList } fro
 import { schemas } from './schemas-lazy';
 import { buildSubmitRequest, describeType } from './submit-input';
 import { type ApiResponse, type HttpRequest, Transport } from './transport';
+import { readWorkflowList } from './workflow-list-read';
 
 export const WORKFLOW_PREFIXES = ['/workflow/v1', '/workflow/api/v1'] as const;
 export type WorkflowPrefix = (typeof WORKFLOW_PREFIXES)[number];
@@ -202,7 +203,7 @@ export class MediaSpacesClient {
       'GET',
       `/${this.space()}/workflows${qs ? `?${qs}` : ''}`,
       'List workflows',
-      (b) => schemas().WorkflowList.parse(b ?? {}),
+      readWorkflowList,
       options,
     );
   }
