@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { inspect } from 'node:util';
 import type { Dispatcher } from 'undici';
 import { listFieldErrors, MediaSpacesError, tokenExpiredError } from './errors';
+import { readJob } from './job-read';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
 import {
   checkBaseUrl,
@@ -252,17 +253,11 @@ export class MediaSpacesClient {
       jobName: options.jobName,
       requireDeclared: true,
     });
-    return this.workflowCall(
-      'POST',
-      `/${this.space()}/workflows/${wf}/jobs`,
-      'Submit job',
-      (b) => schemas().WorkflowJob.parse(b),
-      {
-        ...options,
-        body,
-        idempotencyKey: idempotencyKeyOf(options),
-      },
-    );
+    return this.workflowCall('POST', `/${this.space()}/workflows/${wf}/jobs`, 'Submit job', readJob, {
+      ...options,
+      body,
+      idempotencyKey: idempotencyKeyOf(options),
+    });
   }
 
   /** Reads a job's current state (an extension beyond the described operations, used for polling). */
@@ -271,7 +266,7 @@ export class MediaSpacesClient {
       .replace('{space_id}', this.space())
       .replace('{workflow_id}', uuidSegment(workflowId, 'workflow_id'))
       .replace('{job_id}', idSegment(jobId, 'job_id'));
-    return this.workflowCall('GET', path, 'Get job', (b) => schemas().WorkflowJob.parse(b), options);
+    return this.workflowCall('GET', path, 'Get job', readJob, options);
   }
 
   /** Reads one workflow with its declared inputs, where the service offers it (an extension). */
