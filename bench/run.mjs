@@ -475,11 +475,13 @@ async function benchWatch() {
   const msgHeap = await host.call('messageHeap', { jobs });
   const warmupJobs = await raw.call('createJobs', { n: 20, workflow: ids.quickWorkflow });
   log('watch: the follow-job node follows them');
+  const watchProfile = PROFILE ? path.join(profileDir, 'watch-window.cpuprofile') : undefined;
   const w = await host.call('watch', {
     jobs,
     warmupJobs,
     intervalMs: P.watchIntervalMs,
     intervals: P.watchIntervals,
+    profile: watchProfile,
   });
   if (w.failed > 0) throw new Error(`watch: ${w.failed} follows failed, first: ${w.firstError}`);
   const intervalsMeasured = w.windowMs / P.watchIntervalMs;
@@ -519,6 +521,17 @@ async function benchWatch() {
     '<= 1 KB',
     w.heapPerJob <= 1024,
   );
+  if (watchProfile) {
+    // the profiler's own cost falls in this window: with --profile the watch CPU figure reads high
+    const polls = w.jobs * intervalsMeasured;
+    const summary = summarise(JSON.parse(readFileSync(watchProfile, 'utf8')), 15);
+    details.push(`profile watch window (${path.relative(ROOT, watchProfile)}), self time per poll by area:`);
+    for (const a of summary.areas.slice(0, 12))
+      details.push(`    ${fmt((a.ms * 1000) / polls).padStart(6)} us  ${a.area}`);
+    details.push('  top functions:');
+    for (const f of summary.functions.slice(0, 15))
+      details.push(`    ${fmt((f.ms * 1000) / polls).padStart(6)} us  ${f.fn}`);
+  }
   details.push(
     `watch: interval ${P.watchIntervalMs} ms, concurrency ${WATCH_CONCURRENCY}, ${fmt(intervalsMeasured)} intervals measured after the first round of reads (which took ${fmt(w.firstRoundMs)} ms); ` +
       `shortest gap between two reads of one job ${fmt(w.minGapMs)} ms (read with Date.now() when undici creates the request, a little after the follower's own reading; windows allow max(5 ms, 0.5 %) for that); ${w.progress} progress messages, ${w.done} jobs done in the window; ` +
