@@ -6,6 +6,8 @@ export default defineConfig({
     exclude: ['test/e2e/**', 'test/.tmp/**', 'bench/**', 'node_modules/**', 'dist/**'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // the sources' lazy require()s (issue #15) get the modules vitest loaded
+    setupFiles: ['test/support/lazy-requires.ts'],
     pool: 'forks',
     // Node-RED runtimes and simulators per file; two cores, so keep it to two files at once
     maxWorkers: 2,

@@ -83,9 +83,14 @@ function log(line) {
   process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(0).padStart(3)}s] ${line}\n`);
 }
 
-/** One row of the table and of results.json. */
-function figure(name, value, unit, baseline, ratio, target, met) {
-  results.push({
+/**
+ * One row of the table and of results.json. `extra.spread` is [lowest,
+ * highest] of the repetitions behind a median (of the ratio when there is
+ * one, else of the value); `extra.floorMet` says whether the issue's floor,
+ * the least acceptable figure below the target, was reached.
+ */
+function figure(name, value, unit, baseline, ratio, target, met, extra = {}) {
+  const row = {
     name,
     value: round(value, 3),
     unit,
@@ -93,11 +98,21 @@ function figure(name, value, unit, baseline, ratio, target, met) {
     ratio: ratio === undefined || ratio === null || !Number.isFinite(ratio) ? null : round(ratio, 3),
     target: target ?? null,
     met: met ?? null,
-  });
+  };
+  if (extra.spread) row.spread = extra.spread.map((x) => round(x, 3));
+  if (extra.floorMet !== undefined) row.floorMet = extra.floorMet;
+  results.push(row);
 }
+const spread = (xs) => {
+  const ok = xs.filter((x) => Number.isFinite(x));
+  return ok.length > 1 ? [Math.min(...ok), Math.max(...ok)] : undefined;
+};
 
 const mb = (bytes) => bytes / 1024 / 1024;
-const atLeast = (ratio, min) => ({ target: `ratio >= ${min}`, met: ratio >= min });
+const atLeast = (ratio, min, floor) => ({
+  target: floor === undefined ? `ratio >= ${min}` : `ratio >= ${min} (floor ${floor})`,
+  met: ratio >= min,
+});
 
 // ------------------------------------------------------------------ setup
 
@@ -206,16 +221,19 @@ async function benchThroughput() {
     }
 
     const rps = (k) => median(runs[k].map((r) => r.rps));
-    const paired = (a, b) => median(runs[a].map((r, i) => r.rps / runs[b][i].rps));
+    const ratios = (a, b) => runs[a].map((r, i) => r.rps / runs[b][i].rps);
+    const paired = (a, b) => median(ratios(a, b));
     const vsRaw = paired('ours', 'raw');
     const vsCore = paired('ours', 'core');
+    const rawFloor = c === 32 ? 0.9 : undefined;
     figure(
       `throughput c=${c}: node vs raw undici`,
       rps('ours'),
       'msg/s',
       rps('raw'),
       vsRaw,
-      ...Object.values(atLeast(vsRaw, 0.85)),
+      ...Object.values(atLeast(vsRaw, 0.95, rawFloor)),
+      { spread: spread(ratios('ours', 'raw')), floorMet: rawFloor === undefined ? undefined : vsRaw >= rawFloor },
     );
     figure(
       `throughput c=${c}: node vs core-node flow`,
@@ -223,9 +241,19 @@ async function benchThroughput() {
       'msg/s',
       rps('core'),
       vsCore,
-      ...Object.values(atLeast(vsCore, 2)),
+      ...Object.values(atLeast(vsCore, 3)),
+      { spread: spread(ratios('ours', 'core')) },
     );
-    figure(`throughput c=${c}: typed client vs raw undici`, rps('lib'), 'req/s', rps('raw'), paired('lib', 'raw'));
+    figure(
+      `throughput c=${c}: typed client vs raw undici`,
+      rps('lib'),
+      'req/s',
+      rps('raw'),
+      paired('lib', 'raw'),
+      undefined,
+      undefined,
+      { spread: spread(ratios('lib', 'raw')) },
+    );
     for (const k of ['raw', 'lib', 'ours', 'core']) {
       const util = median(runs[k].map((r) => r.cpuMs / r.elapsedMs));
       const simUtil = median(runs[k].map((r) => r.simUtil));
@@ -247,7 +275,9 @@ async function benchThroughput() {
   figure('CPU per message c=32: core-node flow', perMsg('core', cpu), 'us/msg', cpuRaw, perMsg('core', cpu) / cpuRaw);
   const extraOurs = pairedDiff('ours', cpu);
   const extraCore = pairedDiff('core', cpu);
-  figure('CPU beyond the raw request: node flow', extraOurs, 'us/msg', extraCore, extraOurs / extraCore);
+  figure('CPU beyond the raw request: node flow', extraOurs, 'us/msg', extraCore, extraOurs / extraCore, null, null, {
+    spread: spread(runs.ours.map((r, i) => cpu(r) / r.n - cpu(runs.raw[i]) / runs.raw[i].n)),
+  });
   figure(
     'CPU beyond the raw request: typed client',
     pairedDiff('lib', cpu),
@@ -338,16 +368,17 @@ async function benchCapacity(throughput) {
     'req/s',
     fastest,
     ratio,
-    ...Object.values(atLeast(ratio, 2)),
+    ...Object.values(atLeast(ratio, 2.5)),
+    { spread: spread(perCore.map((x) => x / fastest)) },
   );
   figure('simulator: served to 2 load processes', median(served), 'req/s', fastest, median(served) / fastest);
   const simUtilRaw = median(throughput[32].raw.map((r) => r.simUtil));
   details.push(
     `simulator CPU while raw undici ran at c=32: ${fmt(simUtilRaw * 100)}% of a core (on ${env.cpus} CPUs the load processes and the simulator share the machine, so "served" is bounded by the machine; "one core" is served / simulator CPU)`,
   );
-  if (ratio < 2 || simUtilRaw > 0.9) {
+  if (ratio < 2.5 || simUtilRaw > 0.9) {
     notes.push(
-      `the simulator does not outrun the fastest client (${fastestKey} at c=32, ${fmt(fastest)} req/s) by 2x: it manages ${fmt(capacity)} req/s on a full core ` +
+      `the simulator does not outrun the fastest client (${fastestKey} at c=32, ${fmt(fastest)} req/s) by 2.5x: it manages ${fmt(capacity)} req/s on a full core ` +
         `and used ${fmt(simUtilRaw * 100)}% of a core during the raw c=32 runs. The c=32 throughput baselines may be bounded by the simulator, ` +
         'which flatters the c=32 "node vs raw undici" ratio; the CPU-per-message figures are measured in the client and are not affected',
     );
@@ -384,7 +415,8 @@ async function benchPaging() {
     );
   }
   const med = (k, f) => median(runs[k].map(f));
-  const paired = (a, b, f) => median(runs[a].map((r, i) => f(r) / f(runs[b][i])));
+  const pairedAll = (a, b, f) => runs[a].map((r, i) => f(r) / f(runs[b][i]));
+  const paired = (a, b, f) => median(pairedAll(a, b, f));
   for (const [key, base, label] of [
     ['node', 'rawKeep', `list-workflows node, mode all (${fmt(P.pageWorkflows)} workflows)`],
     ['iterator', 'rawStream', `client.workflows() iterator (${fmt(P.pageWorkflows)} workflows)`],
@@ -392,12 +424,17 @@ async function benchPaging() {
     const reqs = Math.max(...runs[key].map((r) => r.simRequests));
     const exact = runs[key].every((r) => r.simRequests === pages);
     figure(`paging: ${label}: requests`, reqs, 'requests', pages, reqs / pages, 'requests = pages', exact);
+    const timeRatio = paired(key, base, (r) => r.elapsedMs);
+    const timeTarget = key === 'node' ? { target: 'ratio <= 1.3', met: timeRatio <= 1.3 } : { target: null, met: null };
     figure(
       `paging: ${label}: time vs raw undici`,
       med(key, (r) => r.elapsedMs),
       'ms',
       med(base, (r) => r.elapsedMs),
-      paired(key, base, (r) => r.elapsedMs),
+      timeRatio,
+      timeTarget.target,
+      timeTarget.met,
+      { spread: spread(pairedAll(key, base, (r) => r.elapsedMs)) },
     );
     figure(
       `paging: ${label}: ${key === 'node' ? 'heap held at the output' : 'heap held half way'}`,
@@ -438,11 +475,13 @@ async function benchWatch() {
   const msgHeap = await host.call('messageHeap', { jobs });
   const warmupJobs = await raw.call('createJobs', { n: 20, workflow: ids.quickWorkflow });
   log('watch: the follow-job node follows them');
+  const watchProfile = PROFILE ? path.join(profileDir, 'watch-window.cpuprofile') : undefined;
   const w = await host.call('watch', {
     jobs,
     warmupJobs,
     intervalMs: P.watchIntervalMs,
     intervals: P.watchIntervals,
+    profile: watchProfile,
   });
   if (w.failed > 0) throw new Error(`watch: ${w.failed} follows failed, first: ${w.firstError}`);
   const intervalsMeasured = w.windowMs / P.watchIntervalMs;
@@ -464,14 +503,35 @@ async function benchWatch() {
   );
   const cpuPerJob = (w.windowCpuMs * 1000) / w.jobs / intervalsMeasured;
   const baseCpuPerJob = (base.windowCpuMs * 1000) / jobs.length / (base.windowMs / P.watchIntervalMs);
-  figure('watch node: CPU per followed job per interval', cpuPerJob, 'us', baseCpuPerJob, cpuPerJob / baseCpuPerJob);
+  figure(
+    'watch node: CPU per followed job per interval',
+    cpuPerJob,
+    'us',
+    baseCpuPerJob,
+    cpuPerJob / baseCpuPerJob,
+    '<= 100 us',
+    cpuPerJob <= 100,
+  );
   figure(
     'watch node: heap held per followed job, beyond its message',
     w.heapPerJob / 1024,
     'KB',
     msgHeap.perMessage / 1024,
     w.heapPerJob / msgHeap.perMessage,
+    '<= 1 KB',
+    w.heapPerJob <= 1024,
   );
+  if (watchProfile) {
+    // the profiler's own cost falls in this window: with --profile the watch CPU figure reads high
+    const polls = w.jobs * intervalsMeasured;
+    const summary = summarise(JSON.parse(readFileSync(watchProfile, 'utf8')), 15);
+    details.push(`profile watch window (${path.relative(ROOT, watchProfile)}), self time per poll by area:`);
+    for (const a of summary.areas.slice(0, 12))
+      details.push(`    ${fmt((a.ms * 1000) / polls).padStart(6)} us  ${a.area}`);
+    details.push('  top functions:');
+    for (const f of summary.functions.slice(0, 15))
+      details.push(`    ${fmt((f.ms * 1000) / polls).padStart(6)} us  ${f.fn}`);
+  }
   details.push(
     `watch: interval ${P.watchIntervalMs} ms, concurrency ${WATCH_CONCURRENCY}, ${fmt(intervalsMeasured)} intervals measured after the first round of reads (which took ${fmt(w.firstRoundMs)} ms); ` +
       `shortest gap between two reads of one job ${fmt(w.minGapMs)} ms (read with Date.now() when undici creates the request, a little after the follower's own reading; windows allow max(5 ms, 0.5 %) for that); ${w.progress} progress messages, ${w.done} jobs done in the window; ` +
@@ -493,6 +553,7 @@ function coldLoad(kind, targets) {
     runs.push(JSON.parse(r.stdout.trim().split('\n').at(-1)));
   }
   return {
+    runs,
     ms: median(runs.map((r) => r.ms)),
     rss: median(runs.map((r) => r.rss)),
     heap: median(runs.map((r) => r.heap)),
@@ -504,35 +565,53 @@ function coldLoad(kind, targets) {
 function benchColdLoad() {
   log('cold load');
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-  const nodeFiles = Object.values(pkg['node-red'].nodes);
+  // every file Node-RED loads at start: the node types and the sidebar plugin
+  const nodeFiles = [...Object.values(pkg['node-red'].nodes), ...Object.values(pkg['node-red'].plugins ?? {})];
   const empty = coldLoad('node', [path.join(BENCH_DIR, 'fixtures/empty-node.js')]);
   const all = coldLoad('node', nodeFiles);
   const dt = all.ms - empty.ms;
   const dm = mb(all.rss - empty.rss);
+  // per process, against the empty node's median (the processes are not paired)
+  const msSpread = spread(all.runs.map((r) => r.ms - empty.ms));
+  const rssSpread = spread(all.runs.map((r) => mb(r.rss - empty.rss)));
   figure(
-    `cold load: all ${nodeFiles.length} node files, time beyond an empty node`,
+    `cold load: all ${nodeFiles.length} node and plugin files, time beyond an empty node`,
     dt,
     'ms',
     empty.ms,
     all.ms / empty.ms,
-    '< 150 ms',
-    dt < 150,
+    '< 100 ms (floor 120 ms)',
+    dt < 100,
+    { spread: msSpread, floorMet: dt < 120 },
   );
   figure(
-    `cold load: all ${nodeFiles.length} node files, RSS beyond an empty node`,
+    `cold load: all ${nodeFiles.length} node and plugin files, RSS beyond an empty node`,
     dm,
     'MB',
     mb(empty.rss),
     null,
-    '< 15 MB',
-    dm < 15,
+    '< 10 MB (floor 12 MB)',
+    dm < 10,
+    { spread: rssSpread, floorMet: dm < 12 },
   );
   details.push(
     `cold load: ${all.modules} modules, packages loaded eagerly: ${all.packages.join(', ') || 'none'}; heap ${fmt(mb(all.heap - empty.heap))} MB beyond the empty node`,
   );
-  for (const dep of ['zod', 'undici', 'yaml', 'node-cron']) {
-    const d = coldLoad('module', [dep]);
-    figure(`cold load: require('${dep}') alone`, d.ms, 'ms', null, null);
+  // zod/mini: the same schemas in a tree-shakable form; shown to say what a switch would save at first use
+  const firstUse = [
+    ['zod', 'zod'],
+    ['zod/mini', 'zod/mini'],
+    ['lib/schemas (zod and every schema of the client)', path.join(ROOT, 'dist/lib/schemas.js')],
+    ['undici', 'undici'],
+    ['yaml', 'yaml'],
+    ['node-cron', 'node-cron'],
+    ['@redis/client', '@redis/client'],
+  ];
+  for (const [dep, target] of firstUse) {
+    const d = coldLoad('module', [target]);
+    figure(`cold load: require('${dep}') alone`, d.ms, 'ms', null, null, null, null, {
+      spread: spread(d.runs.map((r) => r.ms)),
+    });
     details.push(
       `cold load: require('${dep}') alone: ${fmt(d.ms)} ms, RSS ${fmt(mb(d.rss))} MB, heap ${fmt(mb(d.heap))} MB`,
     );

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { inspect } from 'node:util';
 import type { Dispatcher } from 'undici';
 import { listFieldErrors, MediaSpacesError, tokenExpiredError } from './errors';
+import { readJob } from './job-read';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
 import {
   checkBaseUrl,
@@ -16,17 +17,11 @@ import {
   UUID_RULE,
   WORKFLOW_STATUS_RULE,
 } from './rules';
-import {
-  Channel,
-  ChannelCreateRequest,
-  describeIssues,
-  type Workflow,
-  WorkflowInputs,
-  WorkflowJob,
-  WorkflowList,
-} from './schemas';
+import type { Channel, Workflow, WorkflowInputs, WorkflowJob, WorkflowList } from './schemas';
+import { schemas } from './schemas-lazy';
 import { buildSubmitRequest, describeType } from './submit-input';
 import { type ApiResponse, type HttpRequest, Transport } from './transport';
+import { readWorkflowList } from './workflow-list-read';
 
 export const WORKFLOW_PREFIXES = ['/workflow/v1', '/workflow/api/v1'] as const;
 export type WorkflowPrefix = (typeof WORKFLOW_PREFIXES)[number];
@@ -76,6 +71,12 @@ export interface ClientConfig {
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /**
+   * Retries of this call, instead of the client's setting. A poller passes 0:
+   * it reads again at its next interval anyway, and a retry inside the
+   * interval would be a second request for the same thing (issue #15).
+   */
+  retries?: number;
 }
 
 export interface PostOptions extends CallOptions {
@@ -206,7 +207,7 @@ export class MediaSpacesClient {
       'GET',
       `/${this.space()}/workflows${qs ? `?${qs}` : ''}`,
       'List workflows',
-      (b) => WorkflowList.parse(b ?? {}),
+      readWorkflowList,
       options,
     );
   }
@@ -255,17 +256,11 @@ export class MediaSpacesClient {
       jobName: options.jobName,
       requireDeclared: true,
     });
-    return this.workflowCall(
-      'POST',
-      `/${this.space()}/workflows/${wf}/jobs`,
-      'Submit job',
-      (b) => WorkflowJob.parse(b),
-      {
-        ...options,
-        body,
-        idempotencyKey: idempotencyKeyOf(options),
-      },
-    );
+    return this.workflowCall('POST', `/${this.space()}/workflows/${wf}/jobs`, 'Submit job', readJob, {
+      ...options,
+      body,
+      idempotencyKey: idempotencyKeyOf(options),
+    });
   }
 
   /** Reads a job's current state (an extension beyond the described operations, used for polling). */
@@ -274,7 +269,7 @@ export class MediaSpacesClient {
       .replace('{space_id}', this.space())
       .replace('{workflow_id}', uuidSegment(workflowId, 'workflow_id'))
       .replace('{job_id}', idSegment(jobId, 'job_id'));
-    return this.workflowCall('GET', path, 'Get job', (b) => WorkflowJob.parse(b), options);
+    return this.workflowCall('GET', path, 'Get job', readJob, options);
   }
 
   /** Reads one workflow with its declared inputs, where the service offers it (an extension). */
@@ -289,7 +284,7 @@ export class MediaSpacesClient {
       'Get workflow',
       (b) => {
         const parsed = (b ?? {}) as Record<string, unknown>;
-        const inputs = parsed.inputs === undefined ? undefined : WorkflowInputs.parse(parsed.inputs);
+        const inputs = parsed.inputs === undefined ? undefined : schemas().WorkflowInputs.parse(parsed.inputs);
         return { ...(parsed as Workflow), inputs };
       },
       options,
@@ -299,6 +294,7 @@ export class MediaSpacesClient {
   // ------------------------------------------------------------ live capture
 
   async createChannel(request: unknown, options: PostOptions = {}): Promise<ApiResponse<Channel>> {
+    const { ChannelCreateRequest, describeIssues } = schemas();
     const parsed = ChannelCreateRequest.safeParse(request);
     const fieldErrors = parsed.success ? {} : describeIssues(parsed.error);
     // "Which create-request fields are required: not shown"; the simulator requires a name (a nameless
@@ -307,7 +303,7 @@ export class MediaSpacesClient {
     if (!parsed.success || Object.keys(fieldErrors).length > 0) {
       throw MediaSpacesError.invalidInput(`Invalid channel request: ${listFieldErrors(fieldErrors)}`, fieldErrors);
     }
-    return this.liveCall('POST', `/${this.space()}/channels`, 'Create channel', (b) => Channel.parse(b), {
+    return this.liveCall('POST', `/${this.space()}/channels`, 'Create channel', (b) => schemas().Channel.parse(b), {
       ...options,
       body: parsed.data,
       idempotencyKey: idempotencyKeyOf(options),
@@ -319,7 +315,7 @@ export class MediaSpacesClient {
     const path = (this.#config.channelPath || DEFAULT_CHANNEL_PATH)
       .replace('{space_id}', this.space())
       .replace('{channel_id}', uuidSegment(channelId, 'channel_id'));
-    return this.liveCall('GET', path, 'Get channel', (b) => Channel.parse(b), options);
+    return this.liveCall('GET', path, 'Get channel', (b) => schemas().Channel.parse(b), options);
   }
 
   async deleteEvent(eventId: string, options: CallOptions = {}): Promise<ApiResponse<unknown>> {

@@ -1,4 +1,4 @@
-import { ErrorMessageShape, ErrorResponseShape, ValidationShape } from './schemas';
+import { schemas } from './schemas-lazy';
 
 /**
  * Short codes carried by every MediaSpacesError. HTTP statuses map to the
@@ -159,6 +159,7 @@ export function errorFromResponse(
       fieldErrors[key] = text(item.detail) ?? text(item.type) ?? 'invalid';
     }
   } else {
+    const { ErrorMessageShape, ErrorResponseShape, ValidationShape } = schemas();
     const shape1 = ErrorResponseShape.safeParse(body);
     const shape2 = ErrorMessageShape.safeParse(body);
     const shape3 = ValidationShape.safeParse(body);

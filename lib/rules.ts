@@ -27,6 +27,18 @@ export const TYPECODES = [
   'Double',
 ] as const;
 
+// job states here rather than in lib/schemas: the sidebar needs them at start, before zod is loaded
+export const JOB_STATES = [
+  'created',
+  'in-process',
+  'succeeded',
+  'failed',
+  'stopped',
+  'retry',
+  'malfunctioned',
+] as const;
+export const TERMINAL_JOB_STATES = ['succeeded', 'failed', 'stopped'] as const;
+
 export const FRAME_RATES = ['23.976', '24', '25', '29.97', '30', '50', '60'] as const;
 
 /** Page size bounds of the workflow list (max_results). */

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { FRAME_RATES, TYPECODES, UUID_PATTERN, UUID_RULE, WORKFLOW_STATUSES } from './rules';
+import {
+  FRAME_RATES,
+  JOB_STATES,
+  TERMINAL_JOB_STATES,
+  TYPECODES,
+  UUID_PATTERN,
+  UUID_RULE,
+  WORKFLOW_STATUSES,
+} from './rules';
 
 // the rules themselves live in ./rules (browser-safe); re-exported here, where they always were
 export { FRAME_RATES, TYPECODES, UUID_PATTERN, WORKFLOW_STATUSES };
@@ -29,16 +37,7 @@ export const uuid = () => z.string().regex(UUID_PATTERN, UUID_RULE);
 export const WorkflowStatus = z.enum(WORKFLOW_STATUSES);
 export type WorkflowStatus = z.infer<typeof WorkflowStatus>;
 
-export const JOB_STATES = [
-  'created',
-  'in-process',
-  'succeeded',
-  'failed',
-  'stopped',
-  'retry',
-  'malfunctioned',
-] as const;
-export const TERMINAL_JOB_STATES = ['succeeded', 'failed', 'stopped'] as const;
+export { JOB_STATES, TERMINAL_JOB_STATES };
 export const JobState = z.enum(JOB_STATES);
 export type JobState = z.infer<typeof JobState>;
 

@@ -1,6 +1,7 @@
 import { listFieldErrors, MediaSpacesError } from './errors';
 import { isPlainObject } from './guards';
-import { describeIssues, SubmitJobRequest, type WorkflowInputs } from './schemas';
+import type { SubmitJobRequest, WorkflowInputs } from './schemas';
+import { schemas } from './schemas-lazy';
 import {
   checkRequired,
   checkValues,
@@ -51,6 +52,7 @@ export function buildSubmitRequest(
   if (jobName !== undefined && jobName !== '') request.job_name = jobName;
   if (Object.keys(input).length > 0) request.usage = { input };
 
+  const { describeIssues, SubmitJobRequest } = schemas();
   const parsed = SubmitJobRequest.safeParse(request);
   if (!parsed.success) Object.assign(errors, describeIssues(parsed.error));
   if (Object.keys(errors).length > 0) {

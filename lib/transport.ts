@@ -23,6 +23,8 @@ export interface HttpRequest {
   body?: unknown;
   idempotencyKey?: string;
   signal?: AbortSignal;
+  /** Retries of this request, instead of the transport's policy (see CallOptions.retries). */
+  retries?: number;
   /** Names the operation in error messages, e.g. "Submit job". */
   context: string;
 }
@@ -92,7 +94,8 @@ export class Transport {
 
   async send<T>(req: HttpRequest, parse: (body: unknown) => T): Promise<ApiResponse<T>> {
     const retryable = req.method !== 'POST' || req.idempotencyKey !== undefined;
-    const maxAttempts = retryable ? this.options.retry.retries + 1 : 1;
+    const retries = req.retries === undefined ? this.options.retry.retries : Math.max(0, Math.floor(req.retries));
+    const maxAttempts = retryable ? retries + 1 : 1;
     let lastError: MediaSpacesError | undefined;
     /** An earlier attempt may have reached the service and been carried out, though its answer was lost. */
     let maybeCarriedOut = false;

@@ -1,7 +1,5 @@
-import { createClient, type MediaSpacesClient } from '../../lib/client';
-import { MediaSpacesError } from '../../lib/errors';
+import type { MediaSpacesClient } from '../../lib/client';
 import { registerAdminRoutes } from '../shared/admin-routes';
-import { configError, parseConfig } from '../shared/config-settings';
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
 import type { Area, ClientProvider } from '../shared/server-client';
 import { registerOAuthCallback } from './oauth-callback';
@@ -17,6 +15,11 @@ type ConfigNode = Node & ClientProvider;
 export = function register(RED: NodeAPI): void {
   function MediaSpacesConfigNode(this: ConfigNode, def: NodeDef): void {
     RED.nodes.createNode(this, def);
+    // required on first deploy, not at Node-RED start (issue #15)
+    const { createClient } = require('../../lib/client') as typeof import('../../lib/client');
+    const { MediaSpacesError } = require('../../lib/errors') as typeof import('../../lib/errors');
+    const { configError, parseConfig } =
+      require('../shared/config-settings') as typeof import('../shared/config-settings');
     const label = def.name ? `"${String(def.name)}"` : this.id;
     let client: MediaSpacesClient | undefined;
     let closed = false;

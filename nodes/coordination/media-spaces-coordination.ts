@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type ConnectionStatus, CoordinationError, Coordinator, RedisConnection } from '../../lib/coordination';
+import type { ConnectionStatus, Coordinator } from '../../lib/coordination';
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
 import type { CoordinationProvider } from './coordination-provider';
-import { type CoordinationSettings, parseCoordinationSettings } from './coordination-settings';
+import type { CoordinationSettings } from './coordination-settings';
 
 /**
  * media-spaces-coordination: the Redis that several Node-RED instances share
@@ -18,11 +18,16 @@ const INSTANCE_ID = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 export = function register(RED: NodeAPI): void {
   function MediaSpacesCoordinationNode(this: CoordinationNode, def: NodeDef): void {
     RED.nodes.createNode(this, def);
+    // required on first deploy, not at Node-RED start (issue #15)
+    const { CoordinationError, Coordinator, RedisConnection } =
+      require('../../lib/coordination') as typeof import('../../lib/coordination');
+    const { parseCoordinationSettings } =
+      require('./coordination-settings') as typeof import('./coordination-settings');
     const label = def.name ? `"${String(def.name)}"` : this.id;
     const credentials = this.credentials ?? {};
     let settings: CoordinationSettings | undefined;
     let coordinator: Coordinator | undefined;
-    let problem: CoordinationError | undefined;
+    let problem: InstanceType<typeof CoordinationError> | undefined;
     let closed = false;
     try {
       settings = parseCoordinationSettings(def);

@@ -1,10 +1,5 @@
-import { channelRequest } from '../shared/channel-request';
-import { resolveInputs } from '../shared/inputs';
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
-import { respond } from '../shared/operation';
-import { runOperationNode } from '../shared/operation-node';
-import { CREATE_INPUTS, CreateChannelSettings, WatchSettings } from './settings';
-import { ChannelStateWatch } from './state-watch';
+import type { ChannelStateWatch } from './state-watch';
 
 /** How often a created channel's state is read, and for how long at most. */
 const WATCH_INTERVAL_MS = 1000;
@@ -18,17 +13,25 @@ const WATCH_LIMIT_MS = 120_000;
 export = function register(RED: NodeAPI): void {
   function CreateChannelNode(this: Node & { send(msg: unknown): void }, def: NodeDef): void {
     RED.nodes.createNode(this, def);
+    // required on first deploy, not at Node-RED start (issue #15)
+    const { channelRequest } = require('../shared/channel-request') as typeof import('../shared/channel-request');
+    const { resolveInputs } = require('../shared/inputs') as typeof import('../shared/inputs');
+    const { respond } = require('../shared/operation') as typeof import('../shared/operation');
+    const { runOperationNode } = require('../shared/operation-node') as typeof import('../shared/operation-node');
+    const { CREATE_INPUTS, CreateChannelSettings, WatchSettings } =
+      require('./settings') as typeof import('./settings');
     const watched = WatchSettings.safeParse(def);
-    const watch =
-      watched.success && watched.data.watchState
-        ? new ChannelStateWatch({
-            intervalMs: WATCH_INTERVAL_MS,
-            limitMs: WATCH_LIMIT_MS,
-            send: (msg) => this.send([null, msg]),
-            status: (status) => this.status(status),
-            warn: (text) => this.warn(text),
-          })
-        : undefined;
+    let watch: ChannelStateWatch | undefined;
+    if (watched.success && watched.data.watchState) {
+      const { ChannelStateWatch } = require('./state-watch') as typeof import('./state-watch');
+      watch = new ChannelStateWatch({
+        intervalMs: WATCH_INTERVAL_MS,
+        limitMs: WATCH_LIMIT_MS,
+        send: (msg) => this.send([null, msg]),
+        status: (status) => this.status(status),
+        warn: (text) => this.warn(text),
+      });
+    }
     runOperationNode(RED, this, def, {
       context: 'Create channel',
       area: 'liveCapture',

@@ -1,13 +1,14 @@
-import { resolveInputs } from '../shared/inputs';
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
-import { respond } from '../shared/operation';
-import { runOperationNode } from '../shared/operation-node';
-import { DELETE_INPUTS, DeleteEventSettings } from './settings';
 
 /** media-spaces-delete-event: deletes a live-capture event by id (msg.event_id, else the node's setting). */
 export = function register(RED: NodeAPI): void {
   function DeleteEventNode(this: Node, def: NodeDef): void {
     RED.nodes.createNode(this, def);
+    // required on first deploy, not at Node-RED start (issue #15)
+    const { resolveInputs } = require('../shared/inputs') as typeof import('../shared/inputs');
+    const { respond } = require('../shared/operation') as typeof import('../shared/operation');
+    const { runOperationNode } = require('../shared/operation-node') as typeof import('../shared/operation-node');
+    const { DELETE_INPUTS, DeleteEventSettings } = require('./settings') as typeof import('./settings');
     runOperationNode(RED, this, def, {
       context: 'Delete event',
       area: 'liveCapture',

@@ -62,7 +62,9 @@ export class FollowJobController {
       timeoutMs: settings.timeout ?? 0,
       // saves at most once a second (or once per interval when shorter)
       persistDelayMs: Math.min(1000, timing.intervalMs),
-      getJob: async (workflowId, jobId, signal) => (await client().getJob(workflowId, jobId, { signal })).data,
+      // no retries inside the call: the follower reads again at its next interval, never twice within one
+      getJob: async (workflowId, jobId, signal) =>
+        (await client().getJob(workflowId, jobId, { signal, retries: 0 })).data,
       onProgress: (job, entry) => this.progressed(job, entry.waiters, entry.workflowId),
       onDone: (job, entry) => this.ended(job, entry.waiters, entry.jobId, entry.workflowId),
       onError: (error, waiters, entry) => this.failed(error, waiters, entry.jobId, entry.workflowId),

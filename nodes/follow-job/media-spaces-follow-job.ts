@@ -1,10 +1,5 @@
 import type { NodeAPI, NodeDef } from '../shared/node-red-types';
-import { closeWith, type PollNode } from '../shared/poll-node';
-import { readPollSettings } from '../shared/poll-settings';
-import { clientFor } from '../shared/server-client';
-import { StatusBoard } from '../shared/status-board';
-import { FollowJobController } from './controller';
-import { FOLLOW_JOB_LABELS, followJobSettings } from './settings';
+import type { PollNode } from '../shared/poll-node';
 
 /**
  * media-spaces-follow-job: follows each input's job until a terminal state:
@@ -14,6 +9,13 @@ import { FOLLOW_JOB_LABELS, followJobSettings } from './settings';
 export = function register(RED: NodeAPI): void {
   function FollowJobNode(this: PollNode, def: NodeDef): void {
     RED.nodes.createNode(this, def);
+    // required on first deploy, not at Node-RED start (issue #15)
+    const { closeWith } = require('../shared/poll-node') as typeof import('../shared/poll-node');
+    const { readPollSettings } = require('../shared/poll-settings') as typeof import('../shared/poll-settings');
+    const { clientFor } = require('../shared/server-client') as typeof import('../shared/server-client');
+    const { StatusBoard } = require('../shared/status-board') as typeof import('../shared/status-board');
+    const { FollowJobController } = require('./controller') as typeof import('./controller');
+    const { FOLLOW_JOB_LABELS, followJobSettings } = require('./settings') as typeof import('./settings');
     const warn = (text: string) => this.warn(`media-spaces-follow-job: ${text}`);
     const settings = readPollSettings(followJobSettings, def, FOLLOW_JOB_LABELS, warn);
     const status = new StatusBoard(this);

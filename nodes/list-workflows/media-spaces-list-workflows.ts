@@ -1,7 +1,4 @@
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
-import { runOperationNode } from '../shared/operation-node';
-import { listWorkflows } from './controller';
-import { ListWorkflowsSettings, SETTING_LABELS } from './settings';
 
 /**
  * media-spaces-list-workflows: the space's workflows, as one array (all
@@ -11,6 +8,10 @@ import { ListWorkflowsSettings, SETTING_LABELS } from './settings';
 export = function register(RED: NodeAPI): void {
   function ListWorkflowsNode(this: Node, def: NodeDef): void {
     RED.nodes.createNode(this, def);
+    // required on first deploy, not at Node-RED start (issue #15)
+    const { runOperationNode } = require('../shared/operation-node') as typeof import('../shared/operation-node');
+    const { listWorkflows } = require('./controller') as typeof import('./controller');
+    const { ListWorkflowsSettings, SETTING_LABELS } = require('./settings') as typeof import('./settings');
     runOperationNode(RED, this, def, {
       context: 'List workflows',
       area: 'workflow',

@@ -1,9 +1,5 @@
-import { asMediaSpacesError, failMessage } from '../shared/failure';
 import type { NodeDef } from '../shared/node-red-types';
-import { parseSettings } from '../shared/settings';
-import { ScheduleController } from './controller';
 import { registerPreviewRoute } from './preview-route';
-import { scheduleSettingsSchema } from './settings';
 import { listenForFlowsStarted } from './start-gate';
 import type { ScheduleAPI, ScheduleNode } from './types';
 
@@ -18,6 +14,11 @@ import type { ScheduleAPI, ScheduleNode } from './types';
 export = function register(RED: ScheduleAPI): void {
   function MediaSpacesScheduleNode(this: ScheduleNode, def: NodeDef): void {
     RED.nodes.createNode(this, def);
+    // required on first deploy, not at Node-RED start: a flow without a schedule never loads yaml or node-cron (issue #15)
+    const { asMediaSpacesError, failMessage } = require('../shared/failure') as typeof import('../shared/failure');
+    const { parseSettings } = require('../shared/settings') as typeof import('../shared/settings');
+    const { ScheduleController } = require('./controller') as typeof import('./controller');
+    const { scheduleSettingsSchema } = require('./settings') as typeof import('./settings');
     const controller = new ScheduleController(RED, this, parseSettings(scheduleSettingsSchema, def));
 
     this.on('input', (msg, send, done) => {

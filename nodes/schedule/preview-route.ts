@@ -1,5 +1,4 @@
 import { isPlainObject } from '../../lib/guards';
-import { previewSchedule } from '../../lib/schedule';
 import type { RequestHandler } from '../shared/node-red-types';
 import { READ_PERMISSION, requirePermission } from '../shared/permission';
 import type { ScheduleAPI } from './types';
@@ -23,6 +22,8 @@ export function registerPreviewRoute(RED: ScheduleAPI): void {
         res.status(400).json({ ok: false, issues: [{ path: '', message: 'give yaml (text) or model (object)' }] });
         return;
       }
+      // yaml and node-cron load with the first preview, not at Node-RED start (issue #15)
+      const { previewSchedule } = require('../../lib/schedule') as typeof import('../../lib/schedule');
       res.status(200).json(previewSchedule(request));
     } catch (err) {
       res.status(500).json({ ok: false, issues: [{ path: '', message: (err as Error).message }] });

@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { createClient, type MediaSpacesClient } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
 import { isPlainObject } from '../../lib/guards';
-import { FRAME_RATES, TYPECODES } from '../../lib/schemas';
-import { readConfigSettings } from '../config/settings';
+import { FRAME_RATES, TYPECODES } from '../../lib/rules';
 import { type Credentials, configError, parseConfig, tokenExpiry } from './config-settings';
 import { type ProbeSetup, probeConnection } from './connection-probe';
 import type { HttpRequest, HttpResponse, NodeAPI, RequestHandler } from './node-red-types';
@@ -177,6 +176,8 @@ function dialogCredentials(RED: NodeAPI, body: Record<string, unknown>): Credent
 /** What "Test connection" tries: the dialog's settings as typed, even where they are wrong. */
 function probeSetup(RED: NodeAPI, body: unknown): ProbeSetup {
   if (!isPlainObject(body)) throw MediaSpacesError.invalidInput('the request body must be a JSON object');
+  // zod loads when the dialog first asks, not at Node-RED start
+  const { readConfigSettings } = require('../config/settings') as typeof import('../config/settings');
   const { settings } = readConfigSettings(body);
   const credentials = dialogCredentials(RED, body);
   return {

@@ -46,6 +46,13 @@ export async function resolveInputs<M extends InputMap>(
   for (const [key, spec] of Object.entries(map)) {
     const name = spec.name ?? spec.message ?? spec.setting ?? key;
     const fromMessage = spec.message !== undefined && msg[spec.message] !== undefined;
+    if (!fromMessage) {
+      const constant = constantOf(settings, key);
+      if (constant !== NOT_CONSTANT) {
+        out[key] = constant;
+        continue;
+      }
+    }
     const where = fromMessage ? `msg.${spec.message}` : `${name} (node setting)`;
     const value = fromMessage ? msg[spec.message as string] : await settingValue(RED, node, msg, settings, spec, name);
     const result = spec.schema.safeParse(value);
@@ -55,8 +62,42 @@ export async function resolveInputs<M extends InputMap>(
       throw MediaSpacesError.invalidInput(`${where} ${rule}, got ${describeType(value)}`, { [name]: rule });
     }
     out[key] = result.data;
+    if (!fromMessage) rememberConstant(settings, spec, key, result.data);
   }
   return out as ResolvedInputs<M>;
+}
+
+/**
+ * A setting that is plain text (or empty) gives the same checked value for
+ * every message: it is checked once per deploy, not once per message (the
+ * settings object is the node's own, parsed on deploy), which took a zod
+ * parse per input off each message (issue #15). Values from other input
+ * types (msg, flow, env, json, ...) are evaluated per message as before.
+ */
+const NOT_CONSTANT = Symbol('not constant');
+const constants = new WeakMap<object, Map<string, unknown>>();
+
+function isConstantSetting(settings: Record<string, unknown>, spec: InputSpec): boolean {
+  if (spec.setting === undefined) return false;
+  const typeSetting = spec.typeField === undefined ? undefined : settings[spec.typeField];
+  const type = typeof typeSetting === 'string' && typeSetting !== '' ? typeSetting : (spec.defaultType ?? 'str');
+  const value = settings[spec.setting];
+  return blank(value) || (type === 'str' && typeof value === 'string');
+}
+
+function constantOf(settings: Record<string, unknown>, key: string): unknown {
+  const known = constants.get(settings);
+  return known?.has(key) ? known.get(key) : NOT_CONSTANT;
+}
+
+function rememberConstant(settings: Record<string, unknown>, spec: InputSpec, key: string, value: unknown): void {
+  if (!isConstantSetting(settings, spec) || (typeof value === 'object' && value !== null)) return;
+  let known = constants.get(settings);
+  if (!known) {
+    known = new Map();
+    constants.set(settings, known);
+  }
+  known.set(key, value);
 }
 
 async function settingValue(

@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from '../../lib/clock';
-import { TERMINAL_JOB_STATES } from '../../lib/schemas';
+import { TERMINAL_JOB_STATES } from '../../lib/rules';
 import type {
   ActionName,
   ActivitySignal,

@@ -1,4 +1,3 @@
-import { compileCron, nextOccurrence } from '../../lib/schedule/cron';
 import type { SlotView, WindowPlan } from './activity-types';
 
 /** More starts than a timeline can show per window (a minutely window over a week would be 10,080). */
@@ -12,6 +11,9 @@ export const MAX_STARTS_PER_WINDOW = 400;
 export function plannedSlots(window: WindowPlan, from: number, to: number): SlotView[] {
   if (window.enabled === false) return [];
   const durationMs = Math.max(0, window.duration) * 1000;
+  // node-cron loads when a schedule first reports windows, not at Node-RED start (issue #15)
+  const { compileCron, nextOccurrence } =
+    require('../../lib/schedule/cron') as typeof import('../../lib/schedule/cron');
   let spec: ReturnType<typeof compileCron>;
   try {
     spec = compileCron(window.cron);

@@ -1,7 +1,4 @@
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
-import { runOperationNode } from '../shared/operation-node';
-import { submitJob } from './controller';
-import { SubmitJobSettings } from './settings';
 
 /**
  * media-spaces-submit-job: submits a job to a workflow. The node's inputs
@@ -12,6 +9,11 @@ import { SubmitJobSettings } from './settings';
 export = function register(RED: NodeAPI): void {
   function SubmitJobNode(this: Node, def: NodeDef): void {
     RED.nodes.createNode(this, def);
+    // required here, not at the top: Node-RED loads every installed package at start, and a flow
+    // without this node must not pay for zod and the client (issue #15)
+    const { runOperationNode } = require('../shared/operation-node') as typeof import('../shared/operation-node');
+    const { submitJob } = require('./controller') as typeof import('./controller');
+    const { SubmitJobSettings } = require('./settings') as typeof import('./settings');
     runOperationNode(RED, this, def, {
       context: 'Submit job',
       area: 'workflow',

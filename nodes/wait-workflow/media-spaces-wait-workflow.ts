@@ -1,10 +1,5 @@
 import type { NodeAPI, NodeDef } from '../shared/node-red-types';
-import { closeWith, type PollNode } from '../shared/poll-node';
-import { readPollSettings } from '../shared/poll-settings';
-import { clientFor } from '../shared/server-client';
-import { StatusBoard } from '../shared/status-board';
-import { WaitWorkflowController } from './controller';
-import { WAIT_WORKFLOW_LABELS, waitWorkflowSettings } from './settings';
+import type { PollNode } from '../shared/poll-node';
 
 /**
  * media-spaces-wait-workflow: holds each input message until its workflow is
@@ -14,6 +9,13 @@ import { WAIT_WORKFLOW_LABELS, waitWorkflowSettings } from './settings';
 export = function register(RED: NodeAPI): void {
   function WaitWorkflowNode(this: PollNode, def: NodeDef): void {
     RED.nodes.createNode(this, def);
+    // required on first deploy, not at Node-RED start (issue #15)
+    const { closeWith } = require('../shared/poll-node') as typeof import('../shared/poll-node');
+    const { readPollSettings } = require('../shared/poll-settings') as typeof import('../shared/poll-settings');
+    const { clientFor } = require('../shared/server-client') as typeof import('../shared/server-client');
+    const { StatusBoard } = require('../shared/status-board') as typeof import('../shared/status-board');
+    const { WaitWorkflowController } = require('./controller') as typeof import('./controller');
+    const { WAIT_WORKFLOW_LABELS, waitWorkflowSettings } = require('./settings') as typeof import('./settings');
     const warn = (text: string) => this.warn(`media-spaces-wait-workflow: ${text}`);
     const settings = readPollSettings(waitWorkflowSettings, def, WAIT_WORKFLOW_LABELS, warn);
     const status = new StatusBoard(this);

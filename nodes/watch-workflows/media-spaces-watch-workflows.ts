@@ -1,10 +1,5 @@
 import type { NodeAPI, NodeDef } from '../shared/node-red-types';
-import { closeWith, type PollNode } from '../shared/poll-node';
-import { readPollSettings } from '../shared/poll-settings';
-import { clientFor } from '../shared/server-client';
-import { StatusBoard } from '../shared/status-board';
-import { WatchWorkflowsController } from './controller';
-import { WATCH_WORKFLOWS_LABELS, watchWorkflowsSettings } from './settings';
+import type { PollNode } from '../shared/poll-node';
 
 /**
  * media-spaces-watch-workflows: polls the workflow list and sends one
@@ -15,6 +10,13 @@ import { WATCH_WORKFLOWS_LABELS, watchWorkflowsSettings } from './settings';
 export = function register(RED: NodeAPI): void {
   function WatchWorkflowsNode(this: PollNode, def: NodeDef): void {
     RED.nodes.createNode(this, def);
+    // required on first deploy, not at Node-RED start (issue #15)
+    const { closeWith } = require('../shared/poll-node') as typeof import('../shared/poll-node');
+    const { readPollSettings } = require('../shared/poll-settings') as typeof import('../shared/poll-settings');
+    const { clientFor } = require('../shared/server-client') as typeof import('../shared/server-client');
+    const { StatusBoard } = require('../shared/status-board') as typeof import('../shared/status-board');
+    const { WatchWorkflowsController } = require('./controller') as typeof import('./controller');
+    const { WATCH_WORKFLOWS_LABELS, watchWorkflowsSettings } = require('./settings') as typeof import('./settings');
     const warn = (text: string) => this.warn(`media-spaces-watch-workflows: ${text}`);
     const settings = readPollSettings(watchWorkflowsSettings, def, WATCH_WORKFLOWS_LABELS, warn);
     const status = new StatusBoard(this);

@@ -9,6 +9,8 @@ export default defineConfig({
   root: fileURLToPath(new URL('../..', import.meta.url)),
   test: {
     include: ['test/e2e/**/*.e2e.test.ts'],
+    // the sources' lazy require()s (issue #15) get the modules vitest loaded
+    setupFiles: ['test/support/lazy-requires.ts'],
     globalSetup: ['test/e2e/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -12,6 +12,8 @@ export default defineConfig({
     exclude: ['test/.tmp/**', 'node_modules/**', 'dist/**'],
     testTimeout: 30 * 60_000,
     hookTimeout: 120_000,
+    // the sources' lazy require()s (issue #15) get the modules vitest loaded
+    setupFiles: ['test/support/lazy-requires.ts'],
     pool: 'forks',
     // heap figures need global.gc()
     execArgv: ['--expose-gc'],

@@ -1,0 +1,64 @@
+// Run in a fresh process by test/nodes/cold-load.test.ts: registers the given
+// node/plugin files with a stand-in of the RED API the way Node-RED does at
+// start, optionally constructs one node of a type (a deploy), and prints what
+// got registered and which packages are in require.cache, as one JSON line.
+//   node cold-load-probe.cjs '{"files":[...],"deploy":[{"type":"...","def":{...}}]}'
+const { EventEmitter } = require('node:events');
+const path = require('node:path');
+
+const request = JSON.parse(process.argv[2]);
+const constructors = new Map();
+const registered = { types: [], plugins: [], routes: [] };
+const noop = () => undefined;
+const route = (method) => (routePath) => registered.routes.push(`${method} ${routePath}`);
+const RED = {
+  nodes: {
+    registerType: (type, ctor) => {
+      registered.types.push(type);
+      constructors.set(type, ctor);
+    },
+    createNode: noop,
+    getNode: () => null,
+    eachNode: noop,
+  },
+  httpAdmin: { get: route('GET'), post: route('POST'), put: route('PUT'), delete: route('DELETE'), use: noop },
+  httpNode: { get: noop, post: noop, put: noop, delete: noop, use: noop },
+  auth: { needsPermission: () => (_req, _res, next) => next() },
+  settings: {},
+  util: { cloneMessage: (m) => m, evaluateNodeProperty: noop, getMessageProperty: noop, setMessageProperty: noop },
+  log: { info: noop, warn: noop, error: noop, debug: noop, trace: noop },
+  events: new EventEmitter(),
+  comms: { publish: noop },
+  library: { register: noop },
+  plugins: { registerPlugin: (name) => registered.plugins.push(name) },
+  _: (s) => s,
+  version: () => '4.1.0',
+};
+
+const packagesLoaded = () =>
+  [
+    ...new Set(
+      Object.keys(require.cache)
+        .map((f) => /node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(f)?.[1]?.replace('\\', '/'))
+        .filter((p) => p !== undefined),
+    ),
+  ].sort();
+
+for (const file of request.files) {
+  const loaded = require(path.resolve(file));
+  (typeof loaded === 'function' ? loaded : loaded.default)(RED);
+}
+const atStart = packagesLoaded();
+
+const deployErrors = [];
+for (const { type, def } of request.deploy ?? []) {
+  const node = new EventEmitter();
+  Object.assign(node, { id: def.id, credentials: {}, warn: noop, error: noop, log: noop, status: noop, send: noop });
+  try {
+    constructors.get(type).call(node, def);
+  } catch (error) {
+    deployErrors.push(`${type}: ${error.message}`);
+  }
+  node.emit('close', false, noop);
+}
+process.stdout.write(`${JSON.stringify({ ...registered, atStart, afterDeploy: packagesLoaded(), deployErrors })}\n`);
