@@ -17,6 +17,8 @@ export interface CommandHost {
   /** reloads the windows from their source; the error when that failed */
   reload(): MediaSpacesError | undefined;
   updateStatus(): void;
+  /** a created channel came back (coordination completes the slot's start with it) */
+  channelReturned?(slotKey: string, channel: unknown): void;
 }
 
 /**
@@ -103,6 +105,7 @@ function rememberChannel(host: CommandHost, msg: NodeMessage, slotKey: string): 
       { payload: 'is not a channel' },
     );
   }
+  host.channelReturned?.(slotKey, channel);
   if (!host.scheduler.rememberChannel(slotKey, channel)) {
     throw MediaSpacesError.invalidInput(
       `no window of this schedule is in progress for slot ${slotKey}: the channel came back after the window ended, or belongs to another schedule`,
