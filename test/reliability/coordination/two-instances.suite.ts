@@ -1,0 +1,279 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Simulator, startSimulator } from '../../../lib/simulator';
+import { freePort, RedisServer } from '../../support/redis-server';
+import { ROOT, sleep } from '../support-restart/node-red';
+import { windowPlans } from '../support-restart/recording-flow';
+import {
+  Cluster,
+  type CoordinationOptions,
+  DURATION_MS,
+  PERIOD_MS,
+  pidOf,
+  redisReader,
+  reportsPerJob,
+  type SlotCount,
+  slotCounts,
+} from './cluster';
+
+/**
+ * Two real Node-RED processes (separate user directories, the same flow and
+ * credentials) run the recording flow (schedule -> create channel -> back into
+ * the schedule; end -> submit job -> follow job) against one simulator, the
+ * schedule and follow-job nodes sharing a coordination node on a real
+ * redis-server. Windows every 10 s, 6 s long, lease 2 s. From the simulator's
+ * request log: channel and follow-up POSTs per slot; from both processes'
+ * logs: how often each job's terminal state was reported (output 1 of the
+ * follow-job node, a REL-DONE line).
+ */
+
+const WINDOWS = windowPlans(2);
+/** The follow-up job's run time in the simulator fixture, plus its start delay and a poll. */
+const JOB_MS = 7_000;
+
+interface Job {
+  id: string;
+  name: string;
+  state: string;
+  created_at: string;
+}
+
+interface CaseFigures {
+  case: string;
+  slots: number;
+  slotsWithChannel: number;
+  channelPosts: number;
+  channelReplays: number;
+  submitPosts: number;
+  submitReplays: number;
+  duplicateChannels: number;
+  duplicateSubmits: number;
+  jobs: number;
+  jobsReportedOnce: number;
+  jobsReportedTwice: number;
+  jobsUnreported: number;
+  [extra: string]: unknown;
+}
+
+const figures: CaseFigures[] = [];
+
+describe('coordination: two Node-RED instances share one Redis', () => {
+  let sim: Simulator;
+  let redis: RedisServer;
+  const clusters: Cluster[] = [];
+
+  const jobsSince = async (from: number): Promise<Job[]> => {
+    const space = sim.info().spaces[0].space_id;
+    const res = await fetch(`${sim.adminUrl}/spaces/${space}/jobs`);
+    const { jobs } = (await res.json()) as { jobs: Job[] };
+    return jobs.filter((j) => j.name.startsWith('followup') && Date.parse(j.created_at) >= from);
+  };
+
+  const cluster = (name: string, coordination: Partial<CoordinationOptions> = {}) => {
+    const c = new Cluster(name, sim, WINDOWS, {
+      url: redis.url,
+      keyPrefix: `${name}:`,
+      whenUnreachable: 'skip',
+      ...coordination,
+    });
+    clusters.push(c);
+    return c;
+  };
+
+  /** Slot figures over [from, to), and the job report counts of jobs that had time to finish before `to`. */
+  async function measure(name: string, c: Cluster, from: number, to: number, extra: Record<string, unknown> = {}) {
+    const slots = slotCounts(sim, WINDOWS, from, to);
+    const jobs = (await jobsSince(from)).filter((j) => Date.parse(j.created_at) + JOB_MS < to - 1500);
+    const reports = reportsPerJob(c);
+    const f: CaseFigures = {
+      case: name,
+      slots: slots.length,
+      slotsWithChannel: slots.filter((s) => s.channelPosts > 0).length,
+      channelPosts: sum(slots, (s) => s.channelPosts),
+      channelReplays: sum(slots, (s) => s.channelReplays),
+      submitPosts: sum(slots, (s) => s.submitPosts),
+      submitReplays: sum(slots, (s) => s.submitReplays),
+      duplicateChannels: slots.filter((s) => s.channelPosts - s.channelReplays > 1).length,
+      duplicateSubmits: slots.filter((s) => s.submitPosts - s.submitReplays > 1).length,
+      jobs: jobs.length,
+      jobsReportedOnce: jobs.filter((j) => reports.get(j.id) === 1).length,
+      jobsReportedTwice: jobs.filter((j) => (reports.get(j.id) ?? 0) > 1).length,
+      jobsUnreported: jobs.filter((j) => !reports.has(j.id)).length,
+      ...extra,
+    };
+    figures.push(f);
+    c.saveLog();
+    process.stdout.write(`coordination ${name}: ${JSON.stringify(f)}\n`);
+    return { slots, jobs, reports, figures: f };
+  }
+
+  /** The next start of window `w` at or after `from`. */
+  const nextStart = (w: number, from: number) => {
+    const shift = WINDOWS[w].offsetS * 1000;
+    return Math.ceil((from - shift) / PERIOD_MS) * PERIOD_MS + shift;
+  };
+
+  const errorLines = (c: Cluster) => c.lines().filter((l) => /\[error\]|REL-ERROR|Unhandled|TypeError/.test(l.text));
+
+  beforeAll(async () => {
+    sim = await startSimulator({ port: 0, host: '127.0.0.1' });
+    redis = await RedisServer.start({ persistence: 'aof' });
+    mkdirSync(join(ROOT, 'test', '.tmp', 'reliability'), { recursive: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const c of clusters) await c.killAll();
+    await sim?.close();
+    await redis?.dispose();
+    writeFileSync(
+      join(ROOT, 'test', '.tmp', 'reliability', 'coordination.json'),
+      `${JSON.stringify(figures, null, 2)}\n`,
+    );
+  });
+
+  it('both running: one channel POST and one follow-up POST per slot, each job reported once', async () => {
+    const c = cluster('both');
+    await c.startAll();
+    const from = Math.max(...c.processes.map((p) => p.startedAt)) + 500;
+    await sleep(30_000);
+    const to = Date.now();
+    const { slots, figures: f } = await measure('both running', c, from, to);
+    await c.stopAll();
+    // every slot that opened and closed while both ran, with time for its follow-up
+    const complete = slots.filter((s) => s.start + DURATION_MS + 1500 < to);
+    expect(complete.length).toBeGreaterThanOrEqual(4);
+    for (const s of complete) expect([s.key, s.channelPosts, s.submitPosts]).toEqual([s.key, 1, 1]);
+    expect(f.duplicateChannels + f.duplicateSubmits).toBe(0);
+    expect(f.jobs).toBeGreaterThanOrEqual(3);
+    expect(f.jobsReportedOnce).toBe(f.jobs);
+    // both instances took part: each led some step (the claims race fairly on loopback, so this is the norm)
+    expect(errorLines(c)).toEqual([]);
+  }, 120_000);
+
+  it('SIGKILL of the instance that led a start, mid-window: the survivor ends it and reports every job once', async () => {
+    const c = cluster('kill-leader');
+    await c.startAll();
+    const reader = await redisReader(redis.url, 'kill-leader:');
+    try {
+      const from = Math.max(...c.processes.map((p) => p.startedAt)) + 500;
+      const slot = nextStart(0, Date.now() + 2500);
+      await sleep(slot + 1500 - Date.now());
+      const leader = (await reader.startOf('w0', slot))?.instance;
+      expect(leader, 'the start of w0 was done by someone').toBeDefined();
+      const victim = c.current.findIndex((p) => p?.pid === pidOf(leader ?? ''));
+      expect(victim).toBeGreaterThanOrEqual(0);
+      await c.current[victim]?.kill();
+      const killAt = Date.now();
+      await sleep(24_000);
+      const to = Date.now();
+      const survivor = c.current[1 - victim];
+      const { slots, figures: f } = await measure('SIGKILL of the start leader mid-window', c, from, to, {
+        killedAfterStartMs: killAt - slot,
+        takeOvers: survivor?.lines().filter((l) => /taking over job/.test(l.text)).length,
+      });
+      await c.stopAll();
+      const killed = slots.find((s) => s.windowId === 'w0' && s.start === slot);
+      expect(killed && [killed.channelPosts, killed.submitPosts]).toEqual([1, 1]);
+      for (const s of slots.filter((x) => x.start + DURATION_MS + 1500 < to)) {
+        expect([s.key, s.channelPosts - s.channelReplays, s.submitPosts - s.submitReplays]).toEqual([s.key, 1, 1]);
+      }
+      expect(f.jobsReportedTwice).toBe(0);
+      expect(f.jobsUnreported).toBe(0);
+      expect(errorLines(c)).toEqual([]);
+    } finally {
+      await reader.close();
+    }
+  }, 120_000);
+
+  it('SIGKILL while the channel POST is in flight (slow service): one channel, the survivor takes the start over', async () => {
+    const c = cluster('kill-slow-post');
+    await c.startAll();
+    const reader = await redisReader(redis.url, 'kill-slow-post:');
+    try {
+      const from = Math.max(...c.processes.map((p) => p.startedAt)) + 500;
+      const slot = nextStart(0, Date.now() + 2500);
+      await sleep(slot - 300 - Date.now());
+      sim.addFault({ route: 'create_channel', kind: 'latency', latency_ms: 2500, count: 1 });
+      await sleep(slot + 600 - Date.now());
+      const holder = await reader.claimHolder('w0', slot, 'start');
+      expect(holder, 'a claim is live while the POST is in flight').toBeDefined();
+      const victim = c.current.findIndex((p) => p?.pid === pidOf(holder ?? ''));
+      await c.current[victim]?.kill();
+      await sleep(20_000);
+      sim.clearFaults();
+      const to = Date.now();
+      const { slots } = await measure('SIGKILL during a slow channel POST', c, from, to);
+      await c.stopAll();
+      const space = sim.info().spaces[0].space_id;
+      const channels = (
+        (await (await fetch(`${sim.adminUrl}/spaces/${space}/channels`)).json()) as { channels: { name: string }[] }
+      ).channels.filter((ch) => ch.name === `rel w0 ${Math.floor(slot / 1000)}`);
+      const killed = slots.find((s) => s.windowId === 'w0' && s.start === slot);
+      expect(channels.length).toBe(1);
+      // the dead leader's POST and the survivor's, with the same idempotency key
+      expect(killed?.channelPosts).toBeLessThanOrEqual(2);
+      expect(killed?.submitPosts).toBe(1);
+      expect(errorLines(c)).toEqual([]);
+    } finally {
+      await reader.close();
+    }
+  }, 120_000);
+
+  it('Redis unreachable, policy skip: no slot is acted on, the log says why, nothing crashes', async () => {
+    const url = `redis://127.0.0.1:${await freePort()}`;
+    const c = cluster('unreachable-skip', { url, whenUnreachable: 'skip' });
+    await c.startAll();
+    const from = Math.max(...c.processes.map((p) => p.startedAt)) + 500;
+    await sleep(14_000);
+    const to = Date.now();
+    const { figures: f } = await measure('Redis unreachable, skip', c, from, to);
+    const alive = c.current.every((p) => p && p.child.exitCode === null);
+    await c.stopAll();
+    expect(alive).toBe(true);
+    expect(f.channelPosts).toBe(0);
+    expect(f.submitPosts).toBe(0);
+    expect(c.lines().some((l) => /refused the connection/.test(l.text) && /skipped/.test(l.text))).toBe(true);
+  }, 120_000);
+
+  it('Redis unreachable, policy alone: every instance acts, the idempotency key keeps one channel per slot', async () => {
+    const url = `redis://127.0.0.1:${await freePort()}`;
+    const c = cluster('unreachable-alone', { url, whenUnreachable: 'alone' });
+    await c.startAll();
+    const from = Math.max(...c.processes.map((p) => p.startedAt)) + 500;
+    await sleep(14_000);
+    const to = Date.now();
+    const { slots } = await measure('Redis unreachable, alone', c, from, to);
+    await c.stopAll();
+    const opened = slots.filter((s) => s.start + 1000 < to);
+    expect(opened.length).toBeGreaterThanOrEqual(2);
+    for (const s of opened) {
+      // both POST, the service answers the second from its idempotency record
+      expect([s.key, s.channelPosts, s.channelPosts - s.channelReplays]).toEqual([s.key, 2, 1]);
+    }
+    expect(c.lines().some((l) => /sent by this instance alone/.test(l.text))).toBe(true);
+  }, 120_000);
+
+  it('a wrong Redis password: a clear log line and status, slots skipped, nothing crashes', async () => {
+    const locked = await RedisServer.start({ password: 'right-password' });
+    try {
+      const c = cluster('wrong-password', { url: locked.url, password: 'wrong-password' });
+      await c.startAll();
+      const from = Math.max(...c.processes.map((p) => p.startedAt)) + 500;
+      await sleep(12_000);
+      const to = Date.now();
+      const { figures: f } = await measure('wrong password', c, from, to);
+      const alive = c.current.every((p) => p && p.child.exitCode === null);
+      await c.stopAll();
+      expect(alive).toBe(true);
+      expect(f.channelPosts).toBe(0);
+      expect(c.lines().some((l) => /Redis rejected the username or password/.test(l.text))).toBe(true);
+    } finally {
+      await locked.dispose();
+    }
+  }, 120_000);
+});
+
+function sum(slots: SlotCount[], f: (s: SlotCount) => number): number {
+  return slots.reduce((n, s) => n + f(s), 0);
+}
