@@ -127,8 +127,11 @@ export interface SlotCount {
   channelPosts: number;
   /** channel POSTs the service answered from its idempotency record */
   channelReplays: number;
+  /** channel POSTs that created a channel (2xx, not a replay): the figure that must be 1 */
+  channelCreated: number;
   submitPosts: number;
   submitReplays: number;
+  submitCreated: number;
 }
 
 /** Channel and follow-up POSTs per slot key, from the simulator's request log. */
@@ -147,12 +150,18 @@ export function slotCounts(sim: Simulator, windows: WindowPlan[], from: number, 
         start,
         channelPosts: channel.length,
         channelReplays: channel.filter((r) => r.replayed).length,
+        channelCreated: channel.filter(created).length,
         submitPosts: submit.length,
         submitReplays: submit.filter((r) => r.replayed).length,
+        submitCreated: submit.filter(created).length,
       });
     }
   }
   return out.sort((a, b) => a.start - b.start);
+}
+
+function created(r: { status: number | null; replayed?: boolean }): boolean {
+  return r.status !== null && r.status >= 200 && r.status < 300 && r.replayed !== true;
 }
 
 /** REL-DONE lines (the follow-job node's terminal output 1) per job id, over every process. */
