@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../../lib/simulator';
 import { freePort, RedisServer } from '../../support/redis-server';
-import { ROOT, sleep } from '../support-restart/node-red';
-import { windowPlans } from '../support-restart/recording-flow';
+import { type FlowNode, httpJson, ROOT, sleep } from '../support-restart/node-red';
+import { SCHEDULE_NODE, windowPlans } from '../support-restart/recording-flow';
 import {
   Cluster,
   type CoordinationOptions,
@@ -288,6 +288,39 @@ describe('coordination: two Node-RED instances share one Redis', () => {
       }
     }, 120_000);
   }
+
+  it('a schedule changed by a redeploy of one instance (w0 shortened there): still one channel and one follow-up per slot', async () => {
+    const c = cluster('redeploy');
+    await c.startAll();
+    const from = Math.max(...c.processes.map((p) => p.startedAt)) + 500;
+    await sleep(6_000);
+    const red = c.current[0];
+    const got = await httpJson(`${red?.url}/flows`, { headers: { 'Node-RED-API-Version': 'v2' } });
+    const { rev, flows } = got.json as { rev: string; flows: FlowNode[] };
+    const schedule = flows.find((n) => n.id === SCHEDULE_NODE);
+    if (!schedule || typeof schedule.yaml !== 'string') throw new Error('no schedule node in the deployed flow');
+    // w0 ends after 4 s on this instance, after 6 s on the other: the same slots, different end instants
+    schedule.yaml = schedule.yaml.replace(/(id: w0[\s\S]*?duration: )6s/, '$14s');
+    const deployed = await httpJson(`${red?.url}/flows`, {
+      method: 'POST',
+      body: { rev, flows },
+      headers: { 'Node-RED-API-Version': 'v2', 'Node-RED-Deployment-Type': 'nodes' },
+    });
+    expect(deployed.status).toBe(200);
+    const redeployedAt = Date.now();
+    await sleep(24_000);
+    const to = Date.now();
+    const { slots, figures: f } = await measure('schedule changed on one instance by a redeploy', c, from, to, {
+      redeployedAt: new Date(redeployedAt).toISOString(),
+    });
+    await c.stopAll();
+    for (const s of slots) expect([s.key, s.channelCreated <= 1, s.submitCreated <= 1]).toEqual([s.key, true, true]);
+    for (const s of slots.filter((x) => x.start > redeployedAt + 500 && x.start + DURATION_MS + 1500 < to)) {
+      expect([s.key, s.channelCreated, s.submitCreated]).toEqual([s.key, 1, 1]);
+    }
+    expect(f.jobsReportedTwice).toBe(0);
+    expect(errorLines(c)).toEqual([]);
+  }, 120_000);
 
   it('Redis unreachable, policy skip: no slot is acted on, the log says why, nothing crashes', async () => {
     const url = `redis://127.0.0.1:${await freePort()}`;
