@@ -160,7 +160,12 @@ export class SlotCoordination {
     }
     const keeper = this.keep(coordinator, ref, result.token, slot, 'end');
     const start = event.channel === undefined ? await this.startRecord(coordinator, slot) : undefined;
-    const started = event.channel !== undefined || start !== undefined || this.startedAlone.delete(slot.key);
+    // a manual start (trigger command) is this instance's own: it never went through Redis
+    const started =
+      event.channel !== undefined ||
+      start !== undefined ||
+      slot.reason === 'manual' ||
+      this.startedAlone.delete(slot.key);
     if (!started) {
       keeper.stop();
       this.host.warn(`${slot.key}: no instance started this window (no channel, no start in Redis): no end sent`);

@@ -3,6 +3,7 @@ import type { Coordinator } from '../../../lib/coordination';
 import type { EndEvent, ScheduleWindow, Slot, StartEvent } from '../../../lib/schedule';
 import type { CoordinationProvider } from '../../../nodes/coordination/coordination-provider';
 import { SlotCoordination } from '../../../nodes/schedule/slot-coordination';
+import { coordinatedStatus } from '../../../nodes/schedule/status';
 import { Instances, waitFor } from '../../lib/coordination/support';
 import { freePort, RedisServer } from '../../support/redis-server';
 
@@ -167,5 +168,31 @@ describe('schedule slots shared by two instances', () => {
     expect(skip.warnings[0]).toMatch(/refused the connection.*: start skipped$/);
     expect(skip.coordination.role?.text).toBe('Redis unreachable: skipping slots');
     expect(alone.coordination.role?.text).toBe('Redis unreachable: acting alone');
+  });
+});
+
+describe('the schedule badge with coordination', () => {
+  const base = { fill: 'blue', shape: 'ring', text: 'next: Mon 18:00 UTC' } as const;
+
+  it('says Redis is out of reach and what the slots do meanwhile, before anything else', () => {
+    const role = { kind: 'leading' as const, text: 'leading: w 18:00:00', until: Date.now() + 60_000 };
+    const error = { state: 'error', error: 'Redis rejected the username or password' };
+    expect(coordinatedStatus(base, { connection: error, policy: 'skip', role }).text).toBe(
+      'Redis unreachable: skipping slots (Redis rejected the username or password)',
+    );
+    expect(coordinatedStatus(base, { connection: error, policy: 'alone', role: undefined }).text).toMatch(
+      /^Redis unreachable: acting alone/,
+    );
+  });
+
+  it('shows the role while it lasts, then the schedule again', () => {
+    const connection = { state: 'connected' };
+    const role = { kind: 'standby' as const, text: 'standby: start of w 18:00:00 held by b:2:y', until: 2000 };
+    expect(coordinatedStatus(base, { connection, policy: 'skip', role }, 1000)).toEqual({
+      fill: 'grey',
+      shape: 'dot',
+      text: 'standby: start of w 18:00:00 held by b:2:y',
+    });
+    expect(coordinatedStatus(base, { connection, policy: 'skip', role }, 3000)).toEqual(base);
   });
 });
