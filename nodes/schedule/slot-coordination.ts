@@ -94,14 +94,15 @@ export class SlotCoordination {
     void this.guarded(event, 'end', () => this.runEnd(event));
   }
 
-  /** The channel of a slot came back (routed into the schedule): the start is done. */
-  channelReturned(slotKey: string, channel: unknown): void {
+  /** The channel of a slot came back (routed into the schedule): the start is done. True when this instance led it. */
+  channelReturned(slotKey: string, channel: unknown): boolean {
     const p = this.pending.get(slotKey);
-    if (!p) return;
+    if (!p) return false;
     this.pending.delete(slotKey);
     clearTimeout(p.timer);
     p.keeper.stop();
     this.finish(p, slotKey, 'start', channel);
+    return true;
   }
 
   close(): void {
@@ -159,7 +160,7 @@ export class SlotCoordination {
       return;
     }
     const keeper = this.keep(coordinator, ref, result.token, slot, 'end');
-    const start = event.channel === undefined ? await this.startRecord(coordinator, slot) : undefined;
+    const start = event.channel === undefined ? await this.startRecord(coordinator, slot, keeper) : undefined;
     // a manual start (trigger command) is this instance's own: it never went through Redis
     const started =
       event.channel !== undefined ||
@@ -236,9 +237,31 @@ export class SlotCoordination {
       this.host.scheduler()?.rememberChannel(slot.key, channel);
   }
 
-  private async startRecord(coordinator: Coordinator, slot: Slot): Promise<DoneRecord | undefined> {
+  /**
+   * The start's done record; while another instance's start is still in
+   * flight (a start caught up just before the end), waits for it. A probe
+   * claim that wins means nobody started the slot: it is given back at once.
+   */
+  private async startRecord(
+    coordinator: Coordinator,
+    slot: Slot,
+    keeper: LeaseKeeper,
+  ): Promise<DoneRecord | undefined> {
+    const ref = slotRef(slot, 'start');
+    const until = Date.now() + CHANNEL_WAIT_MS;
     try {
-      return await coordinator.getDone(slotRef(slot, 'start'));
+      for (;;) {
+        const done = await coordinator.getDone(ref);
+        if (done) return done;
+        const probe = await coordinator.claim(ref);
+        if (probe.status === 'done') return probe.record;
+        if (probe.status === 'won') {
+          await coordinator.release(ref, probe.token);
+          return undefined;
+        }
+        if (Date.now() > until || keeper.lost || this.closed) return undefined;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(probe.retryInMs, 250)));
+      }
     } catch (err) {
       this.host.warn(
         `${slot.key}: cannot read the start from Redis (${messageOf(err)}); the end goes without a channel`,
