@@ -41,7 +41,7 @@ interface PendingStart {
   coordinator: Coordinator;
 }
 
-/** How long the leader of a start keeps its claim while waiting for the channel to come back (at most until the window ends). */
+/** How long the leader of a start keeps its claim while waiting for the channel to come back. */
 const CHANNEL_WAIT_MS = 15_000;
 /** How long after a window's end another instance still takes its end over from a leader that went silent. */
 const END_GRACE_MS = 5 * 60_000;
@@ -139,8 +139,8 @@ export class SlotCoordination {
     }
     this.setRole('leading', `leading: ${label(slot)}`, slot.end);
     const keeper = this.keep(coordinator, ref, result.token, slot, 'start');
-    const wait = Math.max(0, Math.min(CHANNEL_WAIT_MS, slot.end - Date.now() - 500));
-    const timer = setTimeout(() => this.channelTimedOut(slot.key), wait);
+    // not cut short by the window's end: the end waits for a start in flight (startRecord)
+    const timer = setTimeout(() => this.channelTimedOut(slot.key), CHANNEL_WAIT_MS);
     this.pending.set(slot.key, { ref, token: result.token, keeper, timer, coordinator });
     this.host.emitStart(event);
   }
