@@ -18,7 +18,7 @@ import {
 } from '../shared/poll-node';
 import { pollTiming } from '../shared/poll-settings';
 import type { StatusBoard } from '../shared/status-board';
-import { JobCoordination } from './job-coordination';
+import { followerHost, JobCoordination } from './job-coordination';
 import { describeJob, type JobRef, jobFailure, jobRef } from './job-message';
 import { ReportedJobs, type ReportedRecord } from './reported-jobs';
 import type { FollowJobSettings } from './settings';
@@ -129,27 +129,11 @@ export class FollowJobController {
     if (!this.settings.coordination) return undefined;
     const { provider, problem } = findCoordination((id) => this.RED.nodes.getNode(id), this.settings.coordination);
     if (problem) this.node.error(problem);
-    return new JobCoordination(provider, problem, {
-      adopt: (record) => {
-        const data = isPlainObject(record.meta) ? record.meta.data : undefined;
-        if (!record.workflowId) return this.node.warn(`job ${record.jobId} taken over without a workflow id`);
-        this.follower.follow({
-          jobId: record.jobId,
-          workflowId: record.workflowId,
-          data,
-          deadline: null,
-          key: isPlainObject(data) && typeof data.idempotency_key === 'string' ? data.idempotency_key : undefined,
-        });
-        this.show();
-      },
-      drop: (jobId) => {
-        for (const e of this.follower.list()) if (e.jobId === jobId) this.follower.unfollow(e.workflowId, e.jobId);
-        this.show();
-      },
-      followedIds: () => this.follower.list().map((e) => e.jobId),
-      log: (text) => this.node.log(text),
-      warn: (text) => this.node.warn(text),
-    });
+    return new JobCoordination(
+      provider,
+      problem,
+      followerHost(this.follower, this.node, () => this.show()),
+    );
   }
 
   /** Sends the terminal outcome unless another instance already did (coordination); either way the inputs are done. */
@@ -208,7 +192,7 @@ export class FollowJobController {
     if (resumed > 0) this.node.log(`resuming ${resumed} followed job${resumed === 1 ? '' : 's'}`);
     // after a restart this process has a new instance id: claim the jobs again, unless a survivor took them over
     for (const e of this.coordination ? this.follower.list() : []) {
-      void this.coordination?.admit(e.jobId, e.workflowId, undefined).then((admission) => {
+      void this.coordination?.admit(e.jobId, e.workflowId, e.waiters[0]?.data).then((admission) => {
         if (admission !== 'follow') this.follower.unfollow(e.workflowId, e.jobId);
       });
     }

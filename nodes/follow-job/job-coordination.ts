@@ -1,4 +1,6 @@
 import { CoordinationError, type Coordinator, type JobRecord } from '../../lib/coordination';
+import { isPlainObject } from '../../lib/guards';
+import type { JobFollower } from '../../lib/watch';
 import type { CoordinationProvider } from '../coordination/coordination-provider';
 
 /** What the coordination needs from the follow-job node. */
@@ -7,9 +9,40 @@ export interface JobHost {
   adopt(record: JobRecord): void;
   /** Stops following a job now owned (or reported) by another instance. */
   drop(jobId: string): void;
-  followedIds(): string[];
+  /** The jobs this instance follows, with the message each was given with. */
+  followed(): { jobId: string; workflowId: string; data: unknown }[];
   log(text: string): void;
   warn(text: string): void;
+}
+
+/** The host for a JobFollower: a job taken over is followed with the message it was registered with. */
+export function followerHost<H>(
+  follower: Pick<JobFollower<H>, 'follow' | 'unfollow' | 'list'>,
+  node: { log(text: string): void; warn(text: string): void },
+  show: () => void,
+): JobHost {
+  return {
+    adopt: (record) => {
+      const data = isPlainObject(record.meta) ? record.meta.data : undefined;
+      if (!record.workflowId) return node.warn(`job ${record.jobId} taken over without a workflow id`);
+      follower.follow({
+        jobId: record.jobId,
+        workflowId: record.workflowId,
+        data,
+        deadline: null,
+        key: isPlainObject(data) && typeof data.idempotency_key === 'string' ? data.idempotency_key : undefined,
+      });
+      show();
+    },
+    drop: (jobId) => {
+      for (const e of follower.list()) if (e.jobId === jobId) follower.unfollow(e.workflowId, e.jobId);
+      show();
+    },
+    followed: () =>
+      follower.list().map((e) => ({ jobId: e.jobId, workflowId: e.workflowId, data: e.waiters[0]?.data })),
+    log: (text) => node.log(text),
+    warn: (text) => node.warn(text),
+  };
 }
 
 /** What register() decided for a job given to this node. */
@@ -72,7 +105,7 @@ export class JobCoordination {
     clearInterval(this.timer);
     if (!removed) return;
     const coordinator = this.tryCoordinator();
-    for (const id of this.host.followedIds()) void coordinator?.jobs.release(id).catch(() => false);
+    for (const { jobId } of this.host.followed()) void coordinator?.jobs.release(jobId).catch(() => false);
   }
 
   private async beat(): Promise<void> {
@@ -80,8 +113,13 @@ export class JobCoordination {
     this.busy = true;
     try {
       const jobs = this.coordinator().jobs;
-      const { lost } = await jobs.heartbeat(this.host.followedIds());
-      for (const id of lost) this.host.drop(id);
+      const followed = this.host.followed();
+      const { lost } = await jobs.heartbeat(followed.map((f) => f.jobId));
+      for (const id of lost) {
+        const job = followed.find((f) => f.jobId === id);
+        if (job && (await this.vanished(id))) await this.admit(job.jobId, job.workflowId, job.data);
+        else this.host.drop(id);
+      }
       for (const record of await jobs.takeOver()) {
         if (this.closed) break;
         this.host.log(`taking over job ${record.jobId} from ${record.previousOwner ?? 'an instance that went silent'}`);
@@ -93,6 +131,12 @@ export class JobCoordination {
     } finally {
       this.busy = false;
     }
+  }
+
+  /** Neither owned nor reported: Redis lost its data (restart without persistence). We follow on, registered again. */
+  private async vanished(jobId: string): Promise<boolean> {
+    const jobs = this.coordinator().jobs;
+    return (await jobs.get(jobId)) === undefined && (await jobs.getReport(jobId)) === undefined;
   }
 
   private coordinator(): Coordinator {

@@ -36,7 +36,7 @@ function follower(name: string, prefix: string, url = redis.url) {
       followed.add(record.jobId);
     },
     drop: (jobId) => followed.delete(jobId),
-    followedIds: () => [...followed],
+    followed: () => [...followed].map((jobId) => ({ jobId, workflowId: 'wf-1', data: {} })),
     log: () => undefined,
     warn: (text) => warnings.push(text),
   });
@@ -66,6 +66,17 @@ describe('followed jobs shared by two instances', () => {
     a.coordination.close(false); // a dies: its heartbeat stops
     await waitFor(() => b.adopted.length === 1, 3000);
     expect(b.adopted[0]).toMatchObject({ jobId: 'job-1', workflowId: 'wf-1', meta: { data } });
+  });
+
+  it('keeps following a job whose record Redis lost (restart without persistence), registered again', async () => {
+    const a = follower('a:1:x', 'jobs-4:');
+    expect(await a.coordination.admit('job-4', 'wf-1', {})).toBe('follow');
+    a.followed.add('job-4');
+    await redis.cli('FLUSHALL');
+    await new Promise((r) => setTimeout(r, HEARTBEAT_MS));
+    expect(a.followed.has('job-4')).toBe(true);
+    const b = follower('b:2:y', 'jobs-4:');
+    expect(await b.coordination.admit('job-4', 'wf-1', {})).toBe('owned');
   });
 
   it('reports a terminal state exactly once, whoever asks first', async () => {

@@ -104,6 +104,8 @@ export async function redisReader(url: string, keyPrefix: string, password?: str
     startOf(windowId: string, slot: number): Promise<DoneRecord | undefined> {
       return coordinator.getDone({ schedule: `${SCHEDULE_ID}:${windowId}`, slot, phase: 'start' });
     },
+    /** Followed jobs and their owners, as the registry holds them. */
+    jobs: () => coordinator.jobs.list(),
     /** The instance holding the live claim of a slot's phase (key layout: lib/coordination/keys.ts). */
     async claimHolder(windowId: string, slot: number, phase: string): Promise<string | undefined> {
       const schedule = encodeURIComponent(`${SCHEDULE_ID}:${windowId}`);

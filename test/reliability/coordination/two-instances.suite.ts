@@ -198,6 +198,41 @@ describe('coordination: two Node-RED instances share one Redis', () => {
     }
   }, 120_000);
 
+  it('SIGKILL of the instance following a job: a survivor takes the job over and reports it once', async () => {
+    const c = cluster('kill-follower');
+    await c.startAll();
+    const reader = await redisReader(redis.url, 'kill-follower:');
+    try {
+      const from = Math.max(...c.processes.map((p) => p.startedAt)) + 500;
+      // 1.5 s after an end of w0: its follow-up was submitted and is being followed (the job runs 6.5 s)
+      const end = nextStart(0, Date.now() + 2500) + DURATION_MS;
+      await sleep(end + 1500 - Date.now());
+      const followed = await reader.jobs();
+      expect(followed.length, 'a job is being followed').toBeGreaterThan(0);
+      const owner = followed[0].owner;
+      const victim = c.current.findIndex((p) => p?.pid === pidOf(owner));
+      expect(victim).toBeGreaterThanOrEqual(0);
+      await c.current[victim]?.kill();
+      await sleep(16_000);
+      const to = Date.now();
+      const survivor = c.current[1 - victim];
+      const takeOvers = survivor?.lines().filter((l) => /taking over job/.test(l.text)).length ?? 0;
+      const { reports, figures: f } = await measure('SIGKILL of the job follower', c, from, to, {
+        followedAtKill: followed.length,
+        takeOvers,
+      });
+      await c.stopAll();
+      expect(takeOvers).toBeGreaterThanOrEqual(1);
+      for (const job of followed) expect([job.jobId, reports.get(job.jobId)]).toEqual([job.jobId, 1]);
+      expect(f.jobsReportedTwice).toBe(0);
+      expect(f.jobsUnreported).toBe(0);
+      expect(f.duplicateChannels + f.duplicateSubmits).toBe(0);
+      expect(errorLines(c)).toEqual([]);
+    } finally {
+      await reader.close();
+    }
+  }, 120_000);
+
   it('SIGKILL while the channel POST is in flight (slow service): one channel, the survivor takes the start over', async () => {
     const c = cluster('kill-slow-post');
     await c.startAll();
@@ -290,6 +325,7 @@ describe('coordination: two Node-RED instances share one Redis', () => {
           expect([s.key, s.channelCreated, s.submitCreated]).toEqual([s.key, 1, 1]);
         }
         expect(f.jobsReportedTwice).toBe(0);
+        expect(f.jobsUnreported).toBe(0);
         expect(errorLines(c)).toEqual([]);
       } finally {
         await own.dispose();
