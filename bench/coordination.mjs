@@ -98,6 +98,17 @@ try {
   console.log(
     `  = ${(median(perSlot) / pingMedian).toFixed(1)} × a PING round trip (${roundTrips} round trips are made)`,
   );
+  if (argv.includes('--json')) {
+    const round = (x) => Math.round(x * 1000) / 1000;
+    const figures = {
+      slots: SLOTS,
+      roundTrips,
+      pingMedianMs: round(pingMedian),
+      perSlotMedianMs: round(median(perSlot)),
+      perSlotP99Ms: round(p99(perSlot)),
+    };
+    console.log(JSON.stringify(figures));
+  }
 } finally {
   await connection.close();
   await redis.stop();

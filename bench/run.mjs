@@ -169,10 +169,40 @@ try {
   rmSync(fixture.dir, { recursive: true, force: true });
 }
 await section('cold load', benchColdLoad);
+await section('coordination', benchCoordination);
 
 env.loadavgEnd = os.loadavg().map((x) => round(x, 2));
 env.seconds = round((performance.now() - t0) / 1000, 1);
 report();
+
+// ------------------------------------------------------------------ coordination through Redis
+
+/** bench/coordination.mjs (its own redis-server, skipped when none is installed): what Redis adds to each slot. */
+function benchCoordination() {
+  const slots = QUICK ? 300 : 2000;
+  const r = spawnSync(
+    process.execPath,
+    [path.join(ROOT, 'bench', 'coordination.mjs'), '--slots', String(slots), '--json'],
+    {
+      encoding: 'utf8',
+      timeout: 120_000,
+    },
+  );
+  const line = (r.stdout ?? '').split('\n').find((l) => l.startsWith('{'));
+  if (r.status !== 0 || !line) throw new Error(`bench/coordination.mjs failed: ${r.stderr || r.stdout}`);
+  const c = JSON.parse(line);
+  figure(
+    'coordination: added latency per slot (start + end), vs one PING round trip',
+    c.perSlotMedianMs,
+    'ms',
+    c.pingMedianMs,
+    c.perSlotMedianMs / c.pingMedianMs,
+    null,
+    null,
+  );
+  figure('coordination: Redis round trips per slot (start + end)', c.roundTrips, 'round trips', null, null);
+  details.push(`coordination (bench/coordination.mjs, ${c.slots} slots): ${JSON.stringify(c)}`);
+}
 
 // ------------------------------------------------------------------ throughput and per-message overhead
 

@@ -15,3 +15,29 @@ export interface CoordinationProvider {
   /** Status changes of the shared connection; returns an unsubscribe function (call it on close). */
   onCoordinationStatus(listener: (status: ConnectionStatus) => void): () => void;
 }
+
+/** The node's methods are what makes it a provider; a node of another type with this id is not one. */
+export function isCoordinationProvider(node: unknown): node is CoordinationProvider {
+  if (typeof node !== 'object' || node === null) return false;
+  const candidate: Partial<Record<keyof CoordinationProvider, unknown>> = node;
+  return (
+    typeof candidate.getCoordinator === 'function' &&
+    typeof candidate.coordinationStatus === 'function' &&
+    typeof candidate.onCoordinationStatus === 'function'
+  );
+}
+
+/**
+ * The coordination config node a schedule or follow-job node names, or
+ * undefined when it names none (this instance alone, as without
+ * coordination). A name that leads nowhere is an error the caller reports.
+ */
+export function findCoordination(
+  getNode: (id: string) => unknown,
+  id: string | undefined,
+): { provider?: CoordinationProvider; problem?: string } {
+  if (!id) return {};
+  const node = getNode(id);
+  if (isCoordinationProvider(node)) return { provider: node };
+  return { problem: `the Redis coordination node ${id} is missing or not deployed: each slot is skipped` };
+}

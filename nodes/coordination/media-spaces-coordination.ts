@@ -43,6 +43,8 @@ export = function register(RED: NodeAPI): void {
         keyPrefix: settings.keyPrefix,
         leaseMs: settings.leaseMs,
         doneTtlMs: settings.doneTtlMs,
+        // one setting for both: how long a silent instance keeps a slot or a followed job before a survivor takes it
+        jobHeartbeatMs: settings.leaseMs,
       });
     } catch (err) {
       problem = err instanceof CoordinationError ? err : new CoordinationError('invalid_config', String(err));

@@ -2,6 +2,7 @@ import type { MediaSpacesClient } from '../../lib/client';
 import { isPlainObject } from '../../lib/guards';
 import type { WorkflowJob } from '../../lib/schemas';
 import { JobFollower, type JobWaiter, type PersistedJob, toSerializable } from '../../lib/watch';
+import { findCoordination } from '../coordination/coordination-provider';
 import type { DoneFunction, NodeAPI, NodeMessage, NodeStatus, SendFunction } from '../shared/node-red-types';
 import { Handover } from '../shared/node-state';
 import {
@@ -17,7 +18,8 @@ import {
 } from '../shared/poll-node';
 import { pollTiming } from '../shared/poll-settings';
 import type { StatusBoard } from '../shared/status-board';
-import { describeJob, jobFailure, jobRef } from './job-message';
+import { followerHost, JobCoordination } from './job-coordination';
+import { describeJob, type JobRef, jobFailure, jobRef } from './job-message';
 import { ReportedJobs, type ReportedRecord } from './reported-jobs';
 import type { FollowJobSettings } from './settings';
 import { FollowJobSidebar } from './sidebar-report';
@@ -45,6 +47,7 @@ export class FollowJobController {
   private closed = false;
   private last: NodeStatus | undefined;
   private readonly sidebar: FollowJobSidebar;
+  private readonly coordination: JobCoordination | undefined;
 
   constructor(
     private readonly RED: NodeAPI,
@@ -72,6 +75,7 @@ export class FollowJobController {
         status.set(retryStatus(error, 'Get job', delayMs, `following ${this.follower.size}; `)),
       onPersist: (records) => this.persist(records),
     });
+    this.coordination = this.coordinate();
     this.load();
   }
 
@@ -85,6 +89,28 @@ export class FollowJobController {
         done();
         return;
       }
+      if (!this.coordination) {
+        this.followNow(msg, ref, timeoutMs, send, done);
+        return;
+      }
+      this.coordination.admit(ref.jobId, ref.workflowId, toSerializable(msg)).then((admission) => {
+        if (this.closed || admission !== 'follow') done();
+        else this.followNow(msg, ref, timeoutMs, send, done);
+      });
+    } catch (error) {
+      this.status.set(errorStatus(error));
+      failWith(this.node, msg, error, done);
+    }
+  }
+
+  private followNow(
+    msg: NodeMessage,
+    ref: JobRef,
+    timeoutMs: number | undefined,
+    send: SendFunction,
+    done: DoneFunction,
+  ): void {
+    try {
       this.follower.follow({
         jobId: ref.jobId,
         workflowId: ref.workflowId,
@@ -104,10 +130,35 @@ export class FollowJobController {
     }
   }
 
+  /** With a coordination node: followed jobs are shared through Redis (see job-coordination.ts). */
+  private coordinate(): JobCoordination | undefined {
+    if (!this.settings.coordination) return undefined;
+    const { provider, problem } = findCoordination((id) => this.RED.nodes.getNode(id), this.settings.coordination);
+    if (problem) this.node.error(problem);
+    return new JobCoordination(
+      provider,
+      problem,
+      followerHost(this.follower, this.node, () => this.show()),
+    );
+  }
+
+  /** Sends the terminal outcome unless another instance already did (coordination); either way the inputs are done. */
+  private reportOnce(jobId: string, state: string, waiters: Waiter[], send: () => void): void {
+    if (!this.coordination) {
+      send();
+      return;
+    }
+    this.coordination.report(jobId, state).then((won) => {
+      if (won && !this.closed) send();
+      else for (const w of waiters) w.handle?.done();
+    });
+  }
+
   /** A removed node forgets its jobs; a redeployed one saves them for its successor. */
   close(removed: boolean): Promise<void> {
     this.closed = true;
     this.sidebar.close();
+    this.coordination?.close(removed);
     const records = this.loaded ? this.follower.snapshot() : [];
     this.follower.close({ persist: false });
     if (removed) {
@@ -146,6 +197,12 @@ export class FollowJobController {
     this.loaded = true;
     const resumed = this.follower.resume(value);
     if (resumed > 0) this.node.log(`resuming ${resumed} followed job${resumed === 1 ? '' : 's'}`);
+    // after a restart this process has a new instance id: claim the jobs again, unless a survivor took them over
+    for (const e of this.coordination ? this.follower.list() : []) {
+      void this.coordination?.admit(e.jobId, e.workflowId, e.waiters[0]?.data).then((admission) => {
+        if (admission !== 'follow') this.follower.unfollow(e.workflowId, e.jobId);
+      });
+    }
     this.follower.flush();
     this.show();
   }
@@ -163,6 +220,10 @@ export class FollowJobController {
   private ended(job: WorkflowJob, waiters: Waiter[], jobId: string, workflowId: string): void {
     const state = String(job.state ?? '').toLowerCase();
     this.sidebar.job(job, workflowId, state === 'succeeded' ? undefined : jobFailure(job, workflowId).message);
+    this.reportOnce(jobId, state, waiters, () => this.sendEnded(job, waiters, jobId, workflowId, state));
+  }
+
+  private sendEnded(job: WorkflowJob, waiters: Waiter[], jobId: string, workflowId: string, state: string): void {
     this.reported.note(
       waiters.map((w) => w.key),
       jobId,
@@ -186,6 +247,10 @@ export class FollowJobController {
 
   private failed(error: Error, waiters: Waiter[], jobId: string, workflowId: string): void {
     this.sidebar.failed(jobId, workflowId, error);
+    this.reportOnce(jobId, 'error', waiters, () => this.sendFailed(error, waiters, jobId, workflowId));
+  }
+
+  private sendFailed(error: Error, waiters: Waiter[], jobId: string, workflowId: string): void {
     this.reported.note(
       waiters.map((w) => w.key),
       jobId,

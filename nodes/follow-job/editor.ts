@@ -6,6 +6,7 @@ interface FollowJobNode extends EditorNodeInstance {
   backoffMax: string;
   concurrency: string;
   timeout: string;
+  coordination: string;
 }
 
 RED.nodes.registerType<FollowJobNode>('media-spaces-follow-job', {
@@ -19,6 +20,7 @@ RED.nodes.registerType<FollowJobNode>('media-spaces-follow-job', {
     backoffMax: { value: DEFAULT_BACKOFF_MAX_MS, validate: wholeNumberAtLeast(1, true) },
     concurrency: { value: DEFAULT_CONCURRENCY, validate: wholeNumberAtLeast(1, true) },
     timeout: { value: '', validate: wholeNumberAtLeast(0, true) },
+    coordination: { value: '', type: 'media-spaces-coordination', required: false },
   },
   inputs: 1,
   outputs: 2,

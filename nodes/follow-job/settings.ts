@@ -8,6 +8,8 @@ export const followJobSettings = z.object({
   concurrency: wholeSetting(1),
   /** Give up on a job after this many ms; unset or 0: never. */
   timeout: wholeSetting(0),
+  /** The media-spaces-coordination node's id; empty: this instance alone. */
+  coordination: z.string().catch('').optional(),
 });
 export type FollowJobSettings = z.infer<typeof followJobSettings>;
 

@@ -17,6 +17,8 @@ export interface CommandHost {
   /** reloads the windows from their source; the error when that failed */
   reload(): MediaSpacesError | undefined;
   updateStatus(): void;
+  /** a created channel came back: true when coordination completed the slot's start with it */
+  channelReturned?(slotKey: string, channel: unknown): boolean | undefined;
 }
 
 /**
@@ -138,7 +140,10 @@ function rememberChannel(host: CommandHost, msg: NodeMessage, slotKey: string): 
       { payload: 'is not a channel' },
     );
   }
+  const completed = host.channelReturned?.(slotKey, channel) === true;
   if (!host.scheduler.rememberChannel(slotKey, channel)) {
+    // a start this instance led whose window ended here meanwhile: the channel is kept in Redis for the end
+    if (completed) return reply(msg, 'channel', { slotKey, channel_id: channel.id, remembered: false, completed });
     throw MediaSpacesError.invalidInput(
       `no window of this schedule is in progress for slot ${slotKey}: the channel came back after the window ended, or belongs to another schedule`,
       { 'window.slotKey': 'not in progress' },

@@ -1,5 +1,6 @@
 import { MediaSpacesError } from '../../lib/errors';
 import { type ScheduleConfig, Scheduler } from '../../lib/schedule';
+import { findCoordination } from '../coordination/coordination-provider';
 import { asMediaSpacesError, failMessage } from '../shared/failure';
 import type { NodeMessage } from '../shared/node-red-types';
 import { safeId } from '../shared/node-state';
@@ -9,9 +10,10 @@ import { ConfigSource } from './config-source';
 import { Emitter } from './emitter';
 import type { ScheduleSettings } from './settings';
 import { ScheduleSidebar } from './sidebar-report';
+import { SlotCoordination } from './slot-coordination';
 import { whenFlowsStarted } from './start-gate';
 import { handover, ScheduleStateStore } from './state-store';
-import { scheduleStatus } from './status';
+import { coordinatedStatus, scheduleStatus } from './status';
 import type { Outputs, ScheduleAPI, ScheduleNode } from './types';
 
 /**
@@ -22,6 +24,7 @@ import type { Outputs, ScheduleAPI, ScheduleNode } from './types';
 export class ScheduleController {
   scheduler: Scheduler | undefined;
   closed = false;
+  private readonly coordination: SlotCoordination | undefined;
   private readonly source: ConfigSource;
   private readonly store: ScheduleStateStore;
   private readonly board: StatusBoard;
@@ -40,13 +43,15 @@ export class ScheduleController {
     this.updateStatus();
     this.store = new ScheduleStateStore(RED, node, () => this.closed);
     const emitter = new Emitter(RED, node, settings, this);
+    this.coordination = this.coordinate(RED, emitter);
+    const gate = this.coordination;
     this.scheduler = new Scheduler({
       scheduleId: this.scheduleIdOf(this.config),
       config: this.config,
       store: this.store,
       catchUp: settings.catchUp,
-      onStart: (event) => emitter.emitStart(event),
-      onEnd: (event) => emitter.emitEnd(event),
+      onStart: (event) => (gate ? gate.start(event) : emitter.emitStart(event)),
+      onEnd: (event) => (gate ? gate.end(event) : emitter.emitEnd(event)),
       onChange: () => this.updateStatus(),
       onError: (err) => node.error(asMediaSpacesError(err, 'Schedule').message),
     });
@@ -78,12 +83,14 @@ export class ScheduleController {
 
   updateStatus(): void {
     if (this.closed) return;
+    const base = scheduleStatus({
+      configError: this.source.error,
+      windowCount: this.config.windows.length,
+      scheduler: this.scheduler,
+    });
+    const gate = this.coordination;
     this.board.set(
-      scheduleStatus({
-        configError: this.source.error,
-        windowCount: this.config.windows.length,
-        scheduler: this.scheduler,
-      }),
+      gate ? coordinatedStatus(base, { connection: gate.connection(), policy: gate.policy, role: gate.role }) : base,
     );
     this.sidebar?.sync();
   }
@@ -100,6 +107,7 @@ export class ScheduleController {
     this.sidebar?.close();
     this.cancelStart();
     this.source.close();
+    this.coordination?.close();
     const scheduler = this.scheduler;
     if (scheduler) {
       if (!removed && this.started) handover.keep(this.node.id, scheduler.snapshot());
@@ -118,6 +126,7 @@ export class ScheduleController {
       source: this.settings.source,
       reload: () => this.reload(),
       updateStatus: () => this.updateStatus(),
+      channelReturned: (key, channel) => this.coordination?.channelReturned(key, channel),
     };
   }
 
@@ -146,6 +155,21 @@ export class ScheduleController {
   /** A configuration problem without an input message: Catch nodes get it with the issues. */
   private reportConfigError(error: MediaSpacesError, topic: string): void {
     failMessage(this.node, { topic, payload: this.source.problem(error) }, error.toJSON());
+  }
+
+  /** With a coordination node: the slots go through Redis (see slot-coordination.ts); without: undefined. */
+  private coordinate(RED: ScheduleAPI, emitter: Emitter): SlotCoordination | undefined {
+    if (!this.settings.coordination) return undefined;
+    const { provider, problem } = findCoordination((id) => RED.nodes.getNode(id), this.settings.coordination);
+    if (problem) this.node.error(problem);
+    return new SlotCoordination(provider, problem, {
+      emitStart: (event) => emitter.emitStart(event),
+      emitEnd: (event, after) => emitter.emitEnd(event, after),
+      scheduler: () => this.scheduler,
+      log: (text) => this.node.log(text),
+      warn: (text) => this.node.warn(text),
+      changed: () => this.updateStatus(),
+    });
   }
 
   private scheduleIdOf(config: ScheduleConfig): string {

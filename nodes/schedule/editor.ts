@@ -33,6 +33,7 @@ RED.nodes.registerType<ScheduleEditorNode>('media-spaces-schedule', {
     timezone: { value: '', validate: (v) => !v || isValidTimeZone(String(v).trim()) },
     catchUp: { value: true },
     server: { value: '', type: 'media-spaces-config', required: false },
+    coordination: { value: '', type: 'media-spaces-coordination', required: false },
   },
   inputs: 1,
   outputs: 3,

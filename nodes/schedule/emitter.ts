@@ -21,6 +21,9 @@ export interface EmitterHost {
   scheduleId(): string;
 }
 
+type Delivered = (sent: boolean) => void;
+const ignore: Delivered = () => undefined;
+
 /** How long a follow-up's workflow name stays resolved to an id. */
 const WORKFLOW_CACHE_MS = 300_000;
 
@@ -45,19 +48,22 @@ export class Emitter {
     this.node.send([msg, null, null]);
   }
 
-  emitEnd(event: EndEvent): void {
+  /** `after` learns whether the end message went out (coordination completes or releases the slot's end with it). */
+  emitEnd(event: EndEvent, after: Delivered = ignore): void {
     if (event.replay && isPlainObject(event.message)) {
       // the very message sent before the restart: same body, same idempotency key
       this.node.send([null, { ...structuredClone(event.message), replay: true }, null]);
+      after(true);
       return;
     }
     const id = isPlainObject(event.channel) ? event.channel.id : undefined;
     if (!this.settings.server || typeof id !== 'string') {
-      this.sendEnd(event);
+      this.sendEnd(event, after);
       return;
     }
     this.refreshChannel(id, event.channel).then((channel) => {
-      if (!this.host.closed) this.sendEnd({ ...event, channel });
+      if (!this.host.closed) this.sendEnd({ ...event, channel }, after);
+      else after(false);
     });
   }
 
@@ -76,7 +82,7 @@ export class Emitter {
     }
   }
 
-  private sendEnd({ slot, window, channel, replay }: EndEvent): void {
+  private sendEnd({ slot, window, channel, replay }: EndEvent, after: Delivered): void {
     const msg: EndMessage & NodeMessage = { ...buildEndMessage(this.host.scheduleId(), window, slot, channel) };
     if (replay) msg.replay = true;
     if (msg.unresolved) {
@@ -87,15 +93,18 @@ export class Emitter {
     }
     if (msg.workflow === undefined || msg.workflow_id !== undefined) {
       this.deliverEnd(slot.key, msg);
+      after(true);
       return;
     }
     this.resolveWorkflow(msg.workflow).then(
       (id) => {
-        if (this.host.closed) return;
+        if (this.host.closed) return after(false);
         msg.workflow_id = id;
         this.deliverEnd(slot.key, msg);
+        after(true);
       },
       (err) => {
+        after(false);
         if (this.host.closed) return;
         failMessage(this.node, msg, asMediaSpacesError(err, `Schedule end of ${slot.key}`).toJSON());
       },

@@ -25,6 +25,8 @@ export const scheduleSettingsSchema = z.object({
     .optional()
     .transform((v) => v !== false && v !== 'false'),
   server: text,
+  /** the media-spaces-coordination node's id; empty: this instance alone */
+  coordination: trimmed,
   // fs.watchFile polls: below 20 ms it would spin
   watchInterval: z.coerce.number().finite().min(20).catch(1000),
 });

@@ -54,3 +54,29 @@ function skipping(scheduler: Scheduler): string {
 function truncate(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
+
+/** What the coordination adds to the badge. */
+export interface CoordinationView {
+  connection: { state: string; error?: string };
+  policy: 'skip' | 'alone';
+  role: { kind: 'leading' | 'standby' | 'unreachable'; text: string; until: number } | undefined;
+}
+
+/**
+ * With coordination: Redis out of reach (and what the slots do meanwhile)
+ * comes first, then this instance's role in the latest slot while it lasts,
+ * else the schedule's own badge.
+ */
+export function coordinatedStatus(base: NodeStatus, view: CoordinationView, now = Date.now()): NodeStatus {
+  const { connection, policy, role } = view;
+  const acting = policy === 'alone' ? 'acting alone' : 'skipping slots';
+  if (connection.state === 'error' || connection.state === 'closed') {
+    const why = connection.error ? ` (${connection.error})` : '';
+    return { fill: 'red', shape: 'ring', text: truncate(`Redis unreachable: ${acting}${why}`, 80) };
+  }
+  if (role && now < role.until) {
+    if (role.kind === 'unreachable') return { fill: 'red', shape: 'ring', text: role.text };
+    return { fill: role.kind === 'leading' ? 'green' : 'grey', shape: 'dot', text: truncate(role.text, 80) };
+  }
+  return base;
+}

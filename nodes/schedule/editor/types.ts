@@ -6,6 +6,8 @@ export interface ScheduleEditorNode extends EditorNodeInstance {
   windows: unknown;
   scheduleId: string;
   timezone: string;
+  /** the media-spaces-coordination node's id; '' for this instance alone */
+  coordination: string;
   yamlEditor?: ReturnType<EditorRED['editor']['createEditor']>;
   /** Node-RED's translation of a label key (set on every node in the editor) */
   _(key: string): string;

@@ -1,0 +1,331 @@
+import {
+  type ClaimOptions,
+  type ClaimResult,
+  type ConnectionStatus,
+  CoordinationError,
+  type Coordinator,
+  type DoneRecord,
+  type LeaseKeeper,
+  type SlotRef,
+} from '../../lib/coordination';
+import { isPlainObject } from '../../lib/guards';
+import { type EndEvent, isoSeconds, type Scheduler, type Slot, type StartEvent } from '../../lib/schedule';
+import type { CoordinationProvider } from '../coordination/coordination-provider';
+import type { UnreachablePolicy } from '../coordination/coordination-settings';
+import { CatchUpQueue } from './catch-up-queue';
+
+/** What the coordination does through the node it works for. */
+export interface SlotActions {
+  emitStart(event: StartEvent): void;
+  emitEnd(event: EndEvent, after: (sent: boolean) => void): void;
+  scheduler(): Scheduler | undefined;
+  log(text: string): void;
+  warn(text: string): void;
+  /** The role or the connection changed: refresh the badge. */
+  changed(): void;
+}
+
+/** This instance's part in the latest slot step, for the badge. */
+export interface SlotRole {
+  kind: 'leading' | 'standby' | 'unreachable';
+  text: string;
+  /** epoch ms after which the role is stale */
+  until: number;
+}
+
+interface PendingStart {
+  ref: SlotRef;
+  token: number;
+  keeper: LeaseKeeper;
+  timer: ReturnType<typeof setTimeout>;
+  coordinator: Coordinator;
+}
+
+/** How long the leader of a start keeps its claim while waiting for the channel to come back. */
+const CHANNEL_WAIT_MS = 15_000;
+/** How long after a window's end another instance still takes its end over from a leader that went silent. */
+const END_GRACE_MS = 5 * 60_000;
+
+/**
+ * One schedule node's part in the coordination of several Node-RED
+ * instances (see lib/coordination/README.md and the README's "Running two
+ * instances"). Every instance keeps its timers; for each slot and phase the
+ * instance that wins the claim emits, the others stand by and re-claim when
+ * the leader's lease runs out, until the window closes.
+ * - start: emitted by the winner; completed when the channel comes back
+ *   (stored as the done record's result), the lease kept meanwhile.
+ * - end: the channel comes from start's done record; completed once the end
+ *   message is sent (the submit's response is not routed back to the schedule).
+ */
+export class SlotCoordination {
+  role: SlotRole | undefined;
+  private readonly pending = new Map<string, PendingStart>();
+  /** starts this instance emitted without Redis (policy alone): their ends need no done record */
+  private readonly startedAlone = new Set<string>();
+  private readonly abort = new AbortController();
+  private readonly catchUp: CatchUpQueue;
+  private readonly unsubscribe: () => void;
+  private closed = false;
+
+  constructor(
+    private readonly provider: CoordinationProvider | undefined,
+    private readonly problem: string | undefined,
+    private readonly host: SlotActions,
+  ) {
+    this.unsubscribe = provider?.onCoordinationStatus(() => host.changed()) ?? (() => undefined);
+    this.catchUp = new CatchUpQueue(() => this.coordinator(), host);
+  }
+
+  get policy(): UnreachablePolicy {
+    return this.provider?.coordinationSettings?.whenUnreachable ?? 'skip';
+  }
+
+  connection(): ConnectionStatus {
+    return this.provider?.coordinationStatus() ?? { state: 'error', error: this.problem, errorCode: 'invalid_config' };
+  }
+
+  start(event: StartEvent): void {
+    const run = () => this.guarded(event, 'start', () => this.runStart(event));
+    if (event.slot.reason === 'catch-up') this.catchUp.add(event.slot, scheduleOf(event.slot), run);
+    else void run();
+  }
+
+  end(event: EndEvent): void {
+    void this.guarded(event, 'end', () => this.runEnd(event));
+  }
+
+  /** The channel of a slot came back (routed into the schedule): the start is done. True when this instance led it. */
+  channelReturned(slotKey: string, channel: unknown): boolean {
+    const p = this.pending.get(slotKey);
+    if (!p) return false;
+    this.pending.delete(slotKey);
+    clearTimeout(p.timer);
+    p.keeper.stop();
+    this.finish(p, slotKey, 'start', channel);
+    return true;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.abort.abort();
+    this.catchUp.close();
+    // claims in flight are left to run out: a redeployed node does not know their tokens, and the other instance
+    // takes them over with the same idempotency key
+    for (const p of this.pending.values()) {
+      clearTimeout(p.timer);
+      p.keeper.stop();
+    }
+    this.pending.clear();
+    this.unsubscribe();
+  }
+
+  private coordinator(): Coordinator {
+    if (!this.provider) throw new CoordinationError('invalid_config', this.problem ?? 'no coordination node');
+    return this.provider.getCoordinator();
+  }
+
+  private async runStart(event: StartEvent): Promise<void> {
+    const { slot } = event;
+    const coordinator = this.coordinator();
+    const ref = slotRef(slot, 'start');
+    const channel = this.localChannel(slot.key);
+    const result = await this.claim(coordinator, ref, slot, slot.end, {
+      locallyDone: channel === undefined ? false : { result: channel },
+    });
+    if (!result || this.closed) return;
+    if (result.status === 'done') {
+      this.adoptStart(slot, result.record);
+      return;
+    }
+    this.setRole('leading', `leading: ${label(slot)}`, slot.end);
+    const keeper = this.keep(coordinator, ref, result.token, slot, 'start');
+    // not cut short by the window's end: the end waits for a start in flight (startRecord)
+    const timer = setTimeout(() => this.channelTimedOut(slot.key), CHANNEL_WAIT_MS);
+    this.pending.set(slot.key, { ref, token: result.token, keeper, timer, coordinator });
+    this.host.emitStart(event);
+  }
+
+  private async runEnd(event: EndEvent): Promise<void> {
+    const { slot } = event;
+    const coordinator = this.coordinator();
+    const ref = slotRef(slot, 'end');
+    // an end this instance sent before a restart (its message was kept) is done, whatever Redis remembers
+    const sent = event.replay === true && isPlainObject(event.message) ? event.message : undefined;
+    const result = await this.claim(coordinator, ref, slot, slot.end + END_GRACE_MS, {
+      locallyDone: sent ? { result: { idempotency_key: sent.idempotency_key } } : false,
+    });
+    if (!result || this.closed) return;
+    if (result.status === 'done') {
+      this.setRole('standby', `standby: end of ${label(slot)} sent by ${result.record.instance}`, Date.now() + 5000);
+      return;
+    }
+    const keeper = this.keep(coordinator, ref, result.token, slot, 'end');
+    const start = event.channel === undefined ? await this.startRecord(coordinator, slot, keeper) : undefined;
+    // a manual start (trigger command) is this instance's own: it never went through Redis
+    const started =
+      event.channel !== undefined ||
+      start !== undefined ||
+      slot.reason === 'manual' ||
+      this.startedAlone.delete(slot.key);
+    if (!started) {
+      keeper.stop();
+      this.host.warn(`${slot.key}: no instance started this window (no channel, no start in Redis): no end sent`);
+      this.finish({ ref, token: result.token, coordinator }, slot.key, 'end', { skipped: 'never started' });
+      return;
+    }
+    this.setRole('leading', `leading: end of ${label(slot)}`, Date.now() + 5000);
+    const channel = event.channel ?? start?.result;
+    this.host.emitEnd({ ...event, channel }, (sent) => {
+      keeper.stop();
+      if (sent) this.finish({ ref, token: result.token, coordinator }, slot.key, 'end', { sentAt: Date.now() });
+      else void coordinator.release(ref, result.token).catch(() => false);
+    });
+  }
+
+  /** claim, and while another instance holds the step, stand by and claim again when its lease ends. */
+  private async claim(
+    coordinator: Coordinator,
+    ref: SlotRef,
+    slot: Slot,
+    deadline: number,
+    options: ClaimOptions,
+  ): Promise<Exclude<ClaimResult, { status: 'held' }> | undefined> {
+    const first = await coordinator.claim(ref, options);
+    if (first.status !== 'held') return first;
+    const holder = first.holder?.instance ?? 'another instance';
+    this.setRole('standby', `standby: ${ref.phase} of ${label(slot)} held by ${holder}`, deadline);
+    const next = await coordinator.claimUntil(ref, { ...options, deadline, signal: this.abort.signal });
+    if (next.status === 'won') this.host.log(`${slot.key}: took the ${ref.phase} over from ${holder}`);
+    // claimUntil returns only once nobody holds the step any more
+    return next.status === 'won' || next.status === 'done' ? next : undefined;
+  }
+
+  private keep(coordinator: Coordinator, ref: SlotRef, token: number, slot: Slot, phase: string): LeaseKeeper {
+    return coordinator.keepLease(ref, token, {
+      onLost: () => this.host.warn(`${slot.key}: another instance took the ${phase} over (this one was too slow)`),
+      onError: (err) => this.host.warn(`${slot.key}: cannot renew the ${phase} claim: ${err.message}`),
+    });
+  }
+
+  private finish(p: Pick<PendingStart, 'ref' | 'token' | 'coordinator'>, key: string, phase: string, result: unknown) {
+    p.coordinator.complete(p.ref, p.token, result).then(
+      (done) => {
+        if (done.status === 'lost') this.host.warn(`${key}: the ${phase} was completed or claimed by another instance`);
+      },
+      (err) => this.host.warn(`${key}: cannot record the ${phase} as done in Redis: ${messageOf(err)}`),
+    );
+  }
+
+  /** The leader's channel did not come back in time: done without one, or (when channels come back) free for a retry. */
+  private channelTimedOut(key: string): void {
+    const p = this.pending.get(key);
+    if (!p) return;
+    this.pending.delete(key);
+    p.keeper.stop();
+    if (this.host.scheduler()?.snapshot().routesChannels) {
+      this.host.warn(`${key}: no channel came back; another instance may retry the start (same idempotency key)`);
+      void p.coordinator.release(p.ref, p.token).catch(() => false);
+    } else {
+      this.finish(p, key, 'start', undefined);
+    }
+  }
+
+  private adoptStart(slot: Slot, record: DoneRecord): void {
+    this.setRole('standby', `standby: ${label(slot)} started by ${record.instance}`, slot.end);
+    const channel = record.result;
+    if (isPlainObject(channel) && typeof channel.id === 'string')
+      this.host.scheduler()?.rememberChannel(slot.key, channel);
+  }
+
+  /**
+   * The start's done record; while another instance's start is still in
+   * flight (a start caught up just before the end), waits for it. A probe
+   * claim that wins means nobody started the slot: it is given back at once.
+   */
+  private async startRecord(
+    coordinator: Coordinator,
+    slot: Slot,
+    keeper: LeaseKeeper,
+  ): Promise<DoneRecord | undefined> {
+    const ref = slotRef(slot, 'start');
+    const until = Date.now() + CHANNEL_WAIT_MS;
+    try {
+      for (;;) {
+        const done = await coordinator.getDone(ref);
+        if (done) return done;
+        const probe = await coordinator.claim(ref);
+        if (probe.status === 'done') return probe.record;
+        if (probe.status === 'won') {
+          await coordinator.release(ref, probe.token);
+          return undefined;
+        }
+        if (Date.now() > until || keeper.lost || this.closed) return undefined;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(probe.retryInMs, 250)));
+      }
+    } catch (err) {
+      this.host.warn(
+        `${slot.key}: cannot read the start from Redis (${messageOf(err)}); the end goes without a channel`,
+      );
+      return { instance: 'unknown', token: 0, completedAt: '' };
+    }
+  }
+
+  private localChannel(key: string): unknown {
+    return this.host
+      .scheduler()
+      ?.activeSlots()
+      .find((s) => s.key === key)?.channel;
+  }
+
+  /** Runs a step; a Redis that cannot be used applies the config node's policy: skip, or act alone. */
+  private async guarded(event: StartEvent | EndEvent, phase: 'start' | 'end', step: () => Promise<void>) {
+    try {
+      await step();
+    } catch (err) {
+      if (this.closed) return;
+      if (!(err instanceof CoordinationError)) {
+        this.host.warn(`${event.slot.key}: ${phase} failed: ${messageOf(err)}`);
+        return;
+      }
+      const alone = this.policy === 'alone' && this.provider !== undefined;
+      this.host.warn(
+        `${event.slot.key}: Redis coordination unusable (${err.message}): ${alone ? `${phase} sent by this instance alone` : `${phase} skipped`}`,
+      );
+      this.setRole(
+        'unreachable',
+        alone ? 'Redis unreachable: acting alone' : 'Redis unreachable: skipping slots',
+        event.slot.end,
+      );
+      if (!alone) return;
+      if (phase === 'start') {
+        this.startedAlone.add(event.slot.key);
+        this.host.emitStart(event);
+      } else {
+        this.host.emitEnd(event, () => undefined);
+      }
+    }
+  }
+
+  private setRole(kind: SlotRole['kind'], text: string, until: number): void {
+    this.role = { kind, text, until };
+    this.host.changed();
+  }
+}
+
+/** Slots of one window of one schedule share the part of the key before the slot time. */
+function scheduleOf(slot: Slot): string {
+  const suffix = `:${isoSeconds(slot.start)}`;
+  return slot.key.endsWith(suffix) ? slot.key.slice(0, -suffix.length) : `${slot.key}#${slot.windowId}`;
+}
+
+function slotRef(slot: Slot, phase: 'start' | 'end'): SlotRef {
+  return { schedule: scheduleOf(slot), slot: slot.start, phase };
+}
+
+function label(slot: Slot): string {
+  return `${slot.windowId} ${isoSeconds(slot.start).slice(11, 19)}`;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Coordinator, JobRecord } from '../../../lib/coordination';
+import type { CoordinationProvider } from '../../../nodes/coordination/coordination-provider';
+import { JobCoordination } from '../../../nodes/follow-job/job-coordination';
+import { Instances, waitFor } from '../../lib/coordination/support';
+import { freePort, RedisServer } from '../../support/redis-server';
+
+/**
+ * The follow-job node's coordination (nodes/follow-job/job-coordination.ts)
+ * for two instances on a real redis-server: one follower per job, take-over
+ * when the follower goes silent, the terminal state reported once.
+ */
+
+const HEARTBEAT_MS = 300;
+let redis: RedisServer;
+const instances = new Instances();
+const closers: JobCoordination[] = [];
+
+function provider(coordinator: Coordinator): CoordinationProvider {
+  return {
+    getCoordinator: () => coordinator,
+    coordinationSettings: { url: '', keyPrefix: '', leaseMs: HEARTBEAT_MS, doneTtlMs: 60_000, whenUnreachable: 'skip' },
+    coordinationStatus: () => coordinator.connection.status,
+    onCoordinationStatus: (listener) => coordinator.connection.onStatus(listener),
+  };
+}
+
+function follower(name: string, prefix: string, url = redis.url) {
+  const coordinator = instances.coordinator(url, name, { keyPrefix: prefix, jobHeartbeatMs: HEARTBEAT_MS });
+  const followed = new Set<string>();
+  const adopted: JobRecord[] = [];
+  const warnings: string[] = [];
+  const coordination = new JobCoordination(provider(coordinator), undefined, {
+    adopt: (record) => {
+      adopted.push(record);
+      followed.add(record.jobId);
+    },
+    drop: (jobId) => followed.delete(jobId),
+    followed: () => [...followed].map((jobId) => ({ jobId, workflowId: 'wf-1', data: {} })),
+    log: () => undefined,
+    warn: (text) => warnings.push(text),
+  });
+  closers.push(coordination);
+  return { coordination, followed, adopted, warnings };
+}
+
+beforeAll(async () => {
+  redis = await RedisServer.start();
+});
+afterAll(async () => {
+  for (const c of closers) c.close(false);
+  await instances.closeAll();
+  await redis.dispose();
+});
+
+describe('followed jobs shared by two instances', () => {
+  it('one follower per job; a survivor takes a silent follower’s job over, with its message', async () => {
+    const a = follower('a:1:x', 'jobs-1:');
+    const b = follower('b:2:y', 'jobs-1:');
+    const data = { idempotency_key: 'rel:w0:2030-01-01T00:00:00Z:end', window: { slotKey: 'rel:w0' } };
+    expect(await a.coordination.admit('job-1', 'wf-1', data)).toBe('follow');
+    a.followed.add('job-1');
+    expect(await b.coordination.admit('job-1', 'wf-1', data)).toBe('owned');
+    await new Promise((r) => setTimeout(r, HEARTBEAT_MS * 2));
+    expect(b.adopted).toEqual([]); // a's heartbeat holds
+    a.coordination.close(false); // a dies: its heartbeat stops
+    await waitFor(() => b.adopted.length === 1, 3000);
+    expect(b.adopted[0]).toMatchObject({ jobId: 'job-1', workflowId: 'wf-1', meta: { data } });
+  });
+
+  it('keeps following a job whose record Redis lost (restart without persistence), registered again', async () => {
+    const a = follower('a:1:x', 'jobs-4:');
+    expect(await a.coordination.admit('job-4', 'wf-1', {})).toBe('follow');
+    a.followed.add('job-4');
+    await redis.cli('FLUSHALL');
+    await new Promise((r) => setTimeout(r, HEARTBEAT_MS));
+    expect(a.followed.has('job-4')).toBe(true);
+    const b = follower('b:2:y', 'jobs-4:');
+    expect(await b.coordination.admit('job-4', 'wf-1', {})).toBe('owned');
+  });
+
+  it('reports a terminal state exactly once, whoever asks first', async () => {
+    const a = follower('a:1:x', 'jobs-2:');
+    const b = follower('b:2:y', 'jobs-2:');
+    await a.coordination.admit('job-2', 'wf-1', {});
+    const answers = await Promise.all([
+      a.coordination.report('job-2', 'succeeded'),
+      b.coordination.report('job-2', 'succeeded'),
+    ]);
+    expect(answers.filter(Boolean)).toHaveLength(1);
+    expect(await b.coordination.admit('job-2', 'wf-1', {})).toBe('reported');
+  });
+
+  it('without Redis, follows and reports alone and warns once', async () => {
+    const c = follower('c:3:z', 'jobs-3:', `redis://127.0.0.1:${await freePort()}`);
+    expect(await c.coordination.admit('job-3', 'wf-1', {})).toBe('follow');
+    expect(await c.coordination.report('job-3', 'failed')).toBe(true);
+    expect(c.warnings).toHaveLength(1);
+    expect(c.warnings[0]).toMatch(/refused the connection/);
+  });
+});

@@ -1,0 +1,198 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Coordinator } from '../../../lib/coordination';
+import type { EndEvent, ScheduleWindow, Slot, StartEvent } from '../../../lib/schedule';
+import type { CoordinationProvider } from '../../../nodes/coordination/coordination-provider';
+import { SlotCoordination } from '../../../nodes/schedule/slot-coordination';
+import { coordinatedStatus } from '../../../nodes/schedule/status';
+import { Instances, waitFor } from '../../lib/coordination/support';
+import { freePort, RedisServer } from '../../support/redis-server';
+
+/**
+ * The schedule node's coordination (nodes/schedule/slot-coordination.ts) as
+ * two instances would run it: each with its own Coordinator and connection
+ * to a real redis-server, given the same slot events; what each emits is
+ * recorded.
+ */
+
+const LEASE_MS = 300;
+const window: ScheduleWindow = {
+  id: 'w',
+  name: 'W',
+  cron: '0 * * * * *',
+  duration: 60,
+  timezone: 'UTC',
+  enabled: true,
+  channel: {},
+};
+
+let redis: RedisServer;
+const instances = new Instances();
+let prefixCount = 0;
+
+interface Recorded {
+  coordination: SlotCoordination;
+  starts: StartEvent[];
+  ends: EndEvent[];
+  warnings: string[];
+}
+
+function provider(coordinator: Coordinator, whenUnreachable: 'skip' | 'alone' = 'skip'): CoordinationProvider {
+  return {
+    getCoordinator: () => coordinator,
+    coordinationSettings: { url: '', keyPrefix: '', leaseMs: LEASE_MS, doneTtlMs: 60_000, whenUnreachable },
+    coordinationStatus: () => coordinator.connection.status,
+    onCoordinationStatus: (listener) => coordinator.connection.onStatus(listener),
+  };
+}
+
+function instance(name: string, prefix: string, options: { url?: string; policy?: 'skip' | 'alone' } = {}): Recorded {
+  const coordinator = instances.coordinator(options.url ?? redis.url, name, { keyPrefix: prefix, leaseMs: LEASE_MS });
+  const starts: StartEvent[] = [];
+  const ends: EndEvent[] = [];
+  const warnings: string[] = [];
+  const coordination = new SlotCoordination(provider(coordinator, options.policy), undefined, {
+    emitStart: (event) => starts.push(event),
+    emitEnd: (event, after) => {
+      ends.push(event);
+      after(true);
+    },
+    scheduler: () => undefined,
+    log: () => undefined,
+    warn: (text) => warnings.push(text),
+    changed: () => undefined,
+  });
+  return { coordination, starts, ends, warnings };
+}
+
+function slot(startOffsetMs: number, lengthMs = 5000): Slot {
+  const start = Math.floor((Date.now() + startOffsetMs) / 1000) * 1000;
+  return {
+    key: `sched:w:${new Date(start).toISOString().replace('.000Z', 'Z')}`,
+    windowId: 'w',
+    start,
+    end: start + lengthMs,
+    reason: 'scheduled',
+  };
+}
+
+const open: Recorded[] = [];
+function pair(options: { policy?: 'skip' | 'alone' } = {}): [Recorded, Recorded] {
+  const prefix = `slots-${++prefixCount}:`;
+  const both: [Recorded, Recorded] = [instance('a:1:x', prefix, options), instance('b:2:y', prefix, options)];
+  open.push(...both);
+  return both;
+}
+
+beforeAll(async () => {
+  redis = await RedisServer.start();
+});
+afterEach(() => {
+  for (const r of open.splice(0)) r.coordination.close();
+});
+afterAll(async () => {
+  await instances.closeAll();
+  await redis.dispose();
+});
+
+describe('schedule slots shared by two instances', () => {
+  it('emits each start once; the other instance stands by, then learns the channel from Redis', async () => {
+    const [a, b] = pair();
+    const s = slot(0);
+    a.coordination.start({ slot: s, window });
+    b.coordination.start({ slot: s, window });
+    await waitFor(() => a.starts.length + b.starts.length === 1);
+    const [leader, standby] = a.starts.length === 1 ? [a, b] : [b, a];
+    await waitFor(() => standby.coordination.role?.kind === 'standby');
+    expect(standby.coordination.role?.text).toMatch(/^standby: start of w \d\d:\d\d:\d\d held by (a:1:x|b:2:y)$/);
+    expect(leader.coordination.role?.text).toMatch(/^leading: w /);
+    leader.coordination.channelReturned(s.key, { id: 'ch-1' });
+    // the standby claims again when the lease would have run out and finds the start done
+    await waitFor(() => standby.coordination.role?.text.includes('started by') === true, 3000);
+    expect(a.starts.length + b.starts.length).toBe(1);
+  });
+
+  it('a leader that dies after claiming is replaced within a lease, with the same slot', async () => {
+    const [a, b] = pair();
+    const s = slot(0);
+    a.coordination.start({ slot: s, window });
+    await waitFor(() => a.starts.length === 1);
+    a.coordination.close(); // "crash": no completion, no renewal
+    b.coordination.start({ slot: s, window });
+    await waitFor(() => b.starts.length === 1, 3000);
+    expect(b.starts[0].slot.key).toBe(s.key);
+  });
+
+  it('the end is sent once, by either instance, with the channel the other one started', async () => {
+    const [a, b] = pair();
+    const s = slot(0);
+    a.coordination.start({ slot: s, window });
+    await waitFor(() => a.starts.length === 1);
+    a.coordination.channelReturned(s.key, { id: 'ch-from-a' });
+    await new Promise((r) => setTimeout(r, 100));
+    a.coordination.close(); // a is gone before the end
+    b.coordination.end({ slot: s, window });
+    await waitFor(() => b.ends.length === 1);
+    expect(b.ends[0].channel).toEqual({ id: 'ch-from-a' });
+  });
+
+  it('sends no end for a slot nobody started', async () => {
+    const [a, b] = pair();
+    const s = slot(-1000);
+    a.coordination.end({ slot: s, window });
+    b.coordination.end({ slot: s, window });
+    await waitFor(() => a.warnings.length + b.warnings.length === 1);
+    await new Promise((r) => setTimeout(r, LEASE_MS * 2));
+    expect(a.ends.length + b.ends.length).toBe(0);
+    expect([...a.warnings, ...b.warnings][0]).toMatch(/no instance started this window/);
+  });
+
+  it('a replayed end this instance sent before is done even after Redis lost its data', async () => {
+    const [a] = pair();
+    const s = slot(-2000);
+    await redis.cli('FLUSHALL');
+    a.coordination.end({ slot: s, window, replay: true, message: { idempotency_key: `${s.key}:end` } });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(a.ends).toEqual([]);
+  });
+
+  it('Redis unreachable: skip emits nothing and says so; alone emits', async () => {
+    const url = `redis://127.0.0.1:${await freePort()}`;
+    const skip = instance('c:3:z', 'gone:', { url, policy: 'skip' });
+    const alone = instance('d:4:w', 'gone:', { url, policy: 'alone' });
+    open.push(skip, alone);
+    const s = slot(0);
+    skip.coordination.start({ slot: s, window });
+    alone.coordination.start({ slot: s, window });
+    await waitFor(() => skip.warnings.length === 1 && alone.starts.length === 1, 5000);
+    expect(skip.starts).toEqual([]);
+    expect(skip.warnings[0]).toMatch(/refused the connection.*: start skipped$/);
+    expect(skip.coordination.role?.text).toBe('Redis unreachable: skipping slots');
+    expect(alone.coordination.role?.text).toBe('Redis unreachable: acting alone');
+  });
+});
+
+describe('the schedule badge with coordination', () => {
+  const base = { fill: 'blue', shape: 'ring', text: 'next: Mon 18:00 UTC' } as const;
+
+  it('says Redis is out of reach and what the slots do meanwhile, before anything else', () => {
+    const role = { kind: 'leading' as const, text: 'leading: w 18:00:00', until: Date.now() + 60_000 };
+    const error = { state: 'error', error: 'Redis rejected the username or password' };
+    expect(coordinatedStatus(base, { connection: error, policy: 'skip', role }).text).toBe(
+      'Redis unreachable: skipping slots (Redis rejected the username or password)',
+    );
+    expect(coordinatedStatus(base, { connection: error, policy: 'alone', role: undefined }).text).toMatch(
+      /^Redis unreachable: acting alone/,
+    );
+  });
+
+  it('shows the role while it lasts, then the schedule again', () => {
+    const connection = { state: 'connected' };
+    const role = { kind: 'standby' as const, text: 'standby: start of w 18:00:00 held by b:2:y', until: 2000 };
+    expect(coordinatedStatus(base, { connection, policy: 'skip', role }, 1000)).toEqual({
+      fill: 'grey',
+      shape: 'dot',
+      text: 'standby: start of w 18:00:00 held by b:2:y',
+    });
+    expect(coordinatedStatus(base, { connection, policy: 'skip', role }, 3000)).toEqual(base);
+  });
+});
