@@ -1,5 +1,6 @@
 import type { MediaSpacesClient } from '../../lib/client';
 import { isPlainObject } from '../../lib/guards';
+import { ChannelStatePoller, type WatchedChannel } from '../../lib/watch/channel-state';
 import { asMediaSpacesError } from '../shared/failure';
 import type { NodeMessage, NodeStatus } from '../shared/node-red-types';
 
@@ -7,7 +8,7 @@ import type { NodeMessage, NodeStatus } from '../shared/node-red-types';
  * States after which nothing more happens on its own: the recording has
  * begun (it runs until stopped), or the channel will not record.
  */
-const SETTLED = new Set(['RECORDING', 'INACTIVE', 'ERROR']);
+const SETTLED: ReadonlySet<string> = new Set(['RECORDING', 'INACTIVE', 'ERROR']);
 
 export interface StateWatchOptions {
   /** Time between two reads of one channel. */
@@ -20,11 +21,8 @@ export interface StateWatchOptions {
   warn(text: string): void;
 }
 
-interface Watch {
-  id: string;
-  state: string | undefined;
-  timer: ReturnType<typeof setTimeout> | undefined;
-  startedAt: number;
+interface Followed {
+  client: MediaSpacesClient;
   /** The input's msg.window (a schedule's), copied onto each state message. */
   window: Record<string, unknown> | undefined;
 }
@@ -37,85 +35,55 @@ interface Watch {
  * channel goes out on output 2.
  */
 export class ChannelStateWatch {
-  private readonly watches = new Map<string, Watch>();
+  private readonly poller: ChannelStatePoller<Followed>;
   private latest: string | undefined;
-  private closed = false;
 
-  constructor(private readonly options: StateWatchOptions) {}
+  constructor(private readonly options: StateWatchOptions) {
+    this.poller = new ChannelStatePoller<Followed>({
+      intervalMs: options.intervalMs,
+      read: async (id, signal, { client }) => (await client.getChannel(id, { signal })).data,
+      stateOf: (channel, { client }) => client.channelState(channel),
+      onChange: (id, state, channel, watch) => this.changed(id, state, channel, watch),
+      onError: (error, watch) => {
+        const failure = asMediaSpacesError(error, 'Get channel');
+        options.warn(
+          `Reading channel ${watch.id} back: ${failure.message}; its state is no longer shown ` +
+            '(turn off "Show state" if the service has no get-channel)',
+        );
+        return true;
+      },
+      onLimit: (watch) => {
+        if (this.latest !== watch.id) return;
+        const seconds = Math.round(options.limitMs / 1000);
+        options.status({ fill: 'yellow', shape: 'ring', text: `channel ${watch.state ?? '?'} after ${seconds}s` });
+      },
+    });
+  }
 
   follow(client: MediaSpacesClient, channel: unknown, origin: NodeMessage): void {
-    if (this.closed || !isPlainObject(channel) || typeof channel.id !== 'string') return;
-    this.stop(channel.id);
-    const watch: Watch = {
-      id: channel.id,
-      state: client.channelState(channel),
-      timer: undefined,
-      startedAt: Date.now(),
-      window: copyOf(origin.window),
-    };
-    this.watches.set(watch.id, watch);
-    this.latest = watch.id;
-    if (watch.state !== undefined && SETTLED.has(watch.state)) {
-      this.stop(watch.id);
-      return;
-    }
-    this.schedule(client, watch);
+    if (!isPlainObject(channel) || typeof channel.id !== 'string') return;
+    const followed = { client, window: copyOf(origin.window) };
+    const state = client.channelState(channel);
+    this.latest = channel.id;
+    this.poller.watch(channel.id, {
+      context: followed,
+      settled: SETTLED,
+      limitMs: this.options.limitMs,
+      ...(state !== undefined ? { state } : {}),
+    });
   }
 
   close(): void {
-    this.closed = true;
-    for (const id of [...this.watches.keys()]) this.stop(id);
+    this.poller.close();
   }
 
-  private schedule(client: MediaSpacesClient, watch: Watch): void {
-    watch.timer = setTimeout(() => this.read(client, watch), this.options.intervalMs);
-  }
-
-  private async read(client: MediaSpacesClient, watch: Watch): Promise<void> {
-    let channel: Record<string, unknown>;
-    try {
-      channel = (await client.getChannel(watch.id)).data;
-    } catch (error) {
-      if (this.closed || this.watches.get(watch.id) !== watch) return;
-      const failure = asMediaSpacesError(error, 'Get channel');
-      this.options.warn(
-        `Reading channel ${watch.id} back: ${failure.message}; its state is no longer shown ` +
-          '(turn off "Show state" if the service has no get-channel)',
-      );
-      this.stop(watch.id);
-      return;
-    }
-    if (this.closed || this.watches.get(watch.id) !== watch) return;
-    const state = client.channelState(channel);
-    if (state !== undefined && state !== watch.state) this.changed(watch, channel, state);
-    if (state !== undefined && SETTLED.has(state)) {
-      this.stop(watch.id);
-    } else if (Date.now() - watch.startedAt >= this.options.limitMs) {
-      if (this.latest === watch.id) {
-        const seconds = Math.round(this.options.limitMs / 1000);
-        this.options.status({ fill: 'yellow', shape: 'ring', text: `channel ${state ?? '?'} after ${seconds}s` });
-      }
-      this.stop(watch.id);
-    } else {
-      this.schedule(client, watch);
-    }
-  }
-
-  private changed(watch: Watch, channel: Record<string, unknown>, state: string): void {
-    const previous = watch.state;
-    watch.state = state;
-    if (this.latest === watch.id) this.options.status(stateStatus(state));
-    const msg: NodeMessage = { topic: 'channel-state', payload: channel, channel_id: watch.id, state };
-    if (previous !== undefined) msg.previous_state = previous;
+  private changed(id: string, state: string, channel: Record<string, unknown>, watch: WatchedChannel<Followed>): void {
+    if (this.latest === id) this.options.status(stateStatus(state));
+    const msg: NodeMessage = { topic: 'channel-state', payload: channel, channel_id: id, state };
+    if (watch.state !== undefined) msg.previous_state = watch.state;
     // a schedule's window, so a flow can tell which recording this is
-    if (watch.window) msg.window = structuredClone(watch.window);
+    if (watch.context.window) msg.window = structuredClone(watch.context.window);
     this.options.send(msg);
-  }
-
-  private stop(id: string): void {
-    const watch = this.watches.get(id);
-    if (watch?.timer !== undefined) clearTimeout(watch.timer);
-    this.watches.delete(id);
   }
 }
 
