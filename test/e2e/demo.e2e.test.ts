@@ -210,5 +210,6 @@ describe('the demo in the editor', () => {
     const entries = await page.locator('#node-input-server option').allTextContents();
     expect(entries.filter((t) => t.includes('Simulator demo space'))).toEqual(['Simulator demo space']);
     await page.click('#node-dialog-cancel');
+    expect(stack.pageErrors).toEqual([]);
   });
 });
