@@ -268,7 +268,9 @@ describe('operator experience in the editor (issue #12)', () => {
   it('inputs form: long labels wrap uncut, "an Int32", drop-frame 29.97 accepted and ";" at 25 explained', async () => {
     const { page } = stack;
     await openNode(page, SUBMIT);
-    await page.locator('#node-media-spaces-workflow-select').selectOption(RENDER);
+    // the searchable picker: a search by id, then a click on its row
+    await page.fill('#node-media-spaces-workflow-search', RENDER);
+    await page.locator(`#node-media-spaces-workflow-list .ms-wf-row[data-id="${RENDER}"]`).click();
     const form = page.locator('#node-media-spaces-inputs-form');
     await form.waitFor({ state: 'visible', timeout: 10_000 });
     const int32 = form.locator('input[data-variable="VideoBitrateKbps"]');

@@ -60,9 +60,18 @@ describe('polling nodes in the editor', () => {
       const d = RED.nodes.getType('media-spaces-follow-job').defaults;
       return Object.fromEntries(Object.entries(d).map(([k, v]) => [k, v.value]));
     });
-    expect(defaults).toEqual({ name: '', server: '', interval: 5000, backoffMax: 60000, concurrency: 8, timeout: '' });
+    // coordination: '' = this instance alone (no Redis coordination node chosen)
+    expect(defaults).toEqual({
+      name: '',
+      server: '',
+      interval: 5000,
+      backoffMax: 60000,
+      concurrency: 8,
+      timeout: '',
+      coordination: '',
+    });
     await openNode(page, FOLLOW);
-    for (const field of ['interval', 'backoffMax', 'concurrency', 'timeout']) {
+    for (const field of ['interval', 'backoffMax', 'concurrency', 'timeout', 'coordination']) {
       await expect(page.locator(`#node-input-${field}`).count()).resolves.toBe(1);
     }
     expect(await page.locator('#node-input-workflow').count()).toBe(0);

@@ -107,7 +107,9 @@ function nodeZoneField(label: (key: string) => string, changed: () => void): voi
 
 /** oneditresize: the YAML editor or the window list takes the height the other rows leave. */
 export function resizeDialog(node: ScheduleEditorNode, size: { height: number }): void {
-  const rows = $('#dialog-form>div:not(.node-text-editor-row):not(.ms-schedule-editor)');
+  // only rows on screen: jQuery measures a display:none row as if shown, which would take the
+  // hidden file row's and file note's height away from the YAML editor
+  const rows = $('#dialog-form>div:not(.node-text-editor-row):not(.ms-schedule-editor)').filter(':visible');
   let height = size.height;
   rows.each(function () {
     height -= $(this).outerHeight(true) ?? 0;
