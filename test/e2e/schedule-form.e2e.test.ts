@@ -90,6 +90,7 @@ describe('schedule window form', () => {
     const { page } = stack;
     await openNode(page, SCHEDULE);
     await page.locator('#node-input-source').selectOption('editor');
+    await page.locator('#node-input-windows-container:not([data-loading])').waitFor({ timeout: 10_000 });
     await row().locator('.ms-w-cron').waitFor({ state: 'visible', timeout: 10_000 });
     expect(await cron()).toBe('0 18 * * mon-fri');
     expect(await checkedDays()).toEqual([1, 2, 3, 4, 5]);
@@ -228,6 +229,8 @@ describe('schedule window form', () => {
   it('... and replace writes the list as YAML, comments dropped', async () => {
     const { page } = stack;
     await page.locator('#node-input-source').selectOption('editor');
+    // the list is rebuilt from the YAML once the runtime answers; typing before that went into the old list
+    await page.locator('#node-input-windows-container:not([data-loading])').waitFor({ timeout: 10_000 });
     await row().locator('.ms-w-cron').waitFor({ state: 'visible', timeout: 10_000 });
     await row().locator('.ms-w-cron').fill('45 19 * * mon-fri');
     await page.locator('#node-input-source').selectOption('yaml');

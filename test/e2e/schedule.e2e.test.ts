@@ -120,6 +120,7 @@ describe('schedule node dialog', () => {
   it('switching to the editor list and changing cron and zone updates the preview', async () => {
     const { page } = stack;
     await page.locator('#node-input-source').selectOption('editor');
+    await page.locator('#node-input-windows-container:not([data-loading])').waitFor({ timeout: 10_000 });
     const row = page.locator('#node-input-windows-container li').first();
     await row.locator('.ms-w-cron').waitFor({ state: 'visible', timeout: 10_000 });
     // the YAML's window came across

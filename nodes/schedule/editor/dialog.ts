@@ -59,8 +59,13 @@ export function prepareDialog(node: ScheduleEditorNode): void {
     const next = String($(this).val());
     // carry the windows across between the two in-editor forms
     if (currentSource === 'yaml' && next === 'editor') {
+      // the list is rebuilt from the YAML when the runtime answers: until then it takes no typing that would be lost
+      const container = $('#node-input-windows-container').attr('data-loading', 'true').css('opacity', 0.5);
+      container.find('input, select, textarea').prop('disabled', true);
       requestPreview({ yaml: yamlEditor.getValue() }, (res) => {
         listFromModel(res, list);
+        container.removeAttr('data-loading').css('opacity', '');
+        container.find('input, select, textarea').prop('disabled', false);
         schedulePreview();
       });
     } else if (currentSource === 'editor' && next === 'yaml') {
