@@ -37,7 +37,17 @@ export class IdempotencyStore {
 
   constructor(private readonly cap = IDEMPOTENCY_CAP) {}
 
-  begin(scope: string, fingerprint: string): IdempotencyOutcome {
+  /**
+   * `fingerprint` is what identifies the request; two that differ as strings may
+   * still be the same request (fields reordered), which `equivalent` decides. It
+   * runs only when a key comes back with a different fingerprint, so the common
+   * case (a fresh key) never pays for canonicalisation.
+   */
+  begin(
+    scope: string,
+    fingerprint: string,
+    equivalent: (stored: string, incoming: string) => boolean = (a, b) => a === b,
+  ): IdempotencyOutcome {
     const entry = this.entries.get(scope);
     if (!entry) {
       const created: Entry = { scope, fingerprint, response: null };
@@ -47,7 +57,7 @@ export class IdempotencyStore {
       else if (this.order.length - this.head > 2 * this.cap) this.compact();
       return { kind: 'new' };
     }
-    if (entry.fingerprint !== fingerprint) return { kind: 'mismatch' };
+    if (entry.fingerprint !== fingerprint && !equivalent(entry.fingerprint, fingerprint)) return { kind: 'mismatch' };
     return entry.response ? { kind: 'replay', response: entry.response } : { kind: 'in_flight' };
   }
 
@@ -95,13 +105,19 @@ export class IdempotencyStore {
 
 /** Serialises JSON with sorted keys, so a retry that reorders fields still matches. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + canonicalJson(value[i]);
+    return `${out}]`;
+  }
   if (value && typeof value === 'object') {
     const obj = value as Record<string, unknown>;
-    return `{${Object.keys(obj)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`)
-      .join(',')}}`;
+    const keys = Object.keys(obj).sort();
+    let out = '{';
+    for (let i = 0; i < keys.length; i++) {
+      out += `${i > 0 ? ',' : ''}${JSON.stringify(keys[i])}:${canonicalJson(obj[keys[i]])}`;
+    }
+    return `${out}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
