@@ -65,6 +65,8 @@ export class FollowJobController {
       timeoutMs: settings.timeout ?? 0,
       // saves at most once a second (or once per interval when shorter)
       persistDelayMs: Math.min(1000, timing.intervalMs),
+      // the callbacks get each read; nothing here looks at the last one later
+      keepJobBodies: false,
       // no retries inside the call: the follower reads again at its next interval, never twice within one
       getJob: async (workflowId, jobId, signal) =>
         (await client().getJob(workflowId, jobId, { signal, retries: 0 })).data,
