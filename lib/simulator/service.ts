@@ -89,6 +89,7 @@ interface Outgoing {
 }
 
 const NO_FAULTS: MatchedFaults = {};
+const NO_HEADERS: Record<string, string> = Object.freeze({});
 /** Shared by every request without a query; operations only read their query. */
 const NO_QUERY: URLSearchParams = new URLSearchParams();
 const MAX_IDEMPOTENCY_KEY = 255;
@@ -173,12 +174,10 @@ async function pipeline(
   }
 
   const faults = ctx.faults.size > 0 ? ctx.faults.take(route) : NO_FAULTS;
-  const applied: string[] = [];
   const use = (kind: keyof MatchedFaults, phase: 'before' | 'after') => {
     const f = faults[kind];
     if (!f || f.phase !== phase) return undefined;
-    applied.push(kind);
-    entry.fault = applied.join(',');
+    entry.fault = entry.fault === undefined ? kind : `${entry.fault},${kind}`;
     return f;
   };
 
@@ -273,7 +272,12 @@ async function pipeline(
       // A 5xx is not a result: forget the key so that a retry runs again.
       if (out.status >= 500) ctx.idempotency.release(idempotencyScope);
       else
-        ctx.idempotency.complete(idempotencyScope, { status: out.status, body: out.body, headers: { ...out.headers } });
+        ctx.idempotency.complete(idempotencyScope, {
+          status: out.status,
+          body: out.body,
+          // most answers add no header: one shared empty set instead of one per stored key
+          headers: Object.keys(out.headers).length > 0 ? { ...out.headers } : NO_HEADERS,
+        });
     }
   }
   if (!out) out = rendered(route, fail(500, 'internal error of the simulator'), path);
