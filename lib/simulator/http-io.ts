@@ -57,7 +57,9 @@ export function readBody(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Promis
     });
     req.on('end', () =>
       settle(
-        size > limit ? { ok: false, reason: 'too_large', drained: true } : { ok: true, body: Buffer.concat(chunks) },
+        size > limit
+          ? { ok: false, reason: 'too_large', drained: true }
+          : { ok: true, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) },
       ),
     );
     req.on('error', () => settle({ ok: false, reason: 'aborted' }));

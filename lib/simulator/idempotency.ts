@@ -13,7 +13,7 @@ export interface StoredResponse {
   headers: Record<string, string>;
 }
 
-type Entry = { fingerprint: string; response: StoredResponse | null };
+type Entry = { scope: string; fingerprint: string; response: StoredResponse | null };
 
 export type IdempotencyOutcome =
   | { kind: 'new' }
@@ -25,17 +25,39 @@ export const IDEMPOTENCY_CAP = 50_000;
 
 export class IdempotencyStore {
   private readonly entries = new Map<string, Entry>();
+  /**
+   * Insertion order, oldest at `head`. Evicting through `entries.keys().next()`
+   * instead made V8 walk every deleted slot at the front of the Map's table on
+   * each request once the cap was reached: it was the simulator's costliest
+   * function under load. A released entry stays here until its turn and is
+   * then skipped, since the Map no longer holds that very object.
+   */
+  private order: Entry[] = [];
+  private head = 0;
 
   constructor(private readonly cap = IDEMPOTENCY_CAP) {}
 
-  begin(scope: string, fingerprint: string): IdempotencyOutcome {
+  /**
+   * `fingerprint` is what identifies the request; two that differ as strings may
+   * still be the same request (fields reordered), which `equivalent` decides. It
+   * runs only when a key comes back with a different fingerprint, so the common
+   * case (a fresh key) never pays for canonicalisation.
+   */
+  begin(
+    scope: string,
+    fingerprint: string,
+    equivalent: (stored: string, incoming: string) => boolean = (a, b) => a === b,
+  ): IdempotencyOutcome {
     const entry = this.entries.get(scope);
     if (!entry) {
-      this.entries.set(scope, { fingerprint, response: null });
-      if (this.entries.size > this.cap) this.entries.delete(this.entries.keys().next().value as string);
+      const created: Entry = { scope, fingerprint, response: null };
+      this.entries.set(scope, created);
+      this.order.push(created);
+      if (this.entries.size > this.cap) this.evictOldest();
+      else if (this.order.length - this.head > 2 * this.cap) this.compact();
       return { kind: 'new' };
     }
-    if (entry.fingerprint !== fingerprint) return { kind: 'mismatch' };
+    if (entry.fingerprint !== fingerprint && !equivalent(entry.fingerprint, fingerprint)) return { kind: 'mismatch' };
     return entry.response ? { kind: 'replay', response: entry.response } : { kind: 'in_flight' };
   }
 
@@ -51,18 +73,51 @@ export class IdempotencyStore {
 
   clear(): void {
     this.entries.clear();
+    this.order = [];
+    this.head = 0;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Released entries pile up in the queue when many requests fail (a fault that answers 500 throughout). */
+  private compact(): void {
+    this.order = this.order.slice(this.head).filter((e) => this.entries.get(e.scope) === e);
+    this.head = 0;
+  }
+
+  private evictOldest(): void {
+    while (this.head < this.order.length) {
+      const oldest = this.order[this.head++];
+      if (this.entries.get(oldest.scope) === oldest) {
+        this.entries.delete(oldest.scope);
+        break;
+      }
+    }
+    // Drop the consumed front now and then, so the queue stays near the cap.
+    if (this.head > this.cap) {
+      this.order = this.order.slice(this.head);
+      this.head = 0;
+    }
   }
 }
 
 /** Serialises JSON with sorted keys, so a retry that reorders fields still matches. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + canonicalJson(value[i]);
+    return `${out}]`;
+  }
   if (value && typeof value === 'object') {
     const obj = value as Record<string, unknown>;
-    return `{${Object.keys(obj)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`)
-      .join(',')}}`;
+    const keys = Object.keys(obj).sort();
+    let out = '{';
+    for (let i = 0; i < keys.length; i++) {
+      out += `${i > 0 ? ',' : ''}${JSON.stringify(keys[i])}:${canonicalJson(obj[keys[i]])}`;
+    }
+    return `${out}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }

@@ -15,9 +15,14 @@ export interface OperationContext {
 }
 
 export function parseJsonBody(body: Buffer | undefined): JsonBody {
-  if (!body || body.length === 0) return { ok: false, reason: 'the request body is empty; send a JSON object' };
+  return parseJsonText(body && body.length > 0 ? body.toString('utf8') : '');
+}
+
+/** The same, from the body already decoded as UTF-8 ('' when there is none). */
+export function parseJsonText(text: string): JsonBody {
+  if (text.length === 0) return { ok: false, reason: 'the request body is empty; send a JSON object' };
   try {
-    return { ok: true, value: JSON.parse(body.toString('utf8')) };
+    return { ok: true, value: JSON.parse(text) };
   } catch (err) {
     return { ok: false, reason: `the request body is not valid JSON: ${(err as Error).message}` };
   }

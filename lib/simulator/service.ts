@@ -8,7 +8,7 @@ import { readBody, send, sendTruncated } from './http-io';
 import { canonicalJson, type IdempotencyStore } from './idempotency';
 import { getJob, submitJob } from './job-routes';
 import { createChannel, deleteEvent, getChannel, stopChannel } from './livecapture-routes';
-import { type JsonBody, type OperationContext, parseJsonBody } from './operation';
+import { type JsonBody, type OperationContext, parseJsonText } from './operation';
 import { fail, type Reply } from './reply';
 import type { RawLogEntry, RequestLog } from './request-log';
 import { matchRoute, type RouteMatch, type RouteName } from './router';
@@ -32,13 +32,31 @@ interface Operation {
   scope?: ApiKeyScope;
   /** Reads a JSON request body, so its Content-Type must say JSON (415 otherwise). */
   body?: true;
-  /** Present on POSTs that honour Idempotency-Key: what must match for a replay. */
-  fingerprint?(c: { params: string[]; json(): JsonBody }): string;
+  /**
+   * Present on POSTs that honour Idempotency-Key: what must match for a replay.
+   * It is the raw text; `equivalent` compares two of them canonically (sorted
+   * keys), which is only needed when a key comes back with different text.
+   */
+  fingerprint?(c: { params: string[]; text: string }): string;
+  equivalent?(stored: string, incoming: string): boolean;
 }
 
-const bodyFingerprint = (c: { json(): JsonBody }): string => {
-  const body = c.json();
+/** Sorted keys for JSON, the parse error otherwise: a retry that reorders fields is the same request. */
+const canonicalBody = (text: string): string => {
+  const body = parseJsonText(text);
   return body.ok ? canonicalJson(body.value) : `!${body.reason}`;
+};
+
+/** `<length>:<workflow id><body>`: the id is a decoded path segment and may hold any character. */
+const workflowFingerprint = (workflowId: string, text: string): string => `${workflowId.length}:${workflowId}${text}`;
+
+const sameSubmission = (a: string, b: string): boolean => {
+  const canonical = (f: string) => {
+    const colon = f.indexOf(':');
+    const end = colon + 1 + Number(f.slice(0, colon));
+    return `${f.slice(colon + 1, end)} ${canonicalBody(f.slice(end))}`;
+  };
+  return canonical(a) === canonical(b);
 };
 
 const OPERATIONS: Record<RouteName, Operation> = {
@@ -49,10 +67,16 @@ const OPERATIONS: Record<RouteName, Operation> = {
     run: submitJob,
     scope: 'workflow:workflow-management',
     body: true,
-    fingerprint: (c) => `${c.params[1].toLowerCase()} ${bodyFingerprint(c)}`,
+    fingerprint: (c) => workflowFingerprint(c.params[1].toLowerCase(), c.text),
+    equivalent: sameSubmission,
   },
   job: { run: getJob, scope: 'workflow:access' },
-  create_channel: { run: createChannel, fingerprint: bodyFingerprint, body: true },
+  create_channel: {
+    run: createChannel,
+    fingerprint: (c) => c.text,
+    equivalent: (a, b) => canonicalBody(a) === canonicalBody(b),
+    body: true,
+  },
   channel: { run: getChannel },
   stop_channel: { run: stopChannel },
   delete_event: { run: deleteEvent },
@@ -65,6 +89,9 @@ interface Outgoing {
 }
 
 const NO_FAULTS: MatchedFaults = {};
+const NO_HEADERS: Record<string, string> = Object.freeze({});
+/** Shared by every request without a query; operations only read their query. */
+const NO_QUERY: URLSearchParams = new URLSearchParams();
 const MAX_IDEMPOTENCY_KEY = 255;
 
 /**
@@ -147,12 +174,10 @@ async function pipeline(
   }
 
   const faults = ctx.faults.size > 0 ? ctx.faults.take(route) : NO_FAULTS;
-  const applied: string[] = [];
   const use = (kind: keyof MatchedFaults, phase: 'before' | 'after') => {
     const f = faults[kind];
     if (!f || f.phase !== phase) return undefined;
-    applied.push(kind);
-    entry.fault = applied.join(',');
+    entry.fault = entry.fault === undefined ? kind : `${entry.fault},${kind}`;
     return f;
   };
 
@@ -178,9 +203,14 @@ async function pipeline(
     else space = auth.space;
   }
 
+  let text: string | undefined;
+  const bodyText = () => {
+    text ??= read.body && read.body.length > 0 ? read.body.toString('utf8') : '';
+    return text;
+  };
   let json: JsonBody | undefined;
   const body = () => {
-    json ??= parseJsonBody(read.body);
+    json ??= parseJsonText(bodyText());
     return json;
   };
   const op = OPERATIONS[route];
@@ -199,7 +229,8 @@ async function pipeline(
       );
     } else {
       const scope = `${space.id} ${route} ${key}`;
-      const outcome = ctx.idempotency.begin(scope, op.fingerprint({ params: match.params, json: body }));
+      const fingerprint = op.fingerprint({ params: match.params, text: bodyText() });
+      const outcome = ctx.idempotency.begin(scope, fingerprint, op.equivalent);
       if (outcome.kind === 'new') idempotencyScope = scope;
       else if (outcome.kind === 'replay') {
         entry.replayed = true;
@@ -226,7 +257,7 @@ async function pipeline(
     const c: OperationContext = {
       space,
       params: match.params,
-      query: new URLSearchParams(rawQuery),
+      query: rawQuery === '' ? NO_QUERY : new URLSearchParams(rawQuery),
       now: ctx.now(),
       json: body,
     };
@@ -241,7 +272,12 @@ async function pipeline(
       // A 5xx is not a result: forget the key so that a retry runs again.
       if (out.status >= 500) ctx.idempotency.release(idempotencyScope);
       else
-        ctx.idempotency.complete(idempotencyScope, { status: out.status, body: out.body, headers: { ...out.headers } });
+        ctx.idempotency.complete(idempotencyScope, {
+          status: out.status,
+          body: out.body,
+          // most answers add no header: one shared empty set instead of one per stored key
+          headers: Object.keys(out.headers).length > 0 ? { ...out.headers } : NO_HEADERS,
+        });
     }
   }
   if (!out) out = rendered(route, fail(500, 'internal error of the simulator'), path);

@@ -20,4 +20,14 @@ export function formatTimeSpan(ms: number): string {
   return days > 0 ? `${days}.${pad2(hours)}:${tail}` : `${hours}:${tail}`;
 }
 
-export const isoTime = (ms: number): string => new Date(ms).toISOString();
+let lastMs = Number.NaN;
+let lastIso = '';
+
+/** Remembers the last answer: under load most requests fall in the same millisecond, and a job view asks twice. */
+export function isoTime(ms: number): string {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
+}

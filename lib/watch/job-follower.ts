@@ -37,7 +37,7 @@ export interface FollowedJob<H = unknown> {
   readonly jobId: string;
   readonly workflowId: string;
   waiters: JobWaiter<H>[];
-  /** The last job body read (or given to follow()). */
+  /** The last job body read (or given to follow()); not kept with `keepJobBodies: false`. */
   job?: WorkflowJob;
   state?: string;
   progress?: number;
@@ -83,6 +83,12 @@ export interface JobFollowerOptions<H = unknown> extends PollTiming {
   concurrency?: number;
   /** Default give-up time per followed job in ms; 0 = never (default). */
   timeoutMs?: number;
+  /**
+   * Keep each job's last body on its FollowedJob (default true). The callbacks get
+   * the body anyway; a caller that follows thousands of jobs and never reads
+   * `FollowedJob.job` saves about half a kilobyte per job with false (issue #15).
+   */
+  keepJobBodies?: boolean;
   /** States that end the follow (default succeeded, failed, stopped). */
   terminalStates?: readonly string[];
   isTransient?: (error: unknown) => boolean;
@@ -138,6 +144,7 @@ export class JobFollower<H = unknown> {
   private readonly terminal: Set<string>;
   private readonly isTransient: (error: unknown) => boolean;
   private readonly persistDelayMs: number;
+  private readonly keepJobBodies: boolean;
   private readonly entries = new Map<string, Entry<H>>();
   private readonly heap = new MinHeap<HeapNode<H>>();
   // one controller for every read, aborted on close: the transport adds and removes a listener per
@@ -160,6 +167,7 @@ export class JobFollower<H = unknown> {
     this.terminal = new Set((options.terminalStates ?? TERMINAL_JOB_STATES).map((s) => s.toLowerCase()));
     this.isTransient = options.isTransient ?? isTransientError;
     this.persistDelayMs = typeof options.persistDelayMs === 'number' ? Math.max(0, options.persistDelayMs) : 1000;
+    this.keepJobBodies = options.keepJobBodies !== false;
     setMaxListeners(0, this.closing.signal);
   }
 
@@ -239,7 +247,7 @@ export class JobFollower<H = unknown> {
         jobId,
         workflowId,
         waiters: [waiter],
-        job: known && typeof known.id === 'string' ? (known as WorkflowJob) : undefined,
+        job: this.keepJobBodies && known && typeof known.id === 'string' ? (known as WorkflowJob) : undefined,
         state: typeof known?.state === 'string' ? known.state : undefined,
         progress: typeof known?.progress === 'number' ? known.progress : undefined,
         polls: 0,
@@ -472,7 +480,7 @@ export class JobFollower<H = unknown> {
     const state = typeof job.state === 'string' ? job.state : entry.state;
     const progress = typeof job.progress === 'number' ? job.progress : undefined;
     const changed = state !== entry.state || progress !== entry.progress;
-    entry.job = job;
+    if (this.keepJobBodies) entry.job = job;
     entry.state = state;
     entry.progress = progress;
     if (this.isTerminal(state)) {

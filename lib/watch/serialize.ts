@@ -10,8 +10,20 @@ export function toSerializable(
   omit: readonly string[] = ['req', 'res', 'socket'],
 ): Record<string, unknown> {
   if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) return {};
-  const seen = new WeakSet<object>();
   const omitted = new Set(omit);
+  let copied: Record<string, unknown> | undefined;
+  try {
+    copied = plainCopy(msg as Record<string, unknown>, omitted);
+  } catch {
+    // a throwing getter or a proxy: the round trip decides what becomes of it
+  }
+  if (copied !== undefined) return copied;
+  return jsonRoundTrip(msg, omitted);
+}
+
+/** The general case: whatever JSON.stringify makes of the message, parsed again. */
+function jsonRoundTrip(msg: object, omitted: ReadonlySet<string>): Record<string, unknown> {
+  const seen = new WeakSet<object>();
   let text: string | undefined;
   try {
     text = JSON.stringify(msg, function replacer(this: unknown, key: string, value: unknown) {
@@ -32,4 +44,77 @@ export function toSerializable(
   return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
     ? (parsed as Record<string, unknown>)
     : {};
+}
+
+const NOT_PLAIN = Symbol('not plain');
+
+/**
+ * The common case, a message of plain objects, arrays, strings, finite numbers,
+ * booleans and null: copied structurally, giving the same result as the JSON round
+ * trip, but the copy shares the message's strings (immutable, so sharing is safe)
+ * instead of holding its own. A followed job keeps such a copy for a restart, so
+ * this halves what each one holds (issue #15). Anything else (a Date, a Buffer, a
+ * function, a bigint, a class instance, an object met twice, ...) returns
+ * undefined and takes the JSON round trip.
+ */
+function plainCopy(msg: Record<string, unknown>, omitted: ReadonlySet<string>): Record<string, unknown> | undefined {
+  if (!isPlainRecord(msg)) return undefined;
+  const seen = new Set<object>([msg]);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(msg)) {
+    if (omitted.has(key)) continue;
+    const value = copyValue(msg[key], seen);
+    if (value === NOT_PLAIN) return undefined;
+    if (value !== undefined) setOwn(out, key, value);
+  }
+  return out;
+}
+
+function copyValue(value: unknown, seen: Set<object>): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+    case 'undefined':
+      return value;
+    case 'number':
+      // JSON writes -0 as 0 and non-finite numbers as null
+      return Number.isFinite(value) ? value + 0 : null;
+    case 'object':
+      break;
+    default:
+      return NOT_PLAIN;
+  }
+  if (value === null) return null;
+  if (seen.has(value)) return NOT_PLAIN;
+  seen.add(value);
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return NOT_PLAIN;
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const item = copyValue(value[i], seen);
+      if (item === NOT_PLAIN) return NOT_PLAIN;
+      out[i] = item === undefined ? null : item;
+    }
+    return out;
+  }
+  if (!isPlainRecord(value)) return NOT_PLAIN;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = copyValue(value[key], seen);
+    if (item === NOT_PLAIN) return NOT_PLAIN;
+    if (item !== undefined) setOwn(out, key, item);
+  }
+  return out;
+}
+
+function isPlainRecord(value: object): value is Record<string, unknown> {
+  const proto = Object.getPrototypeOf(value);
+  return (proto === Object.prototype || proto === null) && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
+}
+
+/** As JSON.parse does: `__proto__` becomes an own property, never the prototype. */
+function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
 }

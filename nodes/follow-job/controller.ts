@@ -65,10 +65,12 @@ export class FollowJobController {
       timeoutMs: settings.timeout ?? 0,
       // saves at most once a second (or once per interval when shorter)
       persistDelayMs: Math.min(1000, timing.intervalMs),
+      // the callbacks get each read; nothing here looks at the last one later
+      keepJobBodies: false,
       // no retries inside the call: the follower reads again at its next interval, never twice within one
       getJob: async (workflowId, jobId, signal) =>
         (await client().getJob(workflowId, jobId, { signal, retries: 0 })).data,
-      onProgress: (job, entry) => this.progressed(job, entry.waiters, entry.workflowId),
+      onProgress: (job, entry) => this.progressed(job, entry.waiters, entry.workflowId, entry.jobId),
       onDone: (job, entry) => this.ended(job, entry.waiters, entry.jobId, entry.workflowId),
       onError: (error, waiters, entry) => this.failed(error, waiters, entry.jobId, entry.workflowId),
       onRetry: (error, _entry, delayMs) =>
@@ -207,8 +209,8 @@ export class FollowJobController {
     this.show();
   }
 
-  private progressed(job: WorkflowJob, waiters: Waiter[], workflowId: string): void {
-    this.sidebar.job(job, workflowId);
+  private progressed(job: WorkflowJob, waiters: Waiter[], workflowId: string, jobId: string): void {
+    this.sidebar.job(job, workflowId, undefined, jobId);
     for (const w of waiters) {
       const msg = this.RED.util.cloneMessage(this.messageOf(w));
       describeJob(msg, job, workflowId);
@@ -219,7 +221,7 @@ export class FollowJobController {
 
   private ended(job: WorkflowJob, waiters: Waiter[], jobId: string, workflowId: string): void {
     const state = String(job.state ?? '').toLowerCase();
-    this.sidebar.job(job, workflowId, state === 'succeeded' ? undefined : jobFailure(job, workflowId).message);
+    this.sidebar.job(job, workflowId, state === 'succeeded' ? undefined : jobFailure(job, workflowId).message, jobId);
     this.reportOnce(jobId, state, waiters, () => this.sendEnded(job, waiters, jobId, workflowId, state));
   }
 

@@ -32,11 +32,14 @@ export class FollowJobSidebar {
   }
 
   /** A read of the job: its state and progress; `reason` when it ended failed or stopped. */
-  job(job: WorkflowJob, workflowId: string, reason?: string): void {
+  job(job: WorkflowJob, workflowId: string, reason?: string, jobId?: string): void {
+    const id = String(job.id);
+    const wf = job.workflow_id ?? workflowId;
     this.feed.reportJob({
       nodeId: this.nodeId,
-      jobId: String(job.id),
-      workflowId: job.workflow_id ?? workflowId,
+      // the follower's own id strings when they are the same text: the feed then keeps no copy of each read's
+      jobId: id === jobId ? jobId : id,
+      workflowId: wf === workflowId ? workflowId : wf,
       ...(job.name ? { name: job.name } : {}),
       state: String(job.state ?? 'unknown'),
       ...(typeof job.progress === 'number' ? { progress: job.progress } : {}),

@@ -74,6 +74,31 @@ describe('Idempotency-Key', () => {
     expect(sim.counts().channels).toBe(1);
   });
 
+  it('matches submissions whatever their key order, and tells workflows apart', async () => {
+    const body = { job_name: 'n', usage: { input: { variables: [] } } };
+    const first = await submit('sub-1', body);
+    expect(first.status).toBe(200);
+    const again = await call('POST', submitUrl(), {
+      key: KEYS.management,
+      body: { usage: { input: { variables: [] } }, job_name: 'n' },
+      headers: { 'idempotency-key': 'sub-1' },
+    });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(first.text);
+    const otherWorkflow = await call(
+      'POST',
+      `${sim.workflowUrl}/workflow/v1/${SPACE}/workflows/${workflowIdFor('x')}/jobs`,
+      {
+        key: KEYS.management,
+        body,
+        headers: { 'idempotency-key': 'sub-1' },
+      },
+    );
+    expect(otherWorkflow.status).toBe(422);
+    expect(otherWorkflow.body).toEqual({ errors: { 'Idempotency-Key': expect.any(String) } });
+    expect(sim.counts().jobs).toBe(1);
+  });
+
   it('422 {errors:{Idempotency-Key}} when the key comes back with a different body', async () => {
     await submit('key-x', { job_name: 'first' });
     const res = await submit('key-x', { job_name: 'second' });

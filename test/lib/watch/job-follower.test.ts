@@ -92,6 +92,22 @@ describe('JobFollower', () => {
     expect(clock.pending()).toBe(0);
   });
 
+  it('keeps the last body on the followed job unless keepJobBodies is false; progress is reported either way', async () => {
+    for (const keep of [true, false]) {
+      const s = scripted({ k: [job('k', 'in-process', 10), job('k', 'in-process', 20)] });
+      const { clock, follower, rec } = setup(s.fn, { keepJobBodies: keep });
+      s.bind(clock);
+      follower.follow({ jobId: 'k', workflowId: WF, job: { id: 'k', state: 'created' } });
+      expect(follower.get(WF, 'k')?.job?.state).toBe(keep ? 'created' : undefined);
+      await clock.advance(250);
+      expect(rec.progress.map((p) => p.progress)).toEqual([10, 20]);
+      const followed = follower.get(WF, 'k');
+      expect(followed?.progress).toBe(20);
+      expect(followed?.job?.progress).toBe(keep ? 20 : undefined);
+      follower.close({ persist: false });
+    }
+  });
+
   it('reports the first read when nothing was known, and treats failed and stopped as terminal', async () => {
     const s = scripted({
       f: [job('f', 'in-process', 5), job('f', 'failed', 40)],

@@ -272,4 +272,51 @@ describe('toSerializable', () => {
     expect(toSerializable(null)).toEqual({});
     expect(toSerializable([1])).toEqual({});
   });
+
+  it('copies a plain message exactly as the JSON round trip would, sharing its strings', () => {
+    // the general path, as toSerializable did it for every message before
+    const roundTrip = (m: object) => {
+      const seen = new WeakSet<object>();
+      const text = JSON.stringify(m, function replacer(this: unknown, k: string, v: unknown) {
+        if (this === m && k === 'req') return undefined;
+        if (typeof v === 'function' || typeof v === 'symbol') return undefined;
+        if (v !== null && typeof v === 'object') {
+          if (seen.has(v)) return undefined;
+          seen.add(v);
+        }
+        return v;
+      });
+      return JSON.parse(text);
+    };
+    const shared = { x: 1 };
+    const cases: Record<string, unknown>[] = [
+      { _msgid: 'a', payload: { id: 'j', workflow_id: 'w', state: 'created' }, topic: '' },
+      { list: [1, undefined, null, 'x', [true, -0]], gone: undefined, inf: Number.POSITIVE_INFINITY, nan: Number.NaN },
+      JSON.parse('{"__proto__": {"polluted": true}, "ok": 1}'),
+      { 2: 'b', 1: 'a', z: { nested: { deeper: [{}] } } },
+      { req: { socket: {} }, kept: 'yes' },
+      { twice: [shared, shared] },
+      { sym: Symbol('s'), fn: () => 1, obj: Object.create(null) },
+    ];
+    for (const msg of cases) {
+      const copy = toSerializable(msg);
+      expect(copy).toStrictEqual(roundTrip(msg));
+      expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+      expect(Object.keys(copy)).toEqual(Object.keys(roundTrip(msg)));
+    }
+    const msg = { payload: { job: { id: 'j' } } };
+    const copy = toSerializable(msg);
+    expect(copy.payload).not.toBe(msg.payload);
+    msg.payload.job.id = 'changed';
+    expect(copy).toEqual({ payload: { job: { id: 'j' } } });
+  });
+
+  it('turns a throwing getter into an empty copy, as before', () => {
+    const msg = {
+      get boom(): never {
+        throw new Error('no');
+      },
+    };
+    expect(toSerializable(msg)).toEqual({});
+  });
 });
