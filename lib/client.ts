@@ -74,7 +74,7 @@ export interface CallOptions {
   /**
    * Retries of this call, instead of the client's setting. A poller passes 0:
    * it reads again at its next interval anyway, and a retry inside the
-   * interval would be a second request for the same thing (issue #15).
+   * interval would be a second request for the same thing.
    */
   retries?: number;
 }

@@ -11,7 +11,7 @@ const OPTIONAL_TEXT = ['name', 'workflow_id', 'workflow_name', 'state', 'workflo
  * schema wants text, a number for progress, nothing wrapped) is checked by
  * hand and kept as it is, which is what the schema would return; anything
  * else goes through the schema, which unwraps or names the problem exactly
- * as before (issue #15).
+ * as before.
  */
 export function readJob(body: unknown): WorkflowJob {
   if (isPlainObject(body) && typeof body.id === 'string' && usual(body)) return body as WorkflowJob;

@@ -3,7 +3,7 @@
  * 70 ms and 10 MB. Modules that Node-RED loads at start (the errors, the
  * client, the editor's admin routes) reach the schemas through this on first
  * use instead, so a runtime whose flows never call the service never loads
- * zod (issue #15). Types still come from './schemas' with `import type`.
+ * zod. Types still come from './schemas' with `import type`.
  */
 export type Schemas = typeof import('./schemas');
 

@@ -20,7 +20,7 @@ function plainWorkflow(value: unknown): boolean {
  * missing) is the schema's result already, so it is checked by hand and kept
  * as it is: zod's copy of a page of 100 workflows took 4 times JSON.parse's
  * time, which made paging 10,000 workflows through the list node 1.2 to 1.8
- * times raw undici (issue #15). Anything else goes through the schema, which
+ * times raw undici. Anything else goes through the schema, which
  * unwraps, fills in or names the problem exactly as before.
  */
 export function readWorkflowList(body: unknown): WorkflowList {

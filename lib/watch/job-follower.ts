@@ -86,7 +86,7 @@ export interface JobFollowerOptions<H = unknown> extends PollTiming {
   /**
    * Keep each job's last body on its FollowedJob (default true). The callbacks get
    * the body anyway; a caller that follows thousands of jobs and never reads
-   * `FollowedJob.job` saves about half a kilobyte per job with false (issue #15).
+   * `FollowedJob.job` saves about half a kilobyte per job with false.
    */
   keepJobBodies?: boolean;
   /** States that end the follow (default succeeded, failed, stopped). */
@@ -132,7 +132,7 @@ interface HeapNode<H> {
  * interval, measured from the answer to its previous request: the service
  * received that request before its answer came back, so it never sees two
  * requests for one job less than an interval apart, whatever the network's
- * delays (issue #15; measured from the request's start, a slow first request
+ * delays (measured from the request's start, a slow first request
  * let the next one arrive early). Transient errors
  * back off exponentially per job; other errors end that job's follow.
  */
@@ -148,7 +148,7 @@ export class JobFollower<H = unknown> {
   private readonly entries = new Map<string, Entry<H>>();
   private readonly heap = new MinHeap<HeapNode<H>>();
   // one controller for every read, aborted on close: the transport adds and removes a listener per
-  // request, so nothing accumulates on it, and a controller per read cost ~17 us and 2 KB (issue #15)
+  // request, so nothing accumulates on it, and a controller per read cost ~17 us and 2 KB
   private readonly closing = new AbortController();
   private inFlightCount = 0;
   private requestCount = 0;
@@ -240,7 +240,7 @@ export class JobFollower<H = unknown> {
       const known = request.job;
       // a job body given with a state that is not final is what the service said a moment ago (the submit
       // response, or the predecessor's last read on a redeploy): reading it again at once would be a second
-      // request for it within one interval, so its first read comes one interval later (issue #15)
+      // request for it within one interval, so its first read comes one interval later
       const fresh = known !== undefined && typeof known.id === 'string' && typeof known.state === 'string';
       entry = {
         key,

@@ -53,7 +53,7 @@ const NOT_PLAIN = Symbol('not plain');
  * booleans and null: copied structurally, giving the same result as the JSON round
  * trip, but the copy shares the message's strings (immutable, so sharing is safe)
  * instead of holding its own. A followed job keeps such a copy for a restart, so
- * this halves what each one holds (issue #15). Anything else (a Date, a Buffer, a
+ * this halves what each one holds. Anything else (a Date, a Buffer, a
  * function, a bigint, a class instance, an object met twice, ...) returns
  * undefined and takes the JSON round trip.
  */

@@ -15,7 +15,7 @@ type ConfigNode = Node & ClientProvider;
 export = function register(RED: NodeAPI): void {
   function MediaSpacesConfigNode(this: ConfigNode, def: NodeDef): void {
     RED.nodes.createNode(this, def);
-    // required on first deploy, not at Node-RED start (issue #15)
+    // required on first deploy, not at Node-RED start
     const { createClient } = require('../../lib/client') as typeof import('../../lib/client');
     const { MediaSpacesError } = require('../../lib/errors') as typeof import('../../lib/errors');
     const { configError, parseConfig } =

@@ -18,7 +18,7 @@ const INSTANCE_ID = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 export = function register(RED: NodeAPI): void {
   function MediaSpacesCoordinationNode(this: CoordinationNode, def: NodeDef): void {
     RED.nodes.createNode(this, def);
-    // required on first deploy, not at Node-RED start (issue #15)
+    // required on first deploy, not at Node-RED start
     const { CoordinationError, Coordinator, RedisConnection } =
       require('../../lib/coordination') as typeof import('../../lib/coordination');
     const { parseCoordinationSettings } =

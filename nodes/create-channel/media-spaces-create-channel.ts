@@ -13,7 +13,7 @@ const WATCH_LIMIT_MS = 120_000;
 export = function register(RED: NodeAPI): void {
   function CreateChannelNode(this: Node & { send(msg: unknown): void }, def: NodeDef): void {
     RED.nodes.createNode(this, def);
-    // required on first deploy, not at Node-RED start (issue #15)
+    // required on first deploy, not at Node-RED start
     const { channelRequest } = require('../shared/channel-request') as typeof import('../shared/channel-request');
     const { resolveInputs } = require('../shared/inputs') as typeof import('../shared/inputs');
     const { respond } = require('../shared/operation') as typeof import('../shared/operation');

@@ -4,7 +4,7 @@ import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
 export = function register(RED: NodeAPI): void {
   function DeleteEventNode(this: Node, def: NodeDef): void {
     RED.nodes.createNode(this, def);
-    // required on first deploy, not at Node-RED start (issue #15)
+    // required on first deploy, not at Node-RED start
     const { resolveInputs } = require('../shared/inputs') as typeof import('../shared/inputs');
     const { respond } = require('../shared/operation') as typeof import('../shared/operation');
     const { runOperationNode } = require('../shared/operation-node') as typeof import('../shared/operation-node');

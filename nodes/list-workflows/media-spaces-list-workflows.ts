@@ -8,7 +8,7 @@ import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
 export = function register(RED: NodeAPI): void {
   function ListWorkflowsNode(this: Node, def: NodeDef): void {
     RED.nodes.createNode(this, def);
-    // required on first deploy, not at Node-RED start (issue #15)
+    // required on first deploy, not at Node-RED start
     const { runOperationNode } = require('../shared/operation-node') as typeof import('../shared/operation-node');
     const { listWorkflows } = require('./controller') as typeof import('./controller');
     const { ListWorkflowsSettings, SETTING_LABELS } = require('./settings') as typeof import('./settings');

@@ -14,7 +14,7 @@ import type { ScheduleAPI, ScheduleNode } from './types';
 export = function register(RED: ScheduleAPI): void {
   function MediaSpacesScheduleNode(this: ScheduleNode, def: NodeDef): void {
     RED.nodes.createNode(this, def);
-    // required on first deploy, not at Node-RED start: a flow without a schedule never loads yaml or node-cron (issue #15)
+    // required on first deploy, not at Node-RED start: a flow without a schedule never loads yaml or node-cron
     const { asMediaSpacesError, failMessage } = require('../shared/failure') as typeof import('../shared/failure');
     const { parseSettings } = require('../shared/settings') as typeof import('../shared/settings');
     const { ScheduleController } = require('./controller') as typeof import('./controller');

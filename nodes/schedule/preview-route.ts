@@ -22,7 +22,7 @@ export function registerPreviewRoute(RED: ScheduleAPI): void {
         res.status(400).json({ ok: false, issues: [{ path: '', message: 'give yaml (text) or model (object)' }] });
         return;
       }
-      // yaml and node-cron load with the first preview, not at Node-RED start (issue #15)
+      // yaml and node-cron load with the first preview, not at Node-RED start
       const { previewSchedule } = require('../../lib/schedule') as typeof import('../../lib/schedule');
       res.status(200).json(previewSchedule(request));
     } catch (err) {

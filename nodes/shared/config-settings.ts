@@ -37,7 +37,7 @@ export interface ParsedConfig {
 }
 
 export function parseConfig(fields: ConfigFields, credentials: Credentials): ParsedConfig {
-  // the zod schema loads with the first config node or dialog test, not at Node-RED start (issue #15)
+  // the zod schema loads with the first config node or dialog test, not at Node-RED start
   const { readConfigSettings } = require('../config/settings') as typeof import('../config/settings');
   const { settings, problems } = readConfigSettings({ ...fields });
   const warnings: string[] = [];

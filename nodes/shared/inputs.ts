@@ -71,7 +71,7 @@ export async function resolveInputs<M extends InputMap>(
  * A setting that is plain text (or empty) gives the same checked value for
  * every message: it is checked once per deploy, not once per message (the
  * settings object is the node's own, parsed on deploy), which took a zod
- * parse per input off each message (issue #15). Values from other input
+ * parse per input off each message. Values from other input
  * types (msg, flow, env, json, ...) are evaluated per message as before.
  */
 const NOT_CONSTANT = Symbol('not constant');

@@ -11,7 +11,7 @@ export const MAX_STARTS_PER_WINDOW = 400;
 export function plannedSlots(window: WindowPlan, from: number, to: number): SlotView[] {
   if (window.enabled === false) return [];
   const durationMs = Math.max(0, window.duration) * 1000;
-  // node-cron loads when a schedule first reports windows, not at Node-RED start (issue #15)
+  // node-cron loads when a schedule first reports windows, not at Node-RED start
   const { compileCron, nextOccurrence } =
     require('../../lib/schedule/cron') as typeof import('../../lib/schedule/cron');
   let spec: ReturnType<typeof compileCron>;

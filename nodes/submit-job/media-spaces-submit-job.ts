@@ -10,7 +10,7 @@ export = function register(RED: NodeAPI): void {
   function SubmitJobNode(this: Node, def: NodeDef): void {
     RED.nodes.createNode(this, def);
     // required here, not at the top: Node-RED loads every installed package at start, and a flow
-    // without this node must not pay for zod and the client (issue #15)
+    // without this node must not pay for zod and the client
     const { runOperationNode } = require('../shared/operation-node') as typeof import('../shared/operation-node');
     const { submitJob } = require('./controller') as typeof import('./controller');
     const { SubmitJobSettings } = require('./settings') as typeof import('./settings');

@@ -10,7 +10,7 @@ import type { PollNode } from '../shared/poll-node';
 export = function register(RED: NodeAPI): void {
   function WatchWorkflowsNode(this: PollNode, def: NodeDef): void {
     RED.nodes.createNode(this, def);
-    // required on first deploy, not at Node-RED start (issue #15)
+    // required on first deploy, not at Node-RED start
     const { closeWith } = require('../shared/poll-node') as typeof import('../shared/poll-node');
     const { readPollSettings } = require('../shared/poll-settings') as typeof import('../shared/poll-settings');
     const { clientFor } = require('../shared/server-client') as typeof import('../shared/server-client');

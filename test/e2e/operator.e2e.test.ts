@@ -14,7 +14,7 @@ import {
 import { type Stack, screenshot, startStack } from './support/stack';
 
 /**
- * Issue #12 points 1, 2, 3, 9 and issue #11's Sign in, through the editor as a user clicks:
+ * Test connection, the default inject, readable errors, the config dialog's wording and Sign in, through the editor as a user clicks:
  * the config dialog's title and validation wording, "Test connection" with wrong settings,
  * Sign in in the service's popup, a default inject wired to submit job, and a failure as
  * the Debug sidebar shows it.
@@ -109,7 +109,7 @@ async function runTest(): Promise<string> {
   return (await result.textContent()) ?? '';
 }
 
-describe('operator experience in the editor (issue #12)', () => {
+describe('operator experience in the editor', () => {
   it('the config dialog is titled by a label and "Test connection" tells each wrong setting apart', async () => {
     const { page, sim } = stack;
     const space = sim.info().spaces[0];

@@ -8,7 +8,7 @@ import { rejection, type SimHarness, startHarness } from '../support/sim';
 import { json, type Stub, startStub } from '../support/stub-server';
 
 /**
- * The client held to the words of the service description (issue #11): what it refuses
+ * The client held to the words of the service description: what it refuses
  * before sending (nothing reaches the simulator's request log), and what it reads.
  */
 

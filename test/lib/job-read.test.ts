@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readJob } from '../../lib/job-read';
 import { WorkflowJob } from '../../lib/schemas';
 
-/** The hand-checked fast path reads every job exactly as the schema does (issue #15). */
+/** The hand-checked fast path reads every job exactly as the schema does. */
 const job = {
   id: 'b1b1b1b1-0000-4000-8000-000000000001',
   name: 'nightly',

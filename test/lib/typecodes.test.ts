@@ -174,7 +174,7 @@ describe('checkTypecode', () => {
     });
   });
 
-  it('puts "an" before Int16 and Int32, "a" before UInt32, Uri and the rest (issue #12)', () => {
+  it('puts "an" before Int16 and Int32, "a" before UInt32, Uri and the rest', () => {
     expect(checkTypecode('Int32', 'x')).toMatch(/^must be an Int32:/);
     expect(checkTypecode('Int16', 'x')).toMatch(/^must be an Int16:/);
     expect(checkTypecode('UInt32', 'x')).toMatch(/^must be a UInt32:/);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { WorkflowList } from '../../lib/schemas';
 import { readWorkflowList } from '../../lib/workflow-list-read';
 
-/** The hand-checked fast path reads every page exactly as the schema does (issue #15). */
+/** The hand-checked fast path reads every page exactly as the schema does. */
 const workflow = (i: number) => ({
   id: `aaaaaaaa-0000-4000-8000-${String(i).padStart(12, '0')}`,
   name: `Workflow ${i}`,

@@ -6,7 +6,7 @@ import { NODE_TYPES, nodeEntry, ROOT } from '../support/node-modules';
 
 /**
  * Node-RED loads every installed package at start, even when no flow uses
- * it (issue #15). What a node file loads there is checked by name, in a
+ * it. What a node file loads there is checked by name, in a
  * fresh process per case: timings are left to `npm run bench`.
  */
 

@@ -6,7 +6,7 @@ import * as schemas from '../../lib/schemas';
 /**
  * A vitest setup file. The sources require() a few heavy modules on first
  * use, so that Node-RED's start does not load zod, yaml or node-cron
- * (issue #15). Node cannot load the TypeScript sources vitest runs, so such
+ *. Node cannot load the TypeScript sources vitest runs, so such
  * a require() gets the very module vitest has already loaded: one instance,
  * as in the built package, where the require() loads the compiled file.
  */

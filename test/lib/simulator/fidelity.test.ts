@@ -11,7 +11,7 @@ import {
 } from '../../../lib/simulator';
 
 /**
- * The simulator held to the words of the service description (issue #11), over real HTTP.
+ * The simulator held to the words of the service description, over real HTTP.
  * Each test quotes the words it checks.
  */
 

@@ -123,7 +123,7 @@ describe('Test connection: one sentence per wrong setting', () => {
     expect(sim.requests()).toEqual([]);
   });
 
-  it('a wrong path: the 404 of an unknown route is not taken for an accepted token (issue #12)', async () => {
+  it('a wrong path: the 404 of an unknown route is not taken for an accepted token', async () => {
     const r = await probe({
       workflowUrl: sim.workflowUrl,
       liveCaptureUrl: `${sim.liveCaptureUrl}/typo`,

@@ -12,7 +12,7 @@ import { nodeModule } from '../../support/node-modules';
 import { errorsOf, helper, type Msg, record, sleep, until } from '../../support/poll-runtime';
 
 /**
- * Issue #15: the service never gets more than one request for a followed job
+ * The service never gets more than one request for a followed job
  * in one interval, counted at the simulator (real clock) from the submission
  * on, through the second interval and past the hundredth, while some reads
  * fail with a 503 the client would otherwise retry at once (Retry-After: 0).

@@ -3,7 +3,7 @@ import { errorFromResponse, MediaSpacesError, tokenExpiredError } from '../../..
 import { asMediaSpacesError } from '../../../nodes/shared/failure';
 import { failureStatus } from '../../../nodes/shared/request-status';
 
-/** The red badge: what went wrong in a few words (issue #12 point 3). */
+/** The red badge: what went wrong in a few words. */
 describe('failureStatus', () => {
   const cases: Array<[MediaSpacesError, string]> = [
     [errorFromResponse(401, { error_message: 'unknown API key' }, 'Submit job'), '401: key not accepted'],
