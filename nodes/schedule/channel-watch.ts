@@ -20,7 +20,8 @@ export class ChannelWatch {
     this.poller = new ChannelStatePoller({
       intervalMs,
       read: async (id, signal) => (await client().getChannel(id, { signal })).data,
-      stateOf: (channel) => (typeof channel.state === 'string' ? channel.state : undefined),
+      // the client knows which field carries the state (state, then status, or as configured)
+      stateOf: (channel) => client().channelState(channel),
       onChange: (id, state) => onState(id, state),
     });
   }

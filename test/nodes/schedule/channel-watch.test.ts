@@ -3,6 +3,7 @@ import { createClient } from '../../../lib/client';
 import { type Simulator, startSimulator } from '../../../lib/simulator';
 import { ChannelWatch } from '../../../nodes/schedule/channel-watch';
 import { DEMO } from '../../support/node-red-runtime';
+import { json, startStub } from '../../support/stub-server';
 
 /**
  * The schedule's channel watch (what keeps the sidebar's channel state
@@ -61,5 +62,29 @@ describe('ChannelWatch', () => {
     await sleep(100);
     expect(reads()).toBe(before);
     await client.close();
+  });
+
+  it('reads the state where the client finds it: a service that calls the field status', async () => {
+    const channelId = '7a1c0000-0000-4000-8000-00000000c0de';
+    const stub = await startStub((_req, res) => json(res, 200, { id: channelId, status: 'RECORDING' }));
+    const client = createClient({
+      workflowUrl: stub.url,
+      spaceId: DEMO.space,
+      apiKey: DEMO.keys.admin,
+      accessToken: DEMO.token,
+      retries: 0,
+    });
+    const states: string[] = [];
+    const watch = new ChannelWatch(
+      () => client,
+      (_id, state) => states.push(state),
+      20,
+    );
+    watch.set([channelId]);
+    for (let i = 0; i < 100 && states.length === 0; i++) await sleep(10);
+    expect(states).toEqual(['RECORDING']);
+    watch.close();
+    await client.close();
+    await stub.close();
   });
 });
