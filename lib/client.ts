@@ -118,6 +118,7 @@ export class MediaSpacesClient {
     Pick<ClientConfig, 'workflowPrefix' | 'liveCapturePrefix' | 'pageTokenParam' | 'statusParam' | 'jobStatusPath'>
   > &
     ClientConfig;
+  #space: string | undefined;
 
   constructor(config: ClientConfig) {
     if (config === null || typeof config !== 'object') throw MediaSpacesError.invalidInput('config must be an object');
@@ -362,7 +363,9 @@ export class MediaSpacesClient {
   // ------------------------------------------------------------ plumbing
 
   private space(): string {
-    return uuidSegment(this.#config.spaceId, 'space_id');
+    // checked on first use, not at construction, so a bad space id fails the call that needs it
+    this.#space ??= uuidSegment(this.#config.spaceId, 'space_id');
+    return this.#space;
   }
 
   private workflowCall<T>(

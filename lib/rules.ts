@@ -41,6 +41,9 @@ export const TERMINAL_JOB_STATES = ['succeeded', 'failed', 'stopped'] as const;
 
 export const FRAME_RATES = ['23.976', '24', '25', '29.97', '30', '50', '60'] as const;
 
+/** The longest job (and channel) name the client sends, in UTF-16 code units as JavaScript counts them. */
+export const NAME_MAX = 256;
+
 /** Page size bounds of the workflow list (max_results). */
 export const MAX_RESULTS_MIN = 1;
 export const MAX_RESULTS_MAX = 100;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   FRAME_RATES,
   JOB_STATES,
+  NAME_MAX,
   TERMINAL_JOB_STATES,
   TYPECODES,
   UUID_PATTERN,
@@ -227,7 +228,11 @@ export const WorkflowJobInput = z.strictObject({
 export type WorkflowJobInput = z.infer<typeof WorkflowJobInput>;
 
 export const SubmitJobRequest = z.strictObject({
-  job_name: z.string().min(1, 'job_name must not be empty').max(256, 'job_name is longer than 256').optional(),
+  job_name: z
+    .string()
+    .min(1, 'job_name must not be empty')
+    .max(NAME_MAX, `job_name is longer than ${NAME_MAX}`)
+    .optional(),
   usage: WorkflowJobInput.optional(),
 });
 export type SubmitJobRequest = z.infer<typeof SubmitJobRequest>;
@@ -247,7 +252,7 @@ export type WorkflowInputs = z.infer<typeof WorkflowInputs>;
 // ---------------------------------------------------------------- live capture
 
 export const ChannelCreateRequest = z.strictObject({
-  name: z.string().min(1, 'name must not be empty').max(256, 'name is longer than 256').optional(),
+  name: z.string().min(1, 'name must not be empty').max(NAME_MAX, `name is longer than ${NAME_MAX}`).optional(),
   description: z.string().optional(),
   source_id: uuid().optional(),
   expected_properties: z

@@ -71,14 +71,16 @@ export async function resolveInputs<M extends InputMap>(
  * A setting that is plain text (or empty) gives the same checked value for
  * every message: it is checked once per deploy, not once per message (the
  * settings object is the node's own, parsed on deploy), which took a zod
- * parse per input off each message. Values from other input
+ * parse per input off each message. So does an input only a message gives,
+ * for the messages that leave it out. Values from other input
  * types (msg, flow, env, json, ...) are evaluated per message as before.
  */
 const NOT_CONSTANT = Symbol('not constant');
 const constants = new WeakMap<object, Map<string, unknown>>();
 
 function isConstantSetting(settings: Record<string, unknown>, spec: InputSpec): boolean {
-  if (spec.setting === undefined) return false;
+  // an input only a message gives is the same (not given) for every message without it
+  if (spec.setting === undefined) return true;
   const typeSetting = spec.typeField === undefined ? undefined : settings[spec.typeField];
   const type = typeof typeSetting === 'string' && typeSetting !== '' ? typeSetting : (spec.defaultType ?? 'str');
   const value = settings[spec.setting];

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { MediaSpacesClient } from '../../lib/client';
 import type { ApiResponse } from '../../lib/transport';
 import { asMediaSpacesError, failMessage } from './failure';
-import type { Node, NodeAPI, NodeMessage } from './node-red-types';
+import type { DoneFunction, Node, NodeAPI, NodeMessage, SendFunction } from './node-red-types';
 import { RequestStatus } from './request-status';
 import { type Area, clientFor } from './server-client';
 
@@ -42,42 +42,37 @@ export function handleOperation(RED: NodeAPI, node: Node, spec: OperationSpec): 
   const status = new RequestStatus(node);
   let closed = false;
 
+  // every path of run() ends in exactly one of: the messages sent and done(), or done(err)
+  const run = async (msg: NodeMessage, send: SendFunction, done: DoneFunction) => {
+    let outcome: Outcome;
+    try {
+      outcome = await spec.perform(msg, clientFor(RED, spec.serverId, spec.area), closing.signal);
+    } catch (error) {
+      if (!closed) reportFailure(msg, done, error);
+      return;
+    }
+    if (closed) return;
+    try {
+      if (outcome.messages.length === 1) send(outcome.messages[0]);
+      else if (outcome.messages.length > 1) send([outcome.messages]);
+    } catch (error) {
+      reportFailure(msg, done, error);
+      return;
+    }
+    status.succeeded(outcome.summary);
+    done();
+  };
+
+  const reportFailure = (msg: NodeMessage, done: DoneFunction, error: unknown) => {
+    const cause = asMediaSpacesError(error, spec.context);
+    status.failed(cause);
+    failMessage(node, msg, cause.toJSON(), done);
+  };
+
   node.on('input', (msg, send, done) => {
     status.started();
-    let settled = false;
-
-    // every path ends here or in succeed(), once
-    const fail = (error: unknown) => {
-      if (settled || closed) return;
-      settled = true;
-      reportFailure(error);
-    };
-
-    const reportFailure = (error: unknown) => {
-      const cause = asMediaSpacesError(error, spec.context);
-      status.failed(cause);
-      failMessage(node, msg, cause.toJSON(), done);
-    };
-
-    const succeed = (outcome: Outcome) => {
-      if (settled || closed) return;
-      settled = true;
-      try {
-        if (outcome.messages.length === 1) send(outcome.messages[0]);
-        else if (outcome.messages.length > 1) send([outcome.messages]);
-      } catch (error) {
-        reportFailure(error);
-        return;
-      }
-      status.succeeded(outcome.summary);
-      done();
-    };
-
-    Promise.resolve()
-      .then(() => spec.perform(msg, clientFor(RED, spec.serverId, spec.area), closing.signal))
-      .then(succeed, fail)
-      // last line of defence: nothing may leave this chain as an unhandled rejection
-      .catch(() => undefined);
+    // last line of defence: nothing may leave run() as an unhandled rejection
+    run(msg, send, done).catch(() => undefined);
   });
 
   node.on('close', (_removed, done) => {
