@@ -57,7 +57,6 @@ export class FollowJobController {
     client: () => MediaSpacesClient,
   ) {
     this.context = node.context();
-    this.sidebar = new FollowJobSidebar(RED, node.id);
     const timing = pollTiming(settings);
     this.follower = new JobFollower<Handle>({
       ...timing,
@@ -70,13 +69,14 @@ export class FollowJobController {
       // no retries inside the call: the follower reads again at its next interval, never twice within one
       getJob: async (workflowId, jobId, signal) =>
         (await client().getJob(workflowId, jobId, { signal, retries: 0 })).data,
-      onProgress: (job, entry) => this.progressed(job, entry.waiters, entry.workflowId, entry.jobId),
+      onProgress: (job, entry) => this.progressed(job, entry.waiters, entry.workflowId),
       onDone: (job, entry) => this.ended(job, entry.waiters, entry.jobId, entry.workflowId),
       onError: (error, waiters, entry) => this.failed(error, waiters, entry.jobId, entry.workflowId),
       onRetry: (error, _entry, delayMs) =>
         status.set(retryStatus(error, 'Get job', delayMs, `following ${this.follower.size}; `)),
       onPersist: (records) => this.persist(records),
     });
+    this.sidebar = new FollowJobSidebar(RED, node.id, () => this.follower.list());
     this.coordination = this.coordinate();
     this.load();
   }
@@ -140,7 +140,10 @@ export class FollowJobController {
     return new JobCoordination(
       provider,
       problem,
-      followerHost(this.follower, this.node, () => this.show()),
+      followerHost(this.follower, this.node, () => {
+        this.sidebar.changed();
+        this.show();
+      }),
     );
   }
 
@@ -202,15 +205,16 @@ export class FollowJobController {
     // after a restart this process has a new instance id: claim the jobs again, unless a survivor took them over
     for (const e of this.coordination ? this.follower.list() : []) {
       void this.coordination?.admit(e.jobId, e.workflowId, e.waiters[0]?.data).then((admission) => {
-        if (admission !== 'follow') this.follower.unfollow(e.workflowId, e.jobId);
+        if (admission !== 'follow' && this.follower.unfollow(e.workflowId, e.jobId)) this.sidebar.changed();
       });
     }
     this.follower.flush();
+    if (resumed > 0) this.sidebar.changed();
     this.show();
   }
 
-  private progressed(job: WorkflowJob, waiters: Waiter[], workflowId: string, jobId: string): void {
-    this.sidebar.job(job, workflowId, undefined, jobId);
+  private progressed(job: WorkflowJob, waiters: Waiter[], workflowId: string): void {
+    this.sidebar.changed();
     for (const w of waiters) {
       const msg = this.RED.util.cloneMessage(this.messageOf(w));
       describeJob(msg, job, workflowId);
@@ -221,7 +225,7 @@ export class FollowJobController {
 
   private ended(job: WorkflowJob, waiters: Waiter[], jobId: string, workflowId: string): void {
     const state = String(job.state ?? '').toLowerCase();
-    this.sidebar.job(job, workflowId, state === 'succeeded' ? undefined : jobFailure(job, workflowId).message, jobId);
+    this.sidebar.ended(job, workflowId, state === 'succeeded' ? undefined : jobFailure(job, workflowId).message, jobId);
     this.reportOnce(jobId, state, waiters, () => this.sendEnded(job, waiters, jobId, workflowId, state));
   }
 
@@ -248,7 +252,8 @@ export class FollowJobController {
   }
 
   private failed(error: Error, waiters: Waiter[], jobId: string, workflowId: string): void {
-    this.sidebar.failed(jobId, workflowId, error);
+    // a timeout of some of a job's messages: the job is still followed for the others, and shows as such
+    if (this.follower.get(workflowId, jobId) === undefined) this.sidebar.failed(jobId, workflowId, error);
     this.reportOnce(jobId, 'error', waiters, () => this.sendFailed(error, waiters, jobId, workflowId));
   }
 
