@@ -105,13 +105,44 @@ export interface JobFollowerOptions<H = unknown> extends PollTiming {
   onError?: (error: MediaSpacesError | Error, waiters: JobWaiter<H>[], entry: FollowedJob<H>) => void;
   /** A transient error; the job is polled again after `delayMs`. */
   onRetry?: (error: unknown, entry: FollowedJob<H>, delayMs: number) => void;
-  /** The set of followed jobs changed; save `records` to survive a restart. */
+  /**
+   * The set of followed jobs changed; save `records` to survive a restart.
+   * The records are the follower's own entries, not copies (thousands of
+   * followed jobs need no second record each): each reads as its job is now,
+   * and JSON.stringify gives its saved form. A store that keeps them as
+   * objects (Node-RED's memory context, or a file store's cache until it
+   * writes) thus holds the current state; one that needs a fixed copy takes
+   * `snapshot()` or a JSON round trip.
+   */
   onPersist?: (records: PersistedJob[]) => void;
   /**
    * Least time between two saves (default 1000 ms): changes are saved at once
    * after a quiet period, then at most once per this delay.
    */
   persistDelayMs?: number;
+}
+
+/**
+ * A waiter as the follower makes it: its fields are its saved form as they
+ * are (the snapshot lists the waiter itself, no copy of it), and its handle,
+ * runtime-only, is a private field: no JSON, no Object.keys and no context
+ * store sees it.
+ */
+class Waiter<H> implements JobWaiter<H> {
+  readonly #handle: H | undefined;
+
+  constructor(
+    readonly data: unknown,
+    handle: H | undefined,
+    readonly deadline: number | undefined,
+    readonly key: string | undefined,
+  ) {
+    this.#handle = handle;
+  }
+
+  get handle(): H | undefined {
+    return this.#handle;
+  }
 }
 
 const IDLE = 0;
@@ -172,14 +203,19 @@ class Entry<H> implements FollowedJob<H>, HeapSlot {
     return at;
   }
 
-  /** The saved form of the waiters. */
+  /** The saved form of the waiters: the follower's waiters are their own saved form (see Waiter). */
   persistedWaiters(): PersistedJob['waiters'] {
     const one = this.one;
-    return Array.isArray(one) ? one.map(persistedWaiter) : [persistedWaiter(one)];
+    return Array.isArray(one) ? one.map(savedWaiter) : [savedWaiter(one)];
   }
 
   get key(): string {
     return keyOf(this.workflowId, this.jobId);
+  }
+
+  /** What a context store writes of it (see onPersist): its saved form, nothing of the polling state. */
+  toJSON(): PersistedJob {
+    return persisted(this);
   }
 }
 
@@ -288,10 +324,7 @@ export class JobFollower<H = unknown> {
             ? now + timeoutMs
             : undefined;
     const key = typeof request.key === 'string' && request.key !== '' ? request.key : undefined;
-    const waiter: JobWaiter<H> =
-      key === undefined
-        ? { data: request.data, handle: request.handle, deadline }
-        : { data: request.data, handle: request.handle, deadline, key };
+    const waiter = new Waiter<H>(request.data, request.handle, deadline, key);
     let jobs = this.entries.get(workflowId);
     let entry = jobs?.get(jobId);
     if (entry) {
@@ -384,7 +417,10 @@ export class JobFollower<H = unknown> {
     this.dirty = false;
     this.lastPersistAt = this.since();
     try {
-      this.options.onPersist(this.snapshot());
+      const records: PersistedJob[] = new Array(this.count);
+      let i = 0;
+      for (const jobs of this.entries.values()) for (const e of jobs.values()) records[i++] = e;
+      this.options.onPersist(records);
     } catch {
       // persistence is best effort; the follow goes on
     }
@@ -612,6 +648,10 @@ function persisted<H>(e: Entry<H>): PersistedJob {
       : { jobId, workflowId, state, waiters };
   }
   return progress !== undefined ? { jobId, workflowId, progress, waiters } : { jobId, workflowId, waiters };
+}
+
+function savedWaiter(w: JobWaiter<unknown>): PersistedJob['waiters'][number] {
+  return w instanceof Waiter ? w : persistedWaiter(w);
 }
 
 function persistedWaiter(w: JobWaiter<unknown>): PersistedJob['waiters'][number] {

@@ -1,15 +1,13 @@
 import type { MediaSpacesClient } from '../../lib/client';
 import { isPlainObject } from '../../lib/guards';
 import type { WorkflowJob } from '../../lib/schemas';
-import { JobFollower, type JobWaiter, type PersistedJob, toSerializable } from '../../lib/watch';
+import { JobFollower, type JobWaiter, type PersistedJob, serializableOrSelf, toSerializable } from '../../lib/watch';
 import { findCoordination } from '../coordination/coordination-provider';
-import type { DoneFunction, NodeAPI, NodeMessage, NodeStatus, SendFunction } from '../shared/node-red-types';
+import type { DoneFunction, NodeAPI, NodeMessage, NodeStatus } from '../shared/node-red-types';
 import { Handover } from '../shared/node-state';
 import {
   errorStatus,
   failWith,
-  type Handle,
-  handleOf,
   messageTimeout,
   type NodeContext,
   type Outputs,
@@ -30,6 +28,15 @@ export const REPORTED_KEY = 'mediaSpacesReportedJobs';
 
 const followedHandover = new Handover<PersistedJob[]>();
 const reportedHandover = new Handover<ReportedRecord[]>();
+
+/**
+ * A live input: its done, and its message unless the waiter's data is the
+ * message itself (a plain one: see serializableOrSelf), so that most
+ * followed jobs need no object for it. Not its send: for a node with one
+ * input handler, Node-RED's send calls node.send (Node.js _emitInput), so the
+ * node sends through node.send and no followed job holds a closure for it.
+ */
+type Handle = DoneFunction | { msg: NodeMessage; done: DoneFunction };
 
 type Waiter = JobWaiter<Handle>;
 
@@ -81,7 +88,7 @@ export class FollowJobController {
     this.load();
   }
 
-  input(msg: NodeMessage, send: SendFunction, done: DoneFunction): void {
+  input(msg: NodeMessage, done: DoneFunction): void {
     try {
       const ref = jobRef(msg);
       const timeoutMs = messageTimeout(msg, this.settings.timeout);
@@ -92,12 +99,12 @@ export class FollowJobController {
         return;
       }
       if (!this.coordination) {
-        this.followNow(msg, ref, timeoutMs, send, done);
+        this.followNow(msg, ref, timeoutMs, done);
         return;
       }
       this.coordination.admit(ref.jobId, ref.workflowId, toSerializable(msg)).then((admission) => {
         if (this.closed || admission !== 'follow') done();
-        else this.followNow(msg, ref, timeoutMs, send, done);
+        else this.followNow(msg, ref, timeoutMs, done);
       });
     } catch (error) {
       this.status.set(errorStatus(error));
@@ -105,20 +112,16 @@ export class FollowJobController {
     }
   }
 
-  private followNow(
-    msg: NodeMessage,
-    ref: JobRef,
-    timeoutMs: number | undefined,
-    send: SendFunction,
-    done: DoneFunction,
-  ): void {
+  private followNow(msg: NodeMessage, ref: JobRef, timeoutMs: number | undefined, done: DoneFunction): void {
     try {
+      // the message itself when it is plain JSON: it is held for its output anyway, and stays unchanged until then
+      const data = serializableOrSelf(msg);
       this.follower.follow({
         jobId: ref.jobId,
         workflowId: ref.workflowId,
         job: ref.known,
-        data: toSerializable(msg),
-        handle: handleOf(msg, send, done),
+        data,
+        handle: data === msg ? done : { msg, done },
         timeoutMs: timeoutMs === 0 ? undefined : timeoutMs,
         deadline: timeoutMs === 0 ? null : undefined,
         // a submission replayed after a restart (same idempotency key) takes over the resumed waiter
@@ -155,7 +158,7 @@ export class FollowJobController {
     }
     this.coordination.report(jobId, state).then((won) => {
       if (won && !this.closed) send();
-      else for (const w of waiters) w.handle?.done();
+      else for (const w of waiters) doneOf(w)?.();
     });
   }
 
@@ -218,7 +221,7 @@ export class FollowJobController {
     for (const w of waiters) {
       const msg = this.RED.util.cloneMessage(this.messageOf(w));
       describeJob(msg, job, workflowId);
-      this.sendOf(w)([null, msg]);
+      this.send([null, msg]);
     }
     this.show();
   }
@@ -238,10 +241,10 @@ export class FollowJobController {
       const msg = this.messageOf(w);
       describeJob(msg, job, workflowId);
       if (state === 'succeeded') {
-        this.sendOf(w)([msg, null]);
-        w.handle?.done();
+        this.send([msg, null]);
+        doneOf(w)?.();
       } else {
-        failWith(this.node, msg, jobFailure(job, workflowId), w.handle?.done);
+        failWith(this.node, msg, jobFailure(job, workflowId), doneOf(w));
       }
     }
     this.show(
@@ -266,7 +269,7 @@ export class FollowJobController {
       const msg = this.messageOf(w);
       msg.job_id = jobId;
       msg.workflow_id = workflowId;
-      failWith(this.node, msg, error, w.handle?.done);
+      failWith(this.node, msg, error, doneOf(w));
     }
     this.show(errorStatus(error));
   }
@@ -298,11 +301,18 @@ export class FollowJobController {
   }
 
   private messageOf(w: Waiter): NodeMessage {
-    if (w.handle) return w.handle.msg;
+    const handle = w.handle;
+    if (handle !== undefined && typeof handle !== 'function') return handle.msg;
     return isPlainObject(w.data) ? w.data : {};
   }
 
-  private sendOf(w: Waiter): (out: Outputs) => void {
-    return (out) => (w.handle ? w.handle.send(out) : this.node.send(out));
+  private send(out: Outputs): void {
+    this.node.send(out);
   }
+}
+
+/** The live input's done; undefined for a job resumed after a restart. */
+function doneOf(w: Waiter): DoneFunction | undefined {
+  const handle = w.handle;
+  return typeof handle === 'function' ? handle : handle?.done;
 }
