@@ -219,7 +219,9 @@ export class FollowJobController {
   private progressed(job: WorkflowJob, waiters: Waiter[], workflowId: string): void {
     this.sidebar.changed();
     for (const w of waiters) {
-      const msg = this.RED.util.cloneMessage(this.messageOf(w));
+      // the input's payload is not cloned: the job read replaces it
+      const { payload: _replaced, ...rest } = this.messageOf(w);
+      const msg = this.RED.util.cloneMessage(rest);
       describeJob(msg, job, workflowId);
       this.send([null, msg]);
     }
