@@ -86,8 +86,10 @@ export class Transport {
         keepAliveMaxTimeout: 60_000,
         connections: 64,
         pipelining: 1,
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
+        // no timers of undici's own: attempt() times the whole attempt (headers and body included);
+        // undici's would be one more timer object per request, held until its next sweep
+        headersTimeout: 0,
+        bodyTimeout: 0,
         connect: { timeout: options.connectTimeoutMs, rejectUnauthorized: options.rejectUnauthorized },
       });
   }

@@ -1,67 +1,110 @@
-/** A binary min-heap ordered by `key`, ties broken by insertion order. */
-export class MinHeap<T> {
-  private items: { key: number; seq: number; value: T }[] = [];
+/** What an item of an IndexedHeap carries: its key, its tie-breaker, and where it sits. */
+export interface HeapSlot {
+  /** The ordering key (smallest first). */
+  dueAt: number;
+  /** Breaks ties of `dueAt`: the item placed earlier comes first. */
+  seq: number;
+  /** Index in the heap's array; -1 when not in the heap. */
+  heapIndex: number;
+}
+
+/**
+ * A binary min-heap whose items carry their own key and position, so that an
+ * item is moved in place when its key changes and removed directly: no node
+ * object per insertion and no stale copies left behind (a job follower
+ * reschedules every job on every read).
+ */
+export class IndexedHeap<T extends HeapSlot> {
+  private items: T[] = [];
   private seq = 0;
 
   get size(): number {
     return this.items.length;
   }
 
-  push(key: number, value: T): void {
-    const items = this.items;
-    items.push({ key, seq: this.seq++, value });
-    let i = items.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.less(i, parent)) break;
-      this.swap(i, parent);
-      i = parent;
+  /** Places `item` at `dueAt`: inserted, or moved when it is already in the heap. */
+  set(item: T, dueAt: number): void {
+    item.dueAt = dueAt;
+    item.seq = this.seq++;
+    if (item.heapIndex < 0) {
+      item.heapIndex = this.items.length;
+      this.items.push(item);
+      this.up(item.heapIndex);
+    } else if (!this.up(item.heapIndex)) {
+      // a later key (or the same one with a later seq): it can only go down
+      this.down(item.heapIndex);
     }
-  }
-
-  peekKey(): number | undefined {
-    return this.items[0]?.key;
   }
 
   peek(): T | undefined {
-    return this.items[0]?.value;
+    return this.items[0];
   }
 
   pop(): T | undefined {
-    const items = this.items;
-    if (items.length === 0) return undefined;
-    const top = items[0];
-    const last = items.pop()!;
-    if (items.length > 0) {
-      items[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < items.length && this.less(l, m)) m = l;
-        if (r < items.length && this.less(r, m)) m = r;
-        if (m === i) break;
-        this.swap(i, m);
-        i = m;
-      }
-    }
-    return top.value;
+    const top = this.items[0];
+    if (top !== undefined) this.removeAt(0);
+    return top;
+  }
+
+  remove(item: T): void {
+    const i = item.heapIndex;
+    if (i >= 0 && this.items[i] === item) this.removeAt(i);
   }
 
   clear(): void {
+    for (const item of this.items) item.heapIndex = -1;
     this.items = [];
   }
 
-  private less(a: number, b: number): boolean {
-    const x = this.items[a];
-    const y = this.items[b];
-    return x.key < y.key || (x.key === y.key && x.seq < y.seq);
+  private removeAt(i: number): void {
+    const items = this.items;
+    const item = items[i];
+    const last = items.pop() as T;
+    item.heapIndex = -1;
+    if (i === items.length) return;
+    items[i] = last;
+    last.heapIndex = i;
+    if (!this.up(i)) this.down(i);
   }
 
-  private swap(a: number, b: number): void {
-    const t = this.items[a];
-    this.items[a] = this.items[b];
-    this.items[b] = t;
+  /** Moves the item at `i` up while it is less than its parent; true when it moved. */
+  private up(i: number): boolean {
+    const items = this.items;
+    const item = items[i];
+    const start = i;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      const p = items[parent];
+      if (!less(item, p)) break;
+      items[i] = p;
+      p.heapIndex = i;
+      i = parent;
+    }
+    items[i] = item;
+    item.heapIndex = i;
+    return i !== start;
   }
+
+  private down(i: number): void {
+    const items = this.items;
+    const n = items.length;
+    const item = items[i];
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      const c = r < n && less(items[r], items[l]) ? r : l;
+      const child = items[c];
+      if (!less(child, item)) break;
+      items[i] = child;
+      child.heapIndex = i;
+      i = c;
+    }
+    items[i] = item;
+    item.heapIndex = i;
+  }
+}
+
+function less(x: HeapSlot, y: HeapSlot): boolean {
+  return x.dueAt < y.dueAt || (x.dueAt === y.dueAt && x.seq < y.seq);
 }

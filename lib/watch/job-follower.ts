@@ -13,7 +13,7 @@ import {
   resolveTiming,
 } from './backoff';
 import { WatchError } from './errors';
-import { MinHeap } from './heap';
+import { type HeapSlot, IndexedHeap } from './heap';
 
 /** Reads one job; given an AbortSignal that fires when the follower closes. */
 export type GetJob = (workflowId: string, jobId: string, signal: AbortSignal) => Promise<WorkflowJob>;
@@ -41,6 +41,8 @@ export interface FollowedJob<H = unknown> {
   job?: WorkflowJob;
   state?: string;
   progress?: number;
+  /** The job's name, from the last read (or the body given to follow()) that had one. */
+  name?: string;
   /** Requests sent for this job so far (by this follower). */
   polls: number;
   /** Consecutive transient errors. */
@@ -103,7 +105,15 @@ export interface JobFollowerOptions<H = unknown> extends PollTiming {
   onError?: (error: MediaSpacesError | Error, waiters: JobWaiter<H>[], entry: FollowedJob<H>) => void;
   /** A transient error; the job is polled again after `delayMs`. */
   onRetry?: (error: unknown, entry: FollowedJob<H>, delayMs: number) => void;
-  /** The set of followed jobs changed; save `records` to survive a restart. */
+  /**
+   * The set of followed jobs changed; save `records` to survive a restart.
+   * The records are the follower's own entries, not copies (thousands of
+   * followed jobs need no second record each): each reads as its job is now,
+   * and JSON.stringify gives its saved form. A store that keeps them as
+   * objects (Node-RED's memory context, or a file store's cache until it
+   * writes) thus holds the current state; one that needs a fixed copy takes
+   * `snapshot()` or a JSON round trip.
+   */
   onPersist?: (records: PersistedJob[]) => void;
   /**
    * Least time between two saves (default 1000 ms): changes are saved at once
@@ -112,17 +122,101 @@ export interface JobFollowerOptions<H = unknown> extends PollTiming {
   persistDelayMs?: number;
 }
 
-interface Entry<H> extends FollowedJob<H> {
-  nextPollAt: number;
-  lastPollAt: number;
-  inFlight: boolean;
-  removed: boolean;
-  ticket: number;
+/**
+ * A waiter as the follower makes it: its fields are its saved form as they
+ * are (the snapshot lists the waiter itself, no copy of it), and its handle,
+ * runtime-only, is a private field: no JSON, no Object.keys and no context
+ * store sees it.
+ */
+class Waiter<H> implements JobWaiter<H> {
+  readonly #handle: H | undefined;
+
+  constructor(
+    readonly data: unknown,
+    handle: H | undefined,
+    readonly deadline: number | undefined,
+    readonly key: string | undefined,
+  ) {
+    this.#handle = handle;
+  }
+
+  get handle(): H | undefined {
+    return this.#handle;
+  }
 }
 
-interface HeapNode<H> {
-  entry: Entry<H>;
-  ticket: number;
+const IDLE = 0;
+const IN_FLIGHT = 1;
+const REMOVED = 2;
+
+/**
+ * One followed job: the public fields, its place in the heap and its polling
+ * state, on one object (a class, so that every entry shares one shape). Its
+ * map key is computed when asked for: the follower finds entries by workflow,
+ * then job id, so no entry holds a key string of its own. Its times count
+ * from the follower's start: small whole numbers, held in the object itself,
+ * where epoch milliseconds would take a boxed double each.
+ */
+class Entry<H> implements FollowedJob<H>, HeapSlot {
+  job: WorkflowJob | undefined = undefined;
+  state: string | undefined = undefined;
+  progress: number | undefined = undefined;
+  name: string | undefined = undefined;
+  polls = 0;
+  errors = 0;
+  /** When to read it next; while a read is in flight, when that read started. */
+  nextPollAt: number;
+  dueAt = 0;
+  seq = 0;
+  heapIndex = -1;
+  phase: typeof IDLE | typeof IN_FLIGHT | typeof REMOVED = IDLE;
+
+  /** The one waiter, or the list when there are several: most jobs have one, and need no array for it. */
+  private one: JobWaiter<H> | JobWaiter<H>[];
+
+  constructor(
+    readonly jobId: string,
+    readonly workflowId: string,
+    waiter: JobWaiter<H>,
+    nextPollAt: number,
+  ) {
+    this.one = waiter;
+    this.nextPollAt = nextPollAt;
+  }
+
+  /** The waiters (a new array when there is one: change them through the setter). */
+  get waiters(): JobWaiter<H>[] {
+    const one = this.one;
+    return Array.isArray(one) ? one : [one];
+  }
+
+  set waiters(list: JobWaiter<H>[]) {
+    this.one = list.length === 1 ? list[0] : list;
+  }
+
+  /** The earliest deadline of a waiter, if any has one. */
+  earliestDeadline(): number | undefined {
+    const one = this.one;
+    if (!Array.isArray(one)) return one.deadline;
+    let at: number | undefined;
+    for (const w of one) if (w.deadline !== undefined && (at === undefined || w.deadline < at)) at = w.deadline;
+    return at;
+  }
+
+  /** The saved form of the waiters: the follower's waiters are their own saved form (see Waiter). */
+  persistedWaiters(): PersistedJob['waiters'] {
+    const one = this.one;
+    return Array.isArray(one) ? one.map(savedWaiter) : [savedWaiter(one)];
+  }
+
+  get key(): string {
+    return keyOf(this.workflowId, this.jobId);
+  }
+
+  /** What a context store writes of it (see onPersist): its saved form, nothing of the polling state. */
+  toJSON(): PersistedJob {
+    return persisted(this);
+  }
 }
 
 /**
@@ -145,8 +239,10 @@ export class JobFollower<H = unknown> {
   private readonly isTransient: (error: unknown) => boolean;
   private readonly persistDelayMs: number;
   private readonly keepJobBodies: boolean;
-  private readonly entries = new Map<string, Entry<H>>();
-  private readonly heap = new MinHeap<HeapNode<H>>();
+  /** workflow id -> job id -> entry: the workflow's id string is held once, not once per job */
+  private readonly entries = new Map<string, Map<string, Entry<H>>>();
+  private count = 0;
+  private readonly heap = new IndexedHeap<Entry<H>>();
   // one controller for every read, aborted on close: the transport adds and removes a listener per
   // request, so nothing accumulates on it, and a controller per read cost ~17 us and 2 KB
   private readonly closing = new AbortController();
@@ -154,6 +250,8 @@ export class JobFollower<H = unknown> {
   private requestCount = 0;
   private timer: unknown;
   private timerAt = Number.POSITIVE_INFINITY;
+  /** The clock's time at construction: the follower's own times count from it. */
+  private readonly epoch: number;
   private closed = false;
   private dirty = false;
   private lastPersistAt = Number.NEGATIVE_INFINITY;
@@ -161,6 +259,7 @@ export class JobFollower<H = unknown> {
   constructor(private readonly options: JobFollowerOptions<H>) {
     if (typeof options?.getJob !== 'function') throw new TypeError('JobFollower needs a getJob function');
     this.clock = options.clock ?? systemClock;
+    this.epoch = this.clock.now();
     this.timing = resolveTiming(options);
     this.concurrency = Math.max(1, Math.floor(finitePositive(options.concurrency, DEFAULT_CONCURRENCY)));
     this.timeoutMs = finitePositive(options.timeoutMs, 0);
@@ -173,7 +272,7 @@ export class JobFollower<H = unknown> {
 
   /** Jobs being followed. */
   get size(): number {
-    return this.entries.size;
+    return this.count;
   }
 
   /** Requests currently in flight. */
@@ -195,11 +294,13 @@ export class JobFollower<H = unknown> {
   }
 
   get(workflowId: string, jobId: string): FollowedJob<H> | undefined {
-    return this.entries.get(keyOf(workflowId, jobId));
+    return this.entries.get(workflowId)?.get(jobId);
   }
 
   list(): FollowedJob<H>[] {
-    return [...this.entries.values()];
+    const out: FollowedJob<H>[] = [];
+    for (const jobs of this.entries.values()) for (const e of jobs.values()) out.push(e);
+    return out;
   }
 
   /**
@@ -222,43 +323,44 @@ export class JobFollower<H = unknown> {
           : timeoutMs > 0
             ? now + timeoutMs
             : undefined;
-    const waiter: JobWaiter<H> = { data: request.data, handle: request.handle, deadline };
-    if (typeof request.key === 'string' && request.key !== '') waiter.key = request.key;
-    const key = keyOf(workflowId, jobId);
-    let entry = this.entries.get(key);
+    const key = typeof request.key === 'string' && request.key !== '' ? request.key : undefined;
+    const waiter = new Waiter<H>(request.data, request.handle, deadline, key);
+    let jobs = this.entries.get(workflowId);
+    let entry = jobs?.get(jobId);
     if (entry) {
-      const same = waiter.key === undefined ? -1 : entry.waiters.findIndex((w) => w.key === waiter.key);
-      if (same < 0 || (waiter.handle !== undefined && entry.waiters[same].handle !== undefined)) {
-        entry.waiters.push(waiter);
+      const waiters = entry.waiters;
+      const same = key === undefined ? -1 : waiters.findIndex((w) => w.key === key);
+      if (same < 0 || (waiter.handle !== undefined && waiters[same].handle !== undefined)) {
+        waiters.push(waiter);
       } else if (waiter.handle !== undefined) {
-        entry.waiters[same] = waiter;
+        waiters[same] = waiter;
       } else {
         return entry;
       }
-      if (!entry.inFlight && deadline !== undefined) this.schedule(entry);
+      entry.waiters = waiters;
+      if (entry.phase === IDLE && deadline !== undefined) this.schedule(entry);
     } else {
       const known = request.job;
       // a job body given with a state that is not final is what the service said a moment ago (the submit
       // response, or the predecessor's last read on a redeploy): reading it again at once would be a second
       // request for it within one interval, so its first read comes one interval later
       const fresh = known !== undefined && typeof known.id === 'string' && typeof known.state === 'string';
-      entry = {
-        key,
+      entry = new Entry<H>(
         jobId,
         workflowId,
-        waiters: [waiter],
-        job: this.keepJobBodies && known && typeof known.id === 'string' ? (known as WorkflowJob) : undefined,
-        state: typeof known?.state === 'string' ? known.state : undefined,
-        progress: typeof known?.progress === 'number' ? known.progress : undefined,
-        polls: 0,
-        errors: 0,
-        nextPollAt: fresh && !this.isTerminal(known.state) ? now + this.timing.intervalMs : now,
-        lastPollAt: Number.NEGATIVE_INFINITY,
-        inFlight: false,
-        removed: false,
-        ticket: 0,
-      };
-      this.entries.set(key, entry);
+        waiter,
+        now - this.epoch + (fresh && !this.isTerminal(known.state) ? this.timing.intervalMs : 0),
+      );
+      if (this.keepJobBodies && known && typeof known.id === 'string') entry.job = known as WorkflowJob;
+      if (typeof known?.state === 'string') entry.state = sharedText(known.state);
+      if (typeof known?.progress === 'number') entry.progress = known.progress;
+      if (typeof known?.name === 'string' && known.name !== '') entry.name = known.name;
+      if (!jobs) {
+        jobs = new Map();
+        this.entries.set(workflowId, jobs);
+      }
+      jobs.set(jobId, entry);
+      this.count++;
       this.schedule(entry);
     }
     this.markDirty();
@@ -294,7 +396,7 @@ export class JobFollower<H = unknown> {
 
   /** Stops following a job without calling any callback. */
   unfollow(workflowId: string, jobId: string): boolean {
-    const entry = this.entries.get(keyOf(workflowId, jobId));
+    const entry = this.entries.get(workflowId)?.get(jobId);
     if (!entry) return false;
     this.remove(entry);
     this.pump();
@@ -303,22 +405,9 @@ export class JobFollower<H = unknown> {
 
   /** The persisted form of every followed job. */
   snapshot(): PersistedJob[] {
-    const out: PersistedJob[] = [];
-    for (const e of this.entries.values()) {
-      const record: PersistedJob = {
-        jobId: e.jobId,
-        workflowId: e.workflowId,
-        waiters: e.waiters.map((w) => {
-          const out: PersistedJob['waiters'][number] = { data: w.data };
-          if (w.deadline !== undefined) out.deadline = w.deadline;
-          if (w.key !== undefined) out.key = w.key;
-          return out;
-        }),
-      };
-      if (e.state !== undefined) record.state = e.state;
-      if (e.progress !== undefined) record.progress = e.progress;
-      out.push(record);
-    }
+    const out: PersistedJob[] = new Array(this.count);
+    let i = 0;
+    for (const jobs of this.entries.values()) for (const e of jobs.values()) out[i++] = persisted(e);
     return out;
   }
 
@@ -326,9 +415,12 @@ export class JobFollower<H = unknown> {
   flush(): void {
     if (!this.dirty || !this.options.onPersist) return;
     this.dirty = false;
-    this.lastPersistAt = this.clock.now();
+    this.lastPersistAt = this.since();
     try {
-      this.options.onPersist(this.snapshot());
+      const records: PersistedJob[] = new Array(this.count);
+      let i = 0;
+      for (const jobs of this.entries.values()) for (const e of jobs.values()) records[i++] = e;
+      this.options.onPersist(records);
     } catch {
       // persistence is best effort; the follow goes on
     }
@@ -350,15 +442,16 @@ export class JobFollower<H = unknown> {
     this.closing.abort();
     this.heap.clear();
     this.entries.clear();
+    this.count = 0;
   }
 
   // ------------------------------------------------------------------ loop
 
   private schedule(entry: Entry<H>): void {
     let at = entry.nextPollAt;
-    for (const w of entry.waiters) if (w.deadline !== undefined && w.deadline < at) at = w.deadline;
-    entry.ticket++;
-    this.heap.push(at, { entry, ticket: entry.ticket });
+    const deadline = entry.earliestDeadline();
+    if (deadline !== undefined && deadline - this.epoch < at) at = deadline - this.epoch;
+    this.heap.set(entry, at);
     this.arm(at);
   }
 
@@ -366,7 +459,7 @@ export class JobFollower<H = unknown> {
     if (this.closed) return;
     if (this.timer !== undefined && this.timerAt <= at) return;
     this.disarm();
-    const delay = Math.min(MAX_TIMER_MS, Math.max(0, at - this.clock.now()));
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, at - this.since()));
     this.timerAt = at;
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
@@ -383,27 +476,20 @@ export class JobFollower<H = unknown> {
 
   private pump(): void {
     if (this.closed) return;
-    const now = this.clock.now();
+    const now = this.since();
     while (this.inFlightCount < this.concurrency) {
-      const top = this.heap.peek();
-      if (top === undefined) break;
-      const { entry, ticket } = top;
-      if (entry.removed || entry.inFlight || ticket !== entry.ticket) {
-        this.heap.pop();
-        continue;
-      }
-      if ((this.heap.peekKey() ?? 0) > now) break;
+      const entry = this.heap.peek();
+      if (entry === undefined || entry.dueAt > now) break;
       this.heap.pop();
-      if (this.expire(entry, now)) continue;
+      if (this.expire(entry, now + this.epoch)) continue;
       if (entry.nextPollAt > now) {
         this.schedule(entry);
         continue;
       }
       this.start(entry, now);
     }
-    this.dropStaleTop();
     let wake = Number.POSITIVE_INFINITY;
-    if (this.inFlightCount < this.concurrency) wake = this.heap.peekKey() ?? wake;
+    if (this.inFlightCount < this.concurrency) wake = this.heap.peek()?.dueAt ?? wake;
     if (this.dirty && this.options.onPersist) {
       // one save per persistDelayMs at most: 5,000 jobs finishing together cost one snapshot, not 5,000
       const saveAt = this.lastPersistAt + this.persistDelayMs;
@@ -413,17 +499,15 @@ export class JobFollower<H = unknown> {
     if (wake !== Number.POSITIVE_INFINITY) this.arm(wake);
   }
 
-  private dropStaleTop(): void {
-    for (;;) {
-      const top = this.heap.peek();
-      if (top === undefined) return;
-      if (!top.entry.removed && !top.entry.inFlight && top.ticket === top.entry.ticket) return;
-      this.heap.pop();
-    }
+  /** The clock's time since the follower started: what its own times count. */
+  private since(): number {
+    return this.clock.now() - this.epoch;
   }
 
-  /** Ends the waiters whose deadline has passed; true when none is left. */
+  /** Ends the waiters whose deadline has passed (`now`: the clock's time); true when none is left. */
   private expire(entry: Entry<H>, now: number): boolean {
+    const first = entry.earliestDeadline();
+    if (first === undefined || first > now) return false;
     const expired = entry.waiters.filter((w) => w.deadline !== undefined && w.deadline <= now);
     if (expired.length === 0) return false;
     entry.waiters = entry.waiters.filter((w) => !expired.includes(w));
@@ -443,8 +527,8 @@ export class JobFollower<H = unknown> {
   }
 
   private start(entry: Entry<H>, now: number): void {
-    entry.inFlight = true;
-    entry.lastPollAt = now;
+    entry.phase = IN_FLIGHT;
+    entry.nextPollAt = now;
     entry.polls++;
     this.inFlightCount++;
     this.requestCount++;
@@ -455,16 +539,24 @@ export class JobFollower<H = unknown> {
       pending = Promise.reject(error);
     }
     pending.then(
-      (job) => this.settle(entry, () => this.onJob(entry, job)),
-      (error) => this.settle(entry, () => this.onFailure(entry, error)),
+      (job) => this.settle(entry, true, job),
+      (error) => this.settle(entry, false, error),
     );
   }
 
-  private settle(entry: Entry<H>, handle: () => void): void {
+  /** One read's outcome: `ok` with the job read, else the error. */
+  private settle(entry: Entry<H>, ok: boolean, outcome: unknown): void {
     if (this.closed) return;
     this.inFlightCount--;
-    entry.inFlight = false;
-    if (!entry.removed) this.call(handle);
+    if (entry.phase === IN_FLIGHT) {
+      entry.phase = IDLE;
+      try {
+        if (ok) this.onJob(entry, outcome as WorkflowJob);
+        else this.onFailure(entry, outcome);
+      } catch {
+        // a throwing callback must not stop the loop
+      }
+    }
     this.pump();
   }
 
@@ -481,7 +573,10 @@ export class JobFollower<H = unknown> {
     const progress = typeof job.progress === 'number' ? job.progress : undefined;
     const changed = state !== entry.state || progress !== entry.progress;
     if (this.keepJobBodies) entry.job = job;
-    entry.state = state;
+    // each read parses its own copy of the state's text: the entry keeps one copy shared by all jobs
+    if (state !== entry.state) entry.state = state === undefined ? undefined : sharedText(state);
+    // the held name changes only when the text does: an equal name of each read is not kept
+    if (typeof job.name === 'string' && job.name !== '' && job.name !== entry.name) entry.name = job.name;
     entry.progress = progress;
     if (this.isTerminal(state)) {
       this.remove(entry);
@@ -489,7 +584,8 @@ export class JobFollower<H = unknown> {
       return;
     }
     if (changed) this.markDirty();
-    entry.nextPollAt = Math.max(entry.lastPollAt, this.clock.now()) + this.timing.intervalMs;
+    // measured from the answer (nextPollAt holds when the read started, in case the clock went back)
+    entry.nextPollAt = Math.max(entry.nextPollAt, this.since()) + this.timing.intervalMs;
     this.schedule(entry);
     if (changed) this.options.onProgress?.(job, entry);
   }
@@ -501,7 +597,7 @@ export class JobFollower<H = unknown> {
     if (isAbortError(error) || this.isTransient(error)) {
       entry.errors++;
       const delay = pollDelay(this.timing, entry.errors);
-      entry.nextPollAt = Math.max(this.clock.now(), entry.lastPollAt) + delay;
+      entry.nextPollAt = Math.max(this.since(), entry.nextPollAt) + delay;
       this.schedule(entry);
       this.options.onRetry?.(error, entry, delay);
       return;
@@ -512,9 +608,15 @@ export class JobFollower<H = unknown> {
   }
 
   private remove(entry: Entry<H>): void {
-    if (entry.removed) return;
-    entry.removed = true;
-    this.entries.delete(entry.key);
+    if (entry.phase === REMOVED) return;
+    entry.phase = REMOVED;
+    this.heap.remove(entry);
+    const jobs = this.entries.get(entry.workflowId);
+    if (jobs?.get(entry.jobId) === entry) {
+      jobs.delete(entry.jobId);
+      this.count--;
+      if (jobs.size === 0) this.entries.delete(entry.workflowId);
+    }
     this.markDirty();
   }
 
@@ -529,6 +631,45 @@ export class JobFollower<H = unknown> {
       // a throwing callback must not stop the loop
     }
   }
+}
+
+/**
+ * The saved form of a followed job. Each object is made with all its fields
+ * at once (no field added afterwards): thousands of them stay in the node
+ * context, and an object that gains a field after it was made takes a
+ * second allocation for it.
+ */
+function persisted<H>(e: Entry<H>): PersistedJob {
+  const { jobId, workflowId, state, progress } = e;
+  const waiters = e.persistedWaiters();
+  if (state !== undefined) {
+    return progress !== undefined
+      ? { jobId, workflowId, state, progress, waiters }
+      : { jobId, workflowId, state, waiters };
+  }
+  return progress !== undefined ? { jobId, workflowId, progress, waiters } : { jobId, workflowId, waiters };
+}
+
+function savedWaiter(w: JobWaiter<unknown>): PersistedJob['waiters'][number] {
+  return w instanceof Waiter ? w : persistedWaiter(w);
+}
+
+function persistedWaiter(w: JobWaiter<unknown>): PersistedJob['waiters'][number] {
+  const { data, deadline, key } = w;
+  if (deadline === undefined) return key === undefined ? { data } : { data, key };
+  return key === undefined ? { data, deadline } : { data, deadline, key };
+}
+
+/** One copy of each of the few texts a job's state takes, whoever read it. */
+const SHARED_TEXTS = new Map<string, string>();
+const MAX_SHARED_TEXTS = 64;
+
+function sharedText(text: string): string {
+  const shared = SHARED_TEXTS.get(text);
+  if (shared !== undefined) return shared;
+  // states are a handful of words: a service that invents more is not worth a growing table
+  if (SHARED_TEXTS.size < MAX_SHARED_TEXTS && text.length <= 32) SHARED_TEXTS.set(text, text);
+  return text;
 }
 
 function keyOf(workflowId: string, jobId: string): string {

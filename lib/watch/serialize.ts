@@ -21,6 +21,62 @@ export function toSerializable(
   return jsonRoundTrip(msg, omitted);
 }
 
+/**
+ * The message itself when it is plain JSON already (what toSerializable would
+ * return a copy of, equal in every field), else toSerializable's copy. For a
+ * party that holds the message anyway and keeps it unchanged while it waits
+ * (a followed job's input): the saved form then costs no second object tree.
+ */
+export function serializableOrSelf(
+  msg: unknown,
+  omit: readonly string[] = ['req', 'res', 'socket'],
+): Record<string, unknown> {
+  if (msg !== null && typeof msg === 'object' && Object.getPrototypeOf(msg) === Object.prototype) {
+    const record = msg as Record<string, unknown>;
+    try {
+      if (!omit.some((key) => Object.hasOwn(record, key)) && isPlainJson(record, new Set())) return record;
+    } catch {
+      // a throwing getter: the copy decides what becomes of it
+    }
+  }
+  return toSerializable(msg, omit);
+}
+
+/** True when a JSON round trip gives back an equal value: no field dropped, renamed or changed. */
+function isPlainJson(value: unknown, seen: Set<object>): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      // JSON writes -0 as 0 and non-finite numbers as null
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (seen.has(value)) return false;
+  seen.add(value);
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+    for (let i = 0; i < value.length; i++) {
+      // a hole or undefined becomes null
+      if (!(i in value) || value[i] === undefined || !isPlainJson(value[i], seen)) return false;
+    }
+    return true;
+  }
+  // a copy's objects have Object.prototype: one without a prototype is copied
+  if (Object.getPrototypeOf(value) !== Object.prototype || !isPlainRecord(value)) return false;
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    // undefined is left out of a copy, and __proto__ becomes a plain field of one
+    if (key === '__proto__' || record[key] === undefined || !isPlainJson(record[key], seen)) return false;
+  }
+  return true;
+}
+
 /** The general case: whatever JSON.stringify makes of the message, parsed again. */
 function jsonRoundTrip(msg: object, omitted: ReadonlySet<string>): Record<string, unknown> {
   const seen = new WeakSet<object>();

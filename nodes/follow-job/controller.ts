@@ -1,15 +1,13 @@
 import type { MediaSpacesClient } from '../../lib/client';
 import { isPlainObject } from '../../lib/guards';
 import type { WorkflowJob } from '../../lib/schemas';
-import { JobFollower, type JobWaiter, type PersistedJob, toSerializable } from '../../lib/watch';
+import { JobFollower, type JobWaiter, type PersistedJob, serializableOrSelf, toSerializable } from '../../lib/watch';
 import { findCoordination } from '../coordination/coordination-provider';
-import type { DoneFunction, NodeAPI, NodeMessage, NodeStatus, SendFunction } from '../shared/node-red-types';
+import type { DoneFunction, NodeAPI, NodeMessage, NodeStatus } from '../shared/node-red-types';
 import { Handover } from '../shared/node-state';
 import {
   errorStatus,
   failWith,
-  type Handle,
-  handleOf,
   messageTimeout,
   type NodeContext,
   type Outputs,
@@ -30,6 +28,15 @@ export const REPORTED_KEY = 'mediaSpacesReportedJobs';
 
 const followedHandover = new Handover<PersistedJob[]>();
 const reportedHandover = new Handover<ReportedRecord[]>();
+
+/**
+ * A live input: its done, and its message unless the waiter's data is the
+ * message itself (a plain one: see serializableOrSelf), so that most
+ * followed jobs need no object for it. Not its send: for a node with one
+ * input handler, Node-RED's send calls node.send (Node.js _emitInput), so the
+ * node sends through node.send and no followed job holds a closure for it.
+ */
+type Handle = DoneFunction | { msg: NodeMessage; done: DoneFunction };
 
 type Waiter = JobWaiter<Handle>;
 
@@ -57,7 +64,6 @@ export class FollowJobController {
     client: () => MediaSpacesClient,
   ) {
     this.context = node.context();
-    this.sidebar = new FollowJobSidebar(RED, node.id);
     const timing = pollTiming(settings);
     this.follower = new JobFollower<Handle>({
       ...timing,
@@ -70,18 +76,19 @@ export class FollowJobController {
       // no retries inside the call: the follower reads again at its next interval, never twice within one
       getJob: async (workflowId, jobId, signal) =>
         (await client().getJob(workflowId, jobId, { signal, retries: 0 })).data,
-      onProgress: (job, entry) => this.progressed(job, entry.waiters, entry.workflowId, entry.jobId),
+      onProgress: (job, entry) => this.progressed(job, entry.waiters, entry.workflowId),
       onDone: (job, entry) => this.ended(job, entry.waiters, entry.jobId, entry.workflowId),
       onError: (error, waiters, entry) => this.failed(error, waiters, entry.jobId, entry.workflowId),
       onRetry: (error, _entry, delayMs) =>
         status.set(retryStatus(error, 'Get job', delayMs, `following ${this.follower.size}; `)),
       onPersist: (records) => this.persist(records),
     });
+    this.sidebar = new FollowJobSidebar(RED, node.id, () => this.follower.list());
     this.coordination = this.coordinate();
     this.load();
   }
 
-  input(msg: NodeMessage, send: SendFunction, done: DoneFunction): void {
+  input(msg: NodeMessage, done: DoneFunction): void {
     try {
       const ref = jobRef(msg);
       const timeoutMs = messageTimeout(msg, this.settings.timeout);
@@ -92,12 +99,12 @@ export class FollowJobController {
         return;
       }
       if (!this.coordination) {
-        this.followNow(msg, ref, timeoutMs, send, done);
+        this.followNow(msg, ref, timeoutMs, done);
         return;
       }
       this.coordination.admit(ref.jobId, ref.workflowId, toSerializable(msg)).then((admission) => {
         if (this.closed || admission !== 'follow') done();
-        else this.followNow(msg, ref, timeoutMs, send, done);
+        else this.followNow(msg, ref, timeoutMs, done);
       });
     } catch (error) {
       this.status.set(errorStatus(error));
@@ -105,20 +112,16 @@ export class FollowJobController {
     }
   }
 
-  private followNow(
-    msg: NodeMessage,
-    ref: JobRef,
-    timeoutMs: number | undefined,
-    send: SendFunction,
-    done: DoneFunction,
-  ): void {
+  private followNow(msg: NodeMessage, ref: JobRef, timeoutMs: number | undefined, done: DoneFunction): void {
     try {
+      // the message itself when it is plain JSON: it is held for its output anyway, and stays unchanged until then
+      const data = serializableOrSelf(msg);
       this.follower.follow({
         jobId: ref.jobId,
         workflowId: ref.workflowId,
         job: ref.known,
-        data: toSerializable(msg),
-        handle: handleOf(msg, send, done),
+        data,
+        handle: data === msg ? done : { msg, done },
         timeoutMs: timeoutMs === 0 ? undefined : timeoutMs,
         deadline: timeoutMs === 0 ? null : undefined,
         // a submission replayed after a restart (same idempotency key) takes over the resumed waiter
@@ -140,7 +143,10 @@ export class FollowJobController {
     return new JobCoordination(
       provider,
       problem,
-      followerHost(this.follower, this.node, () => this.show()),
+      followerHost(this.follower, this.node, () => {
+        this.sidebar.changed();
+        this.show();
+      }),
     );
   }
 
@@ -152,7 +158,7 @@ export class FollowJobController {
     }
     this.coordination.report(jobId, state).then((won) => {
       if (won && !this.closed) send();
-      else for (const w of waiters) w.handle?.done();
+      else for (const w of waiters) doneOf(w)?.();
     });
   }
 
@@ -202,26 +208,29 @@ export class FollowJobController {
     // after a restart this process has a new instance id: claim the jobs again, unless a survivor took them over
     for (const e of this.coordination ? this.follower.list() : []) {
       void this.coordination?.admit(e.jobId, e.workflowId, e.waiters[0]?.data).then((admission) => {
-        if (admission !== 'follow') this.follower.unfollow(e.workflowId, e.jobId);
+        if (admission !== 'follow' && this.follower.unfollow(e.workflowId, e.jobId)) this.sidebar.changed();
       });
     }
     this.follower.flush();
+    if (resumed > 0) this.sidebar.changed();
     this.show();
   }
 
-  private progressed(job: WorkflowJob, waiters: Waiter[], workflowId: string, jobId: string): void {
-    this.sidebar.job(job, workflowId, undefined, jobId);
+  private progressed(job: WorkflowJob, waiters: Waiter[], workflowId: string): void {
+    this.sidebar.changed();
     for (const w of waiters) {
-      const msg = this.RED.util.cloneMessage(this.messageOf(w));
+      // the input's payload is not cloned: the job read replaces it
+      const { payload: _replaced, ...rest } = this.messageOf(w);
+      const msg = this.RED.util.cloneMessage(rest);
       describeJob(msg, job, workflowId);
-      this.sendOf(w)([null, msg]);
+      this.send([null, msg]);
     }
     this.show();
   }
 
   private ended(job: WorkflowJob, waiters: Waiter[], jobId: string, workflowId: string): void {
     const state = String(job.state ?? '').toLowerCase();
-    this.sidebar.job(job, workflowId, state === 'succeeded' ? undefined : jobFailure(job, workflowId).message, jobId);
+    this.sidebar.ended(job, workflowId, state === 'succeeded' ? undefined : jobFailure(job, workflowId).message, jobId);
     this.reportOnce(jobId, state, waiters, () => this.sendEnded(job, waiters, jobId, workflowId, state));
   }
 
@@ -234,10 +243,10 @@ export class FollowJobController {
       const msg = this.messageOf(w);
       describeJob(msg, job, workflowId);
       if (state === 'succeeded') {
-        this.sendOf(w)([msg, null]);
-        w.handle?.done();
+        this.send([msg, null]);
+        doneOf(w)?.();
       } else {
-        failWith(this.node, msg, jobFailure(job, workflowId), w.handle?.done);
+        failWith(this.node, msg, jobFailure(job, workflowId), doneOf(w));
       }
     }
     this.show(
@@ -248,7 +257,8 @@ export class FollowJobController {
   }
 
   private failed(error: Error, waiters: Waiter[], jobId: string, workflowId: string): void {
-    this.sidebar.failed(jobId, workflowId, error);
+    // a timeout of some of a job's messages: the job is still followed for the others, and shows as such
+    if (this.follower.get(workflowId, jobId) === undefined) this.sidebar.failed(jobId, workflowId, error);
     this.reportOnce(jobId, 'error', waiters, () => this.sendFailed(error, waiters, jobId, workflowId));
   }
 
@@ -261,7 +271,7 @@ export class FollowJobController {
       const msg = this.messageOf(w);
       msg.job_id = jobId;
       msg.workflow_id = workflowId;
-      failWith(this.node, msg, error, w.handle?.done);
+      failWith(this.node, msg, error, doneOf(w));
     }
     this.show(errorStatus(error));
   }
@@ -293,11 +303,18 @@ export class FollowJobController {
   }
 
   private messageOf(w: Waiter): NodeMessage {
-    if (w.handle) return w.handle.msg;
+    const handle = w.handle;
+    if (handle !== undefined && typeof handle !== 'function') return handle.msg;
     return isPlainObject(w.data) ? w.data : {};
   }
 
-  private sendOf(w: Waiter): (out: Outputs) => void {
-    return (out) => (w.handle ? w.handle.send(out) : this.node.send(out));
+  private send(out: Outputs): void {
+    this.node.send(out);
   }
+}
+
+/** The live input's done; undefined for a job resumed after a restart. */
+function doneOf(w: Waiter): DoneFunction | undefined {
+  const handle = w.handle;
+  return typeof handle === 'function' ? handle : handle?.done;
 }

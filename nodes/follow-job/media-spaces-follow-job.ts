@@ -22,7 +22,8 @@ export = function register(RED: NodeAPI): void {
     const controller = new FollowJobController(RED, this, settings, status, () =>
       clientFor(RED, def.server, 'workflow'),
     );
-    this.on('input', (msg, send, done) => controller.input(msg, send, done));
+    // the controller sends through node.send, which is what Node-RED's send does for one input handler
+    this.on('input', (msg, _send, done) => controller.input(msg, done));
     closeWith(this, status, (removed) => controller.close(removed));
   }
 

@@ -1,12 +1,14 @@
 import type { WorkflowJob } from '../../lib/schemas';
-import type { ActivityFeed } from '../sidebar/feed';
+import type { ActivityFeed, LiveJobs } from '../sidebar/feed';
 import { activityFeed, type FeedHost } from '../sidebar/feed-host';
 import type { JobRef } from './job-message';
 
 /**
  * What the Media Spaces sidebar shows of one follow-job node: each job it
- * follows (state, progress), how it ended, and why it failed. The controller
- * calls it where a job changes; this module turns that into feed reports.
+ * follows (state, progress), how it ended, and why it failed. The jobs
+ * followed now are listed straight from the node's follower (`followed`),
+ * so the feed keeps no copy of them; the controller says when one changed,
+ * and reports each job's end, which the feed keeps.
  */
 export class FollowJobSidebar {
   private readonly feed: ActivityFeed;
@@ -14,25 +16,25 @@ export class FollowJobSidebar {
   constructor(
     RED: FeedHost,
     private readonly nodeId: string,
+    followed: LiveJobs,
   ) {
     this.feed = activityFeed(RED);
+    this.feed.followJobs(nodeId, followed);
   }
 
   /** A job is followed from now on: shown at once, as the input tells of it (until the first read). */
   following(ref: JobRef): void {
-    const known = ref.known;
-    this.feed.reportJob({
-      nodeId: this.nodeId,
-      jobId: ref.jobId,
-      workflowId: ref.workflowId,
-      ...(typeof known?.name === 'string' && known.name ? { name: known.name } : {}),
-      state: typeof known?.state === 'string' && known.state ? known.state : 'created',
-      ...(typeof known?.progress === 'number' ? { progress: known.progress } : {}),
-    });
+    this.feed.forgetJob(this.nodeId, ref.jobId);
+    this.feed.jobsChanged();
   }
 
-  /** A read of the job: its state and progress; `reason` when it ended failed or stopped. */
-  job(job: WorkflowJob, workflowId: string, reason?: string, jobId?: string): void {
+  /** A followed job's state or progress changed, or jobs joined or left the list. */
+  changed(): void {
+    this.feed.jobsChanged();
+  }
+
+  /** The job's last read: it ended; `reason` when it ended failed or stopped. */
+  ended(job: WorkflowJob, workflowId: string, reason?: string, jobId?: string): void {
     const id = String(job.id);
     const wf = job.workflow_id ?? workflowId;
     this.feed.reportJob({

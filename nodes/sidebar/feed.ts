@@ -42,6 +42,19 @@ export class ActivityActionError extends Error {
   }
 }
 
+/** A followed job as its node holds it: what the tab shows is built from this when the tab asks. */
+export interface LiveJob {
+  readonly jobId: string;
+  readonly workflowId: string;
+  readonly name?: string;
+  /** undefined until the first read, when the input did not tell */
+  readonly state?: string;
+  readonly progress?: number;
+}
+
+/** The jobs a node follows now: read each time the tab fetches the state. */
+export type LiveJobs = () => Iterable<LiveJob>;
+
 interface ScheduleEntry {
   registration: ScheduleRegistration;
   control: ScheduleControl;
@@ -60,8 +73,14 @@ export class ActivityFeed {
   private readonly schedules = new Map<string, ScheduleEntry>();
   /** schedule node id -> "windowId@start" -> slot; kept across redeploys (same node id) */
   private readonly reported = new Map<string, Map<string, SlotView>>();
-  /** "nodeId/jobId" -> job */
+  /** "nodeId/jobId" -> job: the jobs reported (ended ones, and any reported through reportJob) */
   private readonly jobs = new Map<string, JobView>();
+  /**
+   * node id -> the jobs it follows now. A follow-job node following
+   * thousands of jobs keeps one record of each (its follower's); the view
+   * of them is built when the tab fetches it, not kept as a second copy.
+   */
+  private readonly live = new Map<string, LiveJobs>();
   private readonly signal: ChangeSignal;
   private readonly terminal = new Set<string>(TERMINAL_JOB_STATES);
 
@@ -138,13 +157,29 @@ export class ActivityFeed {
     this.signal.mark('jobs');
   }
 
+  /** A node's followed jobs are listed from `jobs` (the node calls jobsChanged when one changes). */
+  followJobs(nodeId: string, jobs: LiveJobs): void {
+    this.live.set(nodeId, jobs);
+    this.signal.mark('jobs');
+  }
+
+  /** A job of a live list changed state or progress, or joined or left it. */
+  jobsChanged(): void {
+    this.signal.mark('jobs');
+  }
+
+  /** A job followed again: an earlier report of it (it ended before) no longer shows. */
+  forgetJob(nodeId: string, jobId: string): void {
+    if (this.jobs.delete(`${nodeId}/${jobId}`)) this.signal.mark('jobs');
+  }
+
   /**
    * A node closed: its schedule and the jobs it was still following go.
    * Finished jobs and reported slots stay (a redeployed node keeps its history).
    */
   unregister(nodeId: string): void {
     const hadSchedule = this.schedules.delete(nodeId);
-    let hadJobs = false;
+    let hadJobs = this.live.delete(nodeId);
     for (const [key, job] of this.jobs) {
       if (job.nodeId === nodeId && !job.terminal) {
         this.jobs.delete(key);
@@ -172,6 +207,7 @@ export class ActivityFeed {
     const now = this.clock.now();
     const range = { from: now - HISTORY_MS, to: now + AHEAD_MS };
     const jobs = [...this.jobs.values()].filter((j) => !j.terminal || j.updatedAt >= range.from);
+    for (const [nodeId, list] of this.live) for (const job of list()) jobs.push(this.liveView(nodeId, job, now));
     if (part === 'jobs') return { now, signal: this.revision, range, schedules: [], jobs, days: [] };
     const schedules = [...this.schedules.values()].map((entry) => ({
       nodeId: entry.registration.nodeId,
@@ -200,6 +236,23 @@ export class ActivityFeed {
   /** Publishes the current revision again (flows restarted: open editors refetch). */
   announce(): void {
     this.signal.repeat();
+  }
+
+  private liveView(nodeId: string, job: LiveJob, now: number): JobView {
+    // as the node's input told of it until the first read
+    const state = job.state ?? 'created';
+    const progress = typeof job.progress === 'number' && Number.isFinite(job.progress) ? job.progress : undefined;
+    return {
+      nodeId,
+      jobId: job.jobId,
+      workflowId: job.workflowId,
+      ...(job.name ? { name: job.name } : {}),
+      state,
+      progress: progress === undefined ? undefined : Math.min(100, Math.max(0, progress)),
+      // followed now: the node reads it every interval
+      updatedAt: now,
+      terminal: this.terminal.has(state.toLowerCase()),
+    };
   }
 
   private slotsOf(entry: ScheduleEntry, now: number, range: { from: number; to: number }): SlotView[] {

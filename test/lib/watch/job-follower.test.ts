@@ -350,6 +350,35 @@ describe('JobFollower', () => {
     second.follower.close({ persist: false });
   });
 
+  it('gives its own entries to onPersist, which JSON turns into the saved form; snapshot() gives copies', async () => {
+    const s = scripted({ r: [job('r', 'in-process', 10), job('r', 'in-process', 30)] });
+    const { clock, follower, rec } = setup(s.fn, { keepJobBodies: false });
+    s.bind(clock);
+    const data = { topic: 'r-msg' };
+    follower.follow({ jobId: 'r', workflowId: WF, data, handle: 'live-handle', key: 'k1' });
+    await clock.advance(0);
+    const records = rec.persisted.at(-1)!;
+    const copy = follower.snapshot();
+    expect(JSON.parse(JSON.stringify(records))).toEqual([
+      { jobId: 'r', workflowId: WF, state: 'in-process', progress: 10, waiters: [{ data, key: 'k1' }] },
+    ]);
+    // the waiter's handle is runtime-only: no store sees it, the follower's callbacks do
+    expect(Object.keys(records[0].waiters[0])).not.toContain('handle');
+    expect(follower.get(WF, 'r')!.waiters[0].handle).toBe('live-handle');
+    await clock.advance(100);
+    expect(rec.progress.map((p) => p.progress)).toEqual([10, 30]);
+    // the entry given before reads as the job is now; the snapshot taken then does not change
+    expect(records[0].progress).toBe(30);
+    expect(copy[0].progress).toBe(10);
+    // a second follower resumes from the records as a store keeping objects hands them back
+    const second = setup(s.fn);
+    expect(second.follower.resume(records)).toBe(1);
+    expect(second.follower.get(WF, 'r')).toMatchObject({ state: 'in-process', progress: 30 });
+    expect(second.follower.get(WF, 'r')!.waiters[0]).toMatchObject({ data, key: 'k1', handle: undefined });
+    follower.close({ persist: false });
+    second.follower.close({ persist: false });
+  });
+
   it('saves at once after a quiet period, then at most once per persistDelayMs', async () => {
     const s = scripted({ t: [job('t', 'in-process', 1), job('t', 'in-process', 2), job('t', 'in-process', 3)] });
     const { clock, follower, rec } = setup(s.fn, { persistDelayMs: 1000 });

@@ -3,6 +3,7 @@ import { MediaSpacesError } from '../../../lib/errors';
 import type { Workflow } from '../../../lib/schemas';
 import {
   diffWorkflows,
+  serializableOrSelf,
   stableStringify,
   toSerializable,
   WatchError,
@@ -309,6 +310,42 @@ describe('toSerializable', () => {
     expect(copy.payload).not.toBe(msg.payload);
     msg.payload.job.id = 'changed';
     expect(copy).toEqual({ payload: { job: { id: 'j' } } });
+  });
+
+  it('serializableOrSelf gives a plain JSON message itself, and a copy of anything a round trip would change', () => {
+    const plain = [
+      { _msgid: 'a', payload: { id: 'j', workflow_id: 'w', state: 'created' }, topic: '' },
+      { list: [1, null, 'x', [true, 0.5]], nested: { deeper: [{}] }, flag: false },
+    ];
+    for (const msg of plain) {
+      expect(serializableOrSelf(msg)).toBe(msg);
+      expect(JSON.parse(JSON.stringify(msg))).toStrictEqual(msg);
+    }
+    const shared = { x: 1 };
+    const changed: Record<string, unknown>[] = [
+      { gone: undefined, kept: 1 },
+      { list: [1, undefined] },
+      { n: -0 },
+      { n: Number.NaN },
+      { big: 1n },
+      { req: {}, kept: 'yes' },
+      { twice: [shared, shared] },
+      { obj: Object.create(null) },
+      { when: new Date(0) },
+      { fn: () => 1 },
+      JSON.parse('{"__proto__": {"polluted": true}, "ok": 1}'),
+      {
+        get boom(): never {
+          throw new Error('no');
+        },
+      },
+    ];
+    for (const msg of changed) {
+      const copy = serializableOrSelf(msg);
+      // identity only: a deep comparison would run the throwing getter
+      expect(copy === msg).toBe(false);
+      expect(copy).toStrictEqual(toSerializable(msg));
+    }
   });
 
   it('turns a throwing getter into an empty copy, as before', () => {

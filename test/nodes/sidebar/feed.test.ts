@@ -123,6 +123,60 @@ describe('activity feed: the registry', () => {
     feed.unregister('f1');
     expect(feed.snapshot().jobs.map((j) => j.jobId)).toEqual(['b']);
   });
+
+  it("lists a node's followed jobs from its own records when the tab asks, and keeps only their ends", async () => {
+    const { feed, signals, clock } = feedAt();
+    const followed: { jobId: string; workflowId: string; name?: string; state?: string; progress?: number }[] = [
+      { jobId: 'a', workflowId: 'wf' },
+      { jobId: 'b', workflowId: 'wf', name: 'Transcode', state: 'in-process', progress: 140 },
+    ];
+    feed.reportJob({ nodeId: 'f1', jobId: 'a', workflowId: 'wf', state: 'succeeded' });
+    feed.followJobs('f1', () => followed);
+    // followed again: the earlier end of the job no longer shows
+    feed.forgetJob('f1', 'a');
+    const jobs = feed.snapshot('jobs').jobs;
+    expect(jobs).toEqual([
+      {
+        nodeId: 'f1',
+        jobId: 'a',
+        workflowId: 'wf',
+        state: 'created',
+        progress: undefined,
+        updatedAt: NOON,
+        terminal: false,
+      },
+      {
+        nodeId: 'f1',
+        jobId: 'b',
+        workflowId: 'wf',
+        name: 'Transcode',
+        state: 'in-process',
+        progress: 100,
+        updatedAt: NOON,
+        terminal: false,
+      },
+    ]);
+    // the records change in place: the next fetch shows them as they are
+    followed[1] = { ...followed[1], progress: 60 };
+    followed.shift();
+    feed.reportJob({
+      nodeId: 'f1',
+      jobId: 'a',
+      workflowId: 'wf',
+      state: 'failed',
+      reason: 'The input file is missing.',
+    });
+    expect(feed.snapshot('jobs').jobs.map((j) => `${j.jobId}:${j.state}:${j.progress}`)).toEqual([
+      'a:failed:undefined',
+      'b:in-process:60',
+    ]);
+    feed.jobsChanged();
+    feed.unregister('f1');
+    expect(feed.snapshot('jobs').jobs.map((j) => j.jobId)).toEqual(['a']);
+    await clock.advance(1000);
+    expect(signals.length).toBeGreaterThan(0);
+    expect(signals.at(-1)?.jobsRev).toBe(6);
+  });
 });
 
 describe('activity feed: the change signal', () => {
