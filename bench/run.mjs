@@ -19,6 +19,7 @@ import {
   processCpuMs,
   ROOT,
   round,
+  startBareServer,
   startSimulatorProcess,
   writeFixture,
 } from './lib/common.mjs';
@@ -360,30 +361,43 @@ async function benchThroughput() {
 
 async function benchCapacity(throughput) {
   const gens = [0, 1].map(() => forkWorker(path.join(BENCH_DIR, 'workers/load-gen.mjs')));
+  // the ceiling: node:http answering the same requests with a constant body and no work
+  const bare = await startBareServer();
   const served = [];
   const perCore = [];
+  const barePerCore = [];
+  /** One load of `P.capacityMs` against `target`: requests served per second, and per core-second of its CPU. */
+  const load = async (target, pid) => {
+    const startAt = Date.now() + 300;
+    const cpu0 = processCpuMs(pid);
+    const rs = await Promise.all(
+      gens.map((g) => g.call('run', { info: target, ids, durationMs: P.capacityMs, connections: 16, startAt })),
+    );
+    const ok = rs.reduce((a, r) => a + r.ok, 0);
+    const failed = rs.reduce((a, r) => a + r.failed, 0);
+    const elapsed = Math.max(...rs.map((r) => r.elapsedMs));
+    const util = (processCpuMs(pid) - cpu0) / elapsed;
+    return { served: (ok * 1000) / elapsed, util, perCore: (ok * 1000) / elapsed / util, failed };
+  };
   try {
     for (let rep = 0; rep < P.capacityReps; rep++) {
       await admin(info, 'POST', '/reset');
-      const startAt = Date.now() + 300;
-      const simCpu0 = processCpuMs(sim.pid);
-      const rs = await Promise.all(
-        gens.map((g) => g.call('run', { info, ids, durationMs: P.capacityMs, connections: 16, startAt })),
+      const r = await load(info, sim.pid);
+      if (r.failed > 0) notes.push(`simulator capacity: ${r.failed} requests failed`);
+      served.push(r.served);
+      perCore.push(r.perCore);
+      const b = await load({ ...info, workflow_url: bare.url }, bare.pid);
+      barePerCore.push(b.perCore);
+      log(
+        `capacity rep ${rep + 1}/${P.capacityReps}: ${fmt(r.served)}/s, simulator CPU ${fmt(r.util * 100)}%; bare node:http ${fmt(b.perCore)}/core-s`,
       );
-      const ok = rs.reduce((a, r) => a + r.ok, 0);
-      const failed = rs.reduce((a, r) => a + r.failed, 0);
-      const elapsed = Math.max(...rs.map((r) => r.elapsedMs));
-      const simUtil = (processCpuMs(sim.pid) - simCpu0) / elapsed;
-      if (failed > 0) notes.push(`simulator capacity: ${failed} requests failed`);
-      served.push((ok * 1000) / elapsed);
-      perCore.push(served.at(-1) / simUtil);
-      log(`capacity rep ${rep + 1}/${P.capacityReps}: ${fmt(served.at(-1))}/s, simulator CPU ${fmt(simUtil * 100)}%`);
       details.push(
-        `simulator capacity rep ${rep + 1}: served ${fmt(served.at(-1))} req/s to 2 load processes x 16 connections, using ${fmt(simUtil * 100)}% of a core: ${fmt(perCore.at(-1))} req/s per core-second`,
+        `simulator capacity rep ${rep + 1}: served ${fmt(r.served)} req/s to 2 load processes x 16 connections, using ${fmt(r.util * 100)}% of a core: ${fmt(r.perCore)} req/s per core-second; bare node:http ${fmt(b.perCore)} req/s per core-second`,
       );
     }
   } finally {
     await Promise.all(gens.map((g) => g.stop()));
+    bare.stop();
   }
   // the fastest client of the throughput figures
   const fastestKey = ['raw', 'lib', 'ours', 'core'].reduce((best, k) =>
@@ -402,6 +416,20 @@ async function benchCapacity(throughput) {
     { spread: spread(perCore.map((x) => x / fastest)) },
   );
   figure('simulator: served to 2 load processes', median(served), 'req/s', fastest, median(served) / fastest);
+  figure(
+    'simulator capacity vs bare node:http (constant reply, no work), per core',
+    capacity,
+    'req/s',
+    median(barePerCore),
+    capacity / median(barePerCore),
+  );
+  figure(
+    'bare node:http per core vs fastest client c=32',
+    median(barePerCore),
+    'req/s',
+    fastest,
+    median(barePerCore) / fastest,
+  );
   const simUtilRaw = median(throughput[32].raw.map((r) => r.simUtil));
   details.push(
     `simulator CPU while raw undici ran at c=32: ${fmt(simUtilRaw * 100)}% of a core (on ${env.cpus} CPUs the load processes and the simulator share the machine, so "served" is bounded by the machine; "one core" is served / simulator CPU)`,

@@ -131,6 +131,25 @@ export function startSimulatorProcess(fixtureFile) {
   });
 }
 
+/** bench/fixtures/bare-server.mjs in its own process: the ceiling of node:http on this machine. */
+export function startBareServer() {
+  const child = spawn(process.execPath, [path.join(BENCH_DIR, 'fixtures/bare-server.mjs')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout.setEncoding('utf8');
+    child.stdout.once('data', (line) => {
+      try {
+        const { port } = JSON.parse(line);
+        resolve({ url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => child.kill('SIGTERM') });
+      } catch (err) {
+        reject(new Error(`bare server printed no port: ${line.slice(0, 200)} (${err.message})`));
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`bare server exited with ${code} before starting`)));
+  });
+}
+
 /** CPU time (user+system, ms) of a process, from /proc (Linux). */
 export function processCpuMs(pid) {
   try {
