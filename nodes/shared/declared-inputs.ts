@@ -18,9 +18,22 @@ const UNSUPPORTED = new Set([404, 405, 501]);
 export class DeclaredInputs {
   private readonly cache = new Map<string, { expires: number; inputs: WorkflowInputs | undefined }>();
 
-  async get(client: MediaSpacesClient, workflowId: string, signal: AbortSignal): Promise<WorkflowInputs | undefined> {
+  /** The remembered declaration; a promise only when the workflow has to be read (once per five minutes). */
+  get(
+    client: MediaSpacesClient,
+    workflowId: string,
+    signal: AbortSignal,
+  ): WorkflowInputs | undefined | Promise<WorkflowInputs | undefined> {
     const hit = this.cache.get(workflowId);
     if (hit && hit.expires > Date.now()) return hit.inputs;
+    return this.read(client, workflowId, signal);
+  }
+
+  private async read(
+    client: MediaSpacesClient,
+    workflowId: string,
+    signal: AbortSignal,
+  ): Promise<WorkflowInputs | undefined> {
     try {
       const { data } = await client.getWorkflow(workflowId, { signal });
       this.remember(workflowId, data.inputs);

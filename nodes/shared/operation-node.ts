@@ -44,7 +44,8 @@ export function runOperationNode<S extends z.ZodType>(
     context: spec.context,
     area: spec.area,
     serverId: def.server,
-    async perform(msg, client, signal) {
+    // not async: handleOperation catches a throw here like a rejection, and a promise less per message
+    perform(msg, client, signal) {
       if (settings instanceof MediaSpacesError) throw settings;
       return spec.perform(msg, { RED, node, settings, client, signal });
     },

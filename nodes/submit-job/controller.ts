@@ -20,11 +20,14 @@ export async function submitJob(
   { RED, node, settings, client, signal }: OperationContext<SubmitJobSettings>,
 ): Promise<Outcome> {
   const request = requestPayload(msg.payload, PAYLOAD_RULE);
-  const { workflowId, base, jobName, idempotencyKey } = await resolveInputs(RED, node, msg, settings, SUBMIT_INPUTS);
-  const declared =
+  const resolved = resolveInputs(RED, node, msg, settings, SUBMIT_INPUTS);
+  // awaited only when a promise: each await is a turn of the microtask queue per message
+  const { workflowId, base, jobName, idempotencyKey } = resolved instanceof Promise ? await resolved : resolved;
+  let declared =
     hasTypedInputs(request) || hasTypedInputs(base)
-      ? await declaredInputsOf(client).get(client, workflowId, signal)
+      ? declaredInputsOf(client).get(client, workflowId, signal)
       : undefined;
+  if (declared instanceof Promise) declared = await declared;
   const response = await client.submitJob(workflowId, request ?? {}, {
     base,
     declared,
