@@ -345,7 +345,10 @@ describe('media-spaces-schedule node', () => {
 
   it('reloads when the YAML file changes; a broken change is caught with its line and the old windows stay', async () => {
     const file = path.join(TMP, 'reload.yaml');
-    fs.writeFileSync(file, YAML);
+    // this test runs on the real clock: the window starts 12 hours from now, so that it is never open
+    // (a run between 18:00 and 19:30 in London would see "recording", not "next: ")
+    const hour = (new Date().getUTCHours() + 12) % 24;
+    fs.writeFileSync(file, YAML.replace('cron: "0 18 * * *"', `cron: "0 ${hour} * * *"`));
     const unwatch = vi.spyOn(fsCjs, 'unwatchFile');
     await helper.load([scheduleNode], scheduleFlow({ source: 'file', file, watchInterval: 25 }));
     const rec = record();
