@@ -39,9 +39,20 @@ async function startSim(): Promise<Simulator> {
   return startSimulator({ port: 0, host: '127.0.0.1' });
 }
 
-/** "Live desk": a daily window (UTC) that opened 20 minutes ago, so it is caught up at deploy and in progress. */
+/**
+ * The runtime's clock for these tests: noon (UTC) of the day they run, moving on from there, so that
+ * "Evening news" (18:00 London) is always the next window and never in progress, whatever the time
+ * of day the tests run. The editor takes its "now" from the runtime.
+ */
+const RUNTIME_NOW = (() => {
+  const noon = new Date();
+  noon.setUTCHours(12, 0, 0, 0);
+  return noon.toISOString();
+})();
+
+/** "Live desk": a daily window (UTC) that opened 20 minutes before the runtime starts, so it is caught up at deploy and in progress. */
 function liveDeskCron(): string {
-  const opened = new Date(Math.floor((Date.now() - 20 * 60_000) / 60_000) * 60_000);
+  const opened = new Date(Math.floor((Date.parse(RUNTIME_NOW) - 20 * 60_000) / 60_000) * 60_000);
   return `${opened.getUTCMinutes()} ${opened.getUTCHours()} * * *`;
 }
 
@@ -177,6 +188,7 @@ describe('Media Spaces sidebar', () => {
   beforeAll(async () => {
     sim = await startSim();
     stack = await startSidebarStack('main', {
+      fakeNow: RUNTIME_NOW,
       flows: mainFlow(sim),
       credentials: { [CONFIG]: { apiKey: 'demo-admin-key', accessToken: 'demo-live-token' } },
     });
@@ -394,6 +406,7 @@ describe('Media Spaces sidebar under adminAuth, for a user without media-spaces 
 
   beforeAll(async () => {
     stack = await startSidebarStack('denied', {
+      fakeNow: RUNTIME_NOW,
       flows: realScheduleFlow(`windows:
   - { id: news, name: Evening news, cron: "0 18 * * *", timezone: Europe/London, duration: 1h }
 `),
