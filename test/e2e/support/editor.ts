@@ -60,10 +60,23 @@ export function nodeSelector(id: string): string {
   return `g.red-ui-flow-node-group[id="${id}"]`;
 }
 
-/** Opens a node's edit tray by double-clicking it in the workspace. */
+/**
+ * Opens a node's edit tray by double-clicking it in the workspace. On a busy machine the editor
+ * now and then takes a double-click right after a tray closed as two clicks (CI saw no tray in
+ * 30 s); then it double-clicks again, as a user would.
+ */
 export async function openNode(page: Page, id: string): Promise<void> {
-  await page.locator(`${nodeSelector(id)} rect.red-ui-flow-node`).dblclick();
-  await page.locator('#node-dialog-ok').waitFor({ state: 'visible' });
+  const dialog = page.locator('#node-dialog-ok');
+  for (let attempt = 1; ; attempt++) {
+    await page.locator(`${nodeSelector(id)} rect.red-ui-flow-node`).dblclick();
+    try {
+      await dialog.waitFor({ state: 'visible', timeout: attempt < 3 ? 5_000 : 30_000 });
+      break;
+    } catch (error) {
+      if (await dialog.isVisible()) break;
+      if (attempt >= 3) throw error;
+    }
+  }
   // the tray slides in; wait until it stops moving so clicks land
   await page.waitForTimeout(400);
 }
