@@ -50,24 +50,9 @@ export function resolveInputs<M extends InputMap>(
   const out: Record<string, unknown> = {};
   const keys = Object.keys(map);
   for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
-    const spec = map[key];
-    const fromMessage = spec.message !== undefined && msg[spec.message] !== undefined;
-    if (!fromMessage) {
-      const constant = constantOf(settings, key);
-      if (constant !== NOT_CONSTANT) {
-        out[key] = constant;
-        continue;
-      }
-      if (needsEvaluation(settings, spec)) return resolveRest(RED, node, msg, settings, map, keys, i, out);
+    if (!resolveNow(msg, settings, map[keys[i]], keys[i], out)) {
+      return resolveRest(RED, node, msg, settings, map, keys, i, out);
     }
-    const value = fromMessage
-      ? msg[spec.message as string]
-      : spec.setting === undefined
-        ? undefined
-        : settings[spec.setting];
-    out[key] = checked(spec, key, fromMessage, value);
-    if (!fromMessage) rememberConstant(settings, spec, key, out[key]);
   }
   return out as ResolvedInputs<M>;
 }
@@ -86,21 +71,50 @@ async function resolveRest<M extends InputMap>(
   for (let i = from; i < keys.length; i++) {
     const key = keys[i];
     const spec = map[key];
-    const fromMessage = spec.message !== undefined && msg[spec.message] !== undefined;
-    if (!fromMessage) {
-      const constant = constantOf(settings, key);
-      if (constant !== NOT_CONSTANT) {
-        out[key] = constant;
-        continue;
-      }
-    }
-    const value = fromMessage
-      ? msg[spec.message as string]
-      : await settingValue(RED, node, msg, settings, spec, nameOf(spec, key));
-    out[key] = checked(spec, key, fromMessage, value);
-    if (!fromMessage) rememberConstant(settings, spec, key, out[key]);
+    if (resolveNow(msg, settings, spec, key, out)) continue;
+    const name = nameOf(spec, key);
+    const value = await evaluateSetting(RED, node, msg, {
+      name,
+      value: settings[spec.setting as string],
+      type: settingType(settings, spec),
+    });
+    out[key] = checked(spec, key, false, value);
+    rememberConstant(settings, spec, key, out[key]);
   }
   return out as ResolvedInputs<M>;
+}
+
+/**
+ * Puts one input into `out` when it needs no evaluation: the message property, a
+ * value checked once per deploy, or a plain setting. False when its setting is read
+ * by Node-RED (msg, flow, global, env, json), which the caller then awaits.
+ */
+function resolveNow(
+  msg: NodeMessage,
+  settings: Record<string, unknown>,
+  spec: InputSpec,
+  key: string,
+  out: Record<string, unknown>,
+): boolean {
+  const fromMessage = spec.message !== undefined && msg[spec.message] !== undefined;
+  if (!fromMessage) {
+    const constant = constantOf(settings, key);
+    if (constant !== NOT_CONSTANT) {
+      out[key] = constant;
+      return true;
+    }
+    if (spec.setting !== undefined && settingType(settings, spec) !== 'str' && !blank(settings[spec.setting])) {
+      return false;
+    }
+  }
+  const value = fromMessage
+    ? msg[spec.message as string]
+    : spec.setting === undefined
+      ? undefined
+      : settings[spec.setting];
+  out[key] = checked(spec, key, fromMessage, value);
+  if (!fromMessage) rememberConstant(settings, spec, key, out[key]);
+  return true;
 }
 
 const nameOf = (spec: InputSpec, key: string) => spec.name ?? spec.message ?? spec.setting ?? key;
@@ -130,10 +144,8 @@ const constants = new WeakMap<object, Map<string, unknown>>();
 function isConstantSetting(settings: Record<string, unknown>, spec: InputSpec): boolean {
   // an input only a message gives is the same (not given) for every message without it
   if (spec.setting === undefined) return true;
-  const typeSetting = spec.typeField === undefined ? undefined : settings[spec.typeField];
-  const type = typeof typeSetting === 'string' && typeSetting !== '' ? typeSetting : (spec.defaultType ?? 'str');
   const value = settings[spec.setting];
-  return blank(value) || (type === 'str' && typeof value === 'string');
+  return blank(value) || (settingType(settings, spec) === 'str' && typeof value === 'string');
 }
 
 function constantOf(settings: Record<string, unknown>, key: string): unknown {
@@ -151,29 +163,10 @@ function rememberConstant(settings: Record<string, unknown>, spec: InputSpec, ke
   known.set(key, value);
 }
 
-async function settingValue(
-  RED: NodeAPI,
-  node: Node,
-  msg: NodeMessage,
-  settings: Record<string, unknown>,
-  spec: InputSpec,
-  name: string,
-): Promise<unknown> {
-  if (spec.setting === undefined) return undefined;
-  const value = settings[spec.setting];
+/** The typed-input type of the setting behind `spec` (str, msg, flow, global, env, json). */
+function settingType(settings: Record<string, unknown>, spec: InputSpec): string {
   const typeSetting = spec.typeField === undefined ? undefined : settings[spec.typeField];
-  const type = typeof typeSetting === 'string' && typeSetting !== '' ? typeSetting : (spec.defaultType ?? 'str');
-  // a plain text setting needs no evaluation, and this runs for every message; an empty one is not set
-  if (type === 'str' || blank(value)) return value;
-  return evaluateSetting(RED, node, msg, { name, value, type });
-}
-
-/** Whether the setting behind `spec` is read by Node-RED (msg, flow, global, env, json) rather than used as it is. */
-function needsEvaluation(settings: Record<string, unknown>, spec: InputSpec): boolean {
-  if (spec.setting === undefined) return false;
-  const typeSetting = spec.typeField === undefined ? undefined : settings[spec.typeField];
-  const type = typeof typeSetting === 'string' && typeSetting !== '' ? typeSetting : (spec.defaultType ?? 'str');
-  return type !== 'str' && !blank(settings[spec.setting]);
+  return typeof typeSetting === 'string' && typeSetting !== '' ? typeSetting : (spec.defaultType ?? 'str');
 }
 
 /** Schema pieces shared by the input maps. */
