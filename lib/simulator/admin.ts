@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isPlainObject } from '../guards';
 import { channelView } from './channels';
 import { type FaultRegistry, FaultSpec } from './faults';
-import { readBody, send } from './http-io';
+import { readBodyAsync, send } from './http-io';
 import { jobView } from './jobs';
 import { parseJsonBody } from './operation';
 import type { RequestLog } from './request-log';
@@ -36,7 +36,7 @@ const problem = (res: ServerResponse, status: number, message: string, errors?: 
 export async function serveAdmin(t: AdminTarget, req: IncomingMessage, res: ServerResponse, path: string) {
   const method = req.method ?? 'GET';
   const parts = path.slice(ADMIN_PREFIX.length).split('/').filter(Boolean);
-  const read = await readBody(req);
+  const read = await readBodyAsync(req);
   if (!read.ok) {
     if (read.reason === 'too_large') problem(res, 413, 'the request body is larger than 5 MB');
     return;

@@ -32,39 +32,50 @@ export type BodyResult =
   | { ok: false; reason: 'aborted' };
 
 /** Reads the whole body, up to the limit. Requests without one resolve at once. */
-export function readBody(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Promise<BodyResult> {
+export function readBodyAsync(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Promise<BodyResult> {
+  return new Promise((resolve) => readBody(req, limit, resolve));
+}
+
+/**
+ * The same with a callback, called once: synchronously for a request without a
+ * body. The request pipeline uses this form, so its usual request needs no promise.
+ */
+export function readBody(req: IncomingMessage, limit: number, done: (result: BodyResult) => void): void {
   const length = req.headers['content-length'];
   if (req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) {
-    return Promise.resolve({ ok: true, body: undefined });
+    done({ ok: true, body: undefined });
+    return;
   }
   if (length !== undefined && Number(length) > DRAIN_LIMIT_BYTES) {
-    return Promise.resolve({ ok: false, reason: 'too_large', drained: false });
+    done({ ok: false, reason: 'too_large', drained: false });
+    return;
   }
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const settle = (r: BodyResult) => {
-      if (!settled) {
-        settled = true;
-        resolve(r);
-      }
-    };
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-      else if (size > DRAIN_LIMIT_BYTES) settle({ ok: false, reason: 'too_large', drained: false });
-    });
-    req.on('end', () =>
-      settle(
-        size > limit
-          ? { ok: false, reason: 'too_large', drained: true }
-          : { ok: true, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) },
-      ),
-    );
-    req.on('error', () => settle({ ok: false, reason: 'aborted' }));
-    req.on('close', () => settle({ ok: false, reason: 'aborted' }));
+  let chunk0: Buffer | undefined;
+  let chunks: Buffer[] | undefined;
+  let size = 0;
+  let settled = false;
+  const settle = (r: BodyResult) => {
+    if (!settled) {
+      settled = true;
+      done(r);
+    }
+  };
+  req.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) {
+      if (size > DRAIN_LIMIT_BYTES) settle({ ok: false, reason: 'too_large', drained: false });
+    } else if (chunk0 === undefined) chunk0 = chunk;
+    else (chunks ??= [chunk0]).push(chunk);
   });
+  req.on('end', () =>
+    settle(
+      size > limit
+        ? { ok: false, reason: 'too_large', drained: true }
+        : { ok: true, body: chunks ? Buffer.concat(chunks) : chunk0 },
+    ),
+  );
+  req.on('error', () => settle({ ok: false, reason: 'aborted' }));
+  req.on('close', () => settle({ ok: false, reason: 'aborted' }));
 }
 
 /** Sends a JSON body (or none, e.g. for 204). Does nothing once the client is gone. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describeIssues, SubmitJobRequest, UUID_PATTERN } from '../schemas';
 import { checkInputs } from './job-inputs';
 import { jobView } from './jobs';
+import { isPlainSubmission } from './plain-submission';
 import type { OperationContext } from './operation';
 import { fail, ok, quote, type Reply } from './reply';
 import { isoTime } from './timespan';
@@ -25,7 +26,9 @@ export function submitJob(c: OperationContext): Reply {
       workflow_id: `workflow ${JSON.stringify(workflow.def.name)} is ${workflow.def.status}; jobs can be submitted only to active workflows`,
     });
   }
-  const request = SubmitJobRequest.safeParse(body.value);
+  const request = isPlainSubmission(body.value)
+    ? { success: true as const, data: body.value }
+    : SubmitJobRequest.safeParse(body.value);
   if (!request.success) {
     const fields = describeIssues(request.error);
     if ('(value)' in fields) {

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { SCOPE_RANK } from './auth';
 import { API_KEY_SCOPES, type ApiKeyScope } from './fixture-schema';
-import { readBody } from './http-io';
+import { readBodyAsync } from './http-io';
 import { type PageFields, renderErrorPage, renderSignInPage } from './oauth-page';
 import type { SimulatorState } from './state';
 
@@ -39,7 +39,7 @@ export async function serveOAuth(ctx: OAuthContext, req: IncomingMessage, res: S
   let form: URLSearchParams;
   if (method === 'GET') form = new URLSearchParams(rawQuery);
   else {
-    const read = await readBody(req, FORM_LIMIT_BYTES);
+    const read = await readBodyAsync(req, FORM_LIMIT_BYTES);
     if (!read.ok) {
       if (read.reason === 'too_large') html(res, 413, renderErrorPage('the form is larger than 64 KB'));
       return;

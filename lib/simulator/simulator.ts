@@ -127,12 +127,11 @@ class RunningSimulator implements Simulator, AdminTarget, ServiceContext {
       return;
     }
     const { path, rawQuery } = target;
-    const admin = path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`);
-    const work = admin
-      ? serveAdmin(this, req, res, path)
-      : path === OAUTH_PATH
-        ? serveOAuth(this, req, res, rawQuery)
-        : serveRequest(this, req, res, path, rawQuery);
+    if (path !== ADMIN_PREFIX && !path.startsWith(`${ADMIN_PREFIX}/`) && path !== OAUTH_PATH) {
+      serveRequest(this, req, res, path, rawQuery);
+      return;
+    }
+    const work = path === OAUTH_PATH ? serveOAuth(this, req, res, rawQuery) : serveAdmin(this, req, res, path);
     work.catch(() => {
       send(res, 500, JSON.stringify({ error_message: 'internal error of the simulator' }));
     });
