@@ -65,7 +65,8 @@ export function readBody(req: IncomingMessage, limit: number, done: (result: Bod
     if (size > limit) {
       if (size > DRAIN_LIMIT_BYTES) settle({ ok: false, reason: 'too_large', drained: false });
     } else if (chunk0 === undefined) chunk0 = chunk;
-    else (chunks ??= [chunk0]).push(chunk);
+    else if (chunks === undefined) chunks = [chunk0, chunk];
+    else chunks.push(chunk);
   });
   req.on('end', () =>
     settle(

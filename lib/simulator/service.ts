@@ -161,7 +161,11 @@ class Exchange {
         return;
       }
       if (entry.method !== match.method) {
-        const out = rendered(match.route, fail(405, `${entry.method} is not allowed here; use ${match.method}`), entry.path);
+        const out = rendered(
+          match.route,
+          fail(405, `${entry.method} is not allowed here; use ${match.method}`),
+          entry.path,
+        );
         out.headers.allow = match.method;
         this.respond(out);
         return;
@@ -196,7 +200,14 @@ class Exchange {
 
     const op = OPERATIONS[route];
     if (!this.out) {
-      const auth = authorize(ctx.state, match.area, op.scope, this.req.headers.authorization, match.params[0], ctx.now());
+      const auth = authorize(
+        ctx.state,
+        match.area,
+        op.scope,
+        this.req.headers.authorization,
+        match.params[0],
+        ctx.now(),
+      );
       if ('status' in auth) this.out = rendered(route, auth, entry.path);
       else this.space = auth.space;
     }

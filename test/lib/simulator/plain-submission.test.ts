@@ -20,8 +20,7 @@ function* variables(): Generator<unknown> {
   for (const name of names)
     for (const typecode of typecodes)
       for (const value of texts)
-        for (const identifier of identifiers)
-          yield JSON.parse(JSON.stringify({ name, typecode, value, identifier }));
+        for (const identifier of identifiers) yield JSON.parse(JSON.stringify({ name, typecode, value, identifier }));
   for (const def of texts) yield { name: 'P', typecode: 'Byte', default: def };
   for (const extra of extras) yield JSON.parse(`{"name":"P","typecode":"Byte","value":"1"${extraText(extra)}}`);
   yield [];
@@ -35,7 +34,8 @@ const extraText = (extra: Record<string, unknown>) =>
     .join('');
 
 function* bodies(): Generator<unknown> {
-  for (const v of variables()) for (const job_name of jobNames) yield { job_name, usage: { input: { variables: [v] } } };
+  for (const v of variables())
+    for (const job_name of jobNames) yield { job_name, usage: { input: { variables: [v] } } };
   for (const job_name of jobNames) yield { job_name };
   const plain = { name: 'P', typecode: 'Byte', value: '1' };
   yield {};
@@ -88,8 +88,8 @@ describe('isPlainSubmission', () => {
       usage: { input: { variables: [{ name: 'Priority', typecode: 'Byte', value: '5' }] } },
     };
     expect(isPlainSubmission(body)).toBe(true);
-    expect(isPlainSubmission({ usage: { input: { variables: [{ name: 'P', typecode: 'String', default: 'x' }] } } })).toBe(
-      true,
-    );
+    expect(
+      isPlainSubmission({ usage: { input: { variables: [{ name: 'P', typecode: 'String', default: 'x' }] } } }),
+    ).toBe(true);
   });
 });
