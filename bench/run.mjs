@@ -34,7 +34,8 @@ const P = QUICK
       reps: 2,
       n1: 400,
       n32: 1500,
-      warmup: 200,
+      warmup: 500,
+      simWarmup: 10_000,
       pageWorkflows: 10_000,
       pageReps: 2,
       watchJobs: 1000,
@@ -44,12 +45,14 @@ const P = QUICK
       coldPerFile: false,
       capacityMs: 2000,
       capacityReps: 1,
+      heapReps: 1,
     }
   : {
       reps: 5,
       n1: 2000,
       n32: 8000,
-      warmup: 1000,
+      warmup: 2000,
+      simWarmup: 20_000,
       pageWorkflows: 10_000,
       pageReps: 5,
       watchJobs: 5000,
@@ -58,7 +61,8 @@ const P = QUICK
       coldReps: 5,
       coldPerFile: true,
       capacityMs: 4000,
-      capacityReps: 3,
+      capacityReps: 5,
+      heapReps: 2,
     };
 const PAGE_SIZE = 100;
 const WATCH_CONCURRENCY = 8; // the follow-job node's default
@@ -215,9 +219,14 @@ async function benchThroughput() {
     { key: 'lib', worker: raw, cmd: 'clientSubmit' },
     { key: 'ours', worker: host, cmd: 'throughput', flow: 'ours' },
     { key: 'core', worker: host, cmd: 'throughput', flow: 'core' },
+    { key: 'thin', worker: host, cmd: 'throughput', flow: 'thin' },
   ];
   const out = {};
+  const heapRuns = {};
   const profiles = {};
+  // The simulator's first thousands of requests cost it twice as much (JIT, a young heap that
+  // still grows): without this, the first variant of the first repetitions paid for it.
+  await raw.call('submit', { n: P.simWarmup, concurrency: 32, allocations: false });
   for (const c of [1, 32]) {
     const n = c === 1 ? P.n1 : P.n32;
     const runs = {};
@@ -230,8 +239,14 @@ async function benchThroughput() {
       for (const v of variants) {
         await admin(info, 'POST', '/reset');
         const simCpu0 = processCpuMs(sim.pid);
-        const r = await v.worker.call(v.cmd, { flow: v.flow, n, concurrency: c, warmup: 0 });
+        // the client process not under test should sleep; its CPU is reported so a busy one shows
+        const otherPid = v.worker === raw ? host.pid : raw.pid;
+        const otherCpu0 = processCpuMs(otherPid);
+        // v8.GCProfiler costs CPU at every collection (about a third of raw undici's own CPU per
+        // request), more for a variant that allocates more: timed runs go without it
+        const r = await v.worker.call(v.cmd, { flow: v.flow, n, concurrency: c, warmup: 0, allocations: false });
         r.simUtil = (processCpuMs(sim.pid) - simCpu0) / r.elapsedMs;
+        r.otherUtil = (processCpuMs(otherPid) - otherCpu0) / r.elapsedMs;
         if (r.failed > 0) throw new Error(`${v.key} c=${c}: ${r.failed} of ${n} failed, first: ${r.firstError}`);
         runs[v.key] ??= [];
         runs[v.key].push(r);
@@ -241,6 +256,16 @@ async function benchThroughput() {
       );
     }
     out[c] = runs;
+    if (c === 32) {
+      // heap per message: one more run each with the allocation meter, kept out of the timed figures
+      for (let rep = 0; rep < P.heapReps; rep++) {
+        for (const v of variants) {
+          await admin(info, 'POST', '/reset');
+          const r = await v.worker.call(v.cmd, { flow: v.flow, n, concurrency: c, warmup: 0, allocations: true });
+          (heapRuns[v.key] ??= []).push(r);
+        }
+      }
+    }
     if (PROFILE && c === 32) {
       // one more run each, profiled (the profiler's own cost stays out of the figures)
       for (const v of variants) {
@@ -275,6 +300,28 @@ async function benchThroughput() {
       ...Object.values(atLeast(vsCore, 3)),
       { spread: spread(ratios('ours', 'core')) },
     );
+    // raw undici in the thinnest node Node-RED can run: what Node-RED's routing leaves of raw
+    // undici, so the closest any node can come to it; and how close ours comes to that node
+    figure(
+      `throughput c=${c}: thinnest node (raw undici in a bare node) vs raw undici`,
+      rps('thin'),
+      'msg/s',
+      rps('raw'),
+      paired('thin', 'raw'),
+      undefined,
+      undefined,
+      { spread: spread(ratios('thin', 'raw')) },
+    );
+    figure(
+      `throughput c=${c}: node vs thinnest node`,
+      rps('ours'),
+      'msg/s',
+      rps('thin'),
+      paired('ours', 'thin'),
+      undefined,
+      undefined,
+      { spread: spread(ratios('ours', 'thin')) },
+    );
     figure(
       `throughput c=${c}: typed client vs raw undici`,
       rps('lib'),
@@ -285,24 +332,27 @@ async function benchThroughput() {
       undefined,
       { spread: spread(ratios('lib', 'raw')) },
     );
-    for (const k of ['raw', 'lib', 'ours', 'core']) {
+    for (const k of ['raw', 'lib', 'ours', 'core', 'thin']) {
       const util = median(runs[k].map((r) => r.cpuMs / r.elapsedMs));
       const simUtil = median(runs[k].map((r) => r.simUtil));
+      const otherUtil = median(runs[k].map((r) => r.otherUtil));
       details.push(
-        `throughput c=${c} ${k.padEnd(4)}: ${fmt(rps(k))}/s, client CPU ${fmt(util * 100)}% of a core, simulator CPU ${fmt(simUtil * 100)}%`,
+        `throughput c=${c} ${k.padEnd(4)}: ${fmt(rps(k))}/s, client CPU ${fmt(util * 100)}% of a core, simulator CPU ${fmt(simUtil * 100)}%, the other client process ${fmt(otherUtil * 100)}%`,
       );
     }
   }
 
   // per-message CPU and heap, from the c=32 runs (steady state, the client busy)
   const runs = out[32];
-  const perMsg = (k, f) => median(runs[k].map((r) => f(r) / r.n));
-  const pairedDiff = (k, f) => median(runs[k].map((r, i) => f(r) / r.n - f(runs.raw[i]) / runs.raw[i].n));
+  const perMsg = (k, f, from = runs) => median(from[k].map((r) => f(r) / r.n));
+  const pairedDiff = (k, f, from = runs) =>
+    median(from[k].map((r, i) => f(r) / r.n - f(from.raw[i]) / from.raw[i].n));
   const cpu = (r) => r.cpuMs * 1000;
   const heap = (r) => r.allocated;
   const cpuRaw = perMsg('raw', cpu);
-  const heapRaw = perMsg('raw', heap);
+  const heapRaw = perMsg('raw', heap, heapRuns);
   figure('CPU per message c=32: node flow', perMsg('ours', cpu), 'us/msg', cpuRaw, perMsg('ours', cpu) / cpuRaw);
+  figure('CPU per message c=32: thinnest node', perMsg('thin', cpu), 'us/msg', cpuRaw, perMsg('thin', cpu) / cpuRaw);
   figure('CPU per message c=32: core-node flow', perMsg('core', cpu), 'us/msg', cpuRaw, perMsg('core', cpu) / cpuRaw);
   const extraOurs = pairedDiff('ours', cpu);
   const extraCore = pairedDiff('core', cpu);
@@ -318,13 +368,13 @@ async function benchThroughput() {
   );
   figure(
     'heap allocated per message: node flow',
-    perMsg('ours', heap) / 1024,
+    perMsg('ours', heap, heapRuns) / 1024,
     'KB/msg',
     heapRaw / 1024,
-    perMsg('ours', heap) / heapRaw,
+    perMsg('ours', heap, heapRuns) / heapRaw,
   );
-  const heapExtra = pairedDiff('ours', heap);
-  const heapExtraCore = pairedDiff('core', heap);
+  const heapExtra = pairedDiff('ours', heap, heapRuns);
+  const heapExtraCore = pairedDiff('core', heap, heapRuns);
   figure(
     'heap beyond the raw request: node flow',
     heapExtra / 1024,
@@ -334,17 +384,17 @@ async function benchThroughput() {
   );
   figure(
     'heap beyond the raw request: typed client',
-    pairedDiff('lib', heap) / 1024,
+    pairedDiff('lib', heap, heapRuns) / 1024,
     'KB/msg',
     heapRaw / 1024,
-    pairedDiff('lib', heap) / heapRaw,
+    pairedDiff('lib', heap, heapRuns) / heapRaw,
   );
   details.push(
     'CPU per message rows: baseline is raw undici per request; "beyond" rows: baseline is the core-node flow beyond raw (node flow) or raw itself (typed client)',
   );
 
   if (PROFILE) {
-    for (const k of ['raw', 'lib', 'ours', 'core']) {
+    for (const k of ['raw', 'lib', 'ours', 'core', 'thin']) {
       if (!profiles[k]) continue;
       const { file, n } = profiles[k];
       const s = summarise(JSON.parse(readFileSync(file, 'utf8')), 15);
@@ -400,7 +450,7 @@ async function benchCapacity(throughput) {
     bare.stop();
   }
   // the fastest client of the throughput figures
-  const fastestKey = ['raw', 'lib', 'ours', 'core'].reduce((best, k) =>
+  const fastestKey = ['raw', 'lib', 'ours', 'core', 'thin'].reduce((best, k) =>
     median(throughput[32][k].map((r) => r.rps)) > median(throughput[32][best].map((r) => r.rps)) ? k : best,
   );
   const fastest = median(throughput[32][fastestKey].map((r) => r.rps));

@@ -3,6 +3,7 @@
 // directory the way an installed package is loaded, with the bench flows:
 //   ours:  [driver] -> media-spaces-submit-job -> counter (function)
 //   core:  [driver] -> function (build request) -> http request -> json -> counter
+//   thin:  [driver] -> bench-thin-submit (raw undici in a bare node) -> counter
 //   list:  [driver] -> media-spaces-list-workflows (mode all) -> counter
 //   watch: [driver] -> media-spaces-follow-job -> counter
 // Each flow has a Catch node feeding a failure counter, so no message is lost.
@@ -17,6 +18,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
   AllocationMeter,
+  BENCH_DIR,
   cpuMs,
   gc,
   PeakHeap,
@@ -51,6 +53,7 @@ function settings(extra) {
     telemetry: { enabled: false },
     externalModules: { autoInstall: false, palette: { allowInstall: false }, modules: { allowInstall: false } },
     functionGlobalContext: { randomUUID },
+    nodesDir: [path.join(BENCH_DIR, 'fixtures', 'thin-node')],
     ...extra,
   };
 }
@@ -182,6 +185,18 @@ function flows({ info, ids, watch }) {
     },
     counter('core-count', z, 'core'),
     ...catcher('core-catch', z, 'core', ['core-build', 'core-http', 'core-json']),
+    // thin: raw undici in the thinnest possible node (bench/fixtures/thin-node)
+    {
+      id: 'thin-submit',
+      ...at,
+      type: 'bench-thin-submit',
+      name: '',
+      url: submitUrl,
+      apiKey: ids.keys.admin,
+      wires: [['thin-count']],
+    },
+    counter('thin-count', z, 'thin'),
+    ...catcher('thin-catch', z, 'thin', ['thin-submit']),
     // list
     {
       id: 'ms-list',
@@ -239,7 +254,7 @@ async function start(args) {
   await RED.start();
   // flows start asynchronously after start() resolves
   for (let i = 0; i < 200 && !RED.nodes.getNode('ms-watch'); i++) await sleep(25);
-  const missing = ['ms-submit', 'core-http', 'ms-list', 'ms-watch'].filter((id) => !RED.nodes.getNode(id));
+  const missing = ['ms-submit', 'core-http', 'thin-submit', 'ms-list', 'ms-watch'].filter((id) => !RED.nodes.getNode(id));
   if (missing.length > 0) throw new Error(`flows did not start; missing ${missing.join(', ')}`);
   for (const [id, flow] of counters) {
     if (failCounters.has(id)) continue;
@@ -302,7 +317,7 @@ function drive(flow, entryId, n, concurrency, makeMsg) {
 }
 
 async function throughput({ flow, n, concurrency, warmup = 0, allocations = true, profile, heapProfile }) {
-  const entryId = flow === 'ours' ? 'ms-submit' : 'core-build';
+  const entryId = { ours: 'ms-submit', core: 'core-build', thin: 'thin-submit' }[flow];
   const makeMsg = (i) => ({ payload: submitBody(i) });
   if (warmup > 0) await drive(flow, entryId, warmup, concurrency, makeMsg);
   const meter = new AllocationMeter();
