@@ -262,7 +262,8 @@ async function benchThroughput() {
         for (const v of variants) {
           await admin(info, 'POST', '/reset');
           const r = await v.worker.call(v.cmd, { flow: v.flow, n, concurrency: c, warmup: 0, allocations: true });
-          (heapRuns[v.key] ??= []).push(r);
+          heapRuns[v.key] ??= [];
+          heapRuns[v.key].push(r);
         }
       }
     }
@@ -345,8 +346,7 @@ async function benchThroughput() {
   // per-message CPU and heap, from the c=32 runs (steady state, the client busy)
   const runs = out[32];
   const perMsg = (k, f, from = runs) => median(from[k].map((r) => f(r) / r.n));
-  const pairedDiff = (k, f, from = runs) =>
-    median(from[k].map((r, i) => f(r) / r.n - f(from.raw[i]) / from.raw[i].n));
+  const pairedDiff = (k, f, from = runs) => median(from[k].map((r, i) => f(r) / r.n - f(from.raw[i]) / from.raw[i].n));
   const cpu = (r) => r.cpuMs * 1000;
   const heap = (r) => r.allocated;
   const cpuRaw = perMsg('raw', cpu);

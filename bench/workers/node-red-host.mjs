@@ -254,7 +254,9 @@ async function start(args) {
   await RED.start();
   // flows start asynchronously after start() resolves
   for (let i = 0; i < 200 && !RED.nodes.getNode('ms-watch'); i++) await sleep(25);
-  const missing = ['ms-submit', 'core-http', 'thin-submit', 'ms-list', 'ms-watch'].filter((id) => !RED.nodes.getNode(id));
+  const missing = ['ms-submit', 'core-http', 'thin-submit', 'ms-list', 'ms-watch'].filter(
+    (id) => !RED.nodes.getNode(id),
+  );
   if (missing.length > 0) throw new Error(`flows did not start; missing ${missing.join(', ')}`);
   for (const [id, flow] of counters) {
     if (failCounters.has(id)) continue;
