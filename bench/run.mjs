@@ -488,7 +488,9 @@ async function benchCapacity(throughput) {
     notes.push(
       `the simulator does not outrun the fastest client (${fastestKey} at c=32, ${fmt(fastest)} req/s) by 2.5x: it manages ${fmt(capacity)} req/s on a full core ` +
         `and used ${fmt(simUtilRaw * 100)}% of a core during the raw c=32 runs. The c=32 throughput baselines may be bounded by the simulator, ` +
-        'which flatters the c=32 "node vs raw undici" ratio; the CPU-per-message figures are measured in the client and are not affected',
+        'which flatters the c=32 "node vs raw undici" ratio; the CPU-per-message figures are measured in the client and are not affected. ' +
+        `Bare node:http, answering a constant body and doing nothing else, manages ${fmt(median(barePerCore))} req/s per core here ` +
+        `(${fmt(median(barePerCore) / fastest)} times the fastest client)`,
     );
   }
 }
