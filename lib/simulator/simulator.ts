@@ -127,14 +127,18 @@ class RunningSimulator implements Simulator, AdminTarget, ServiceContext {
       return;
     }
     const { path, rawQuery } = target;
+    const internalError = () => send(res, 500, JSON.stringify({ error_message: 'internal error of the simulator' }));
     if (path !== ADMIN_PREFIX && !path.startsWith(`${ADMIN_PREFIX}/`) && path !== OAUTH_PATH) {
-      serveRequest(this, req, res, path, rawQuery);
+      // synchronous, so that the usual request costs no promise; a throw must still not reach node:http
+      try {
+        serveRequest(this, req, res, path, rawQuery);
+      } catch {
+        internalError();
+      }
       return;
     }
     const work = path === OAUTH_PATH ? serveOAuth(this, req, res, rawQuery) : serveAdmin(this, req, res, path);
-    work.catch(() => {
-      send(res, 500, JSON.stringify({ error_message: 'internal error of the simulator' }));
-    });
+    work.catch(internalError);
   }
 
   info(): SimulatorInfo {
