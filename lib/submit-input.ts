@@ -1,6 +1,6 @@
 import { listFieldErrors, MediaSpacesError } from './errors';
 import { isPlainObject } from './guards';
-import { NAME_MAX, UUID_PATTERN } from './rules';
+import { isPlainSubmission } from './plain-submission';
 import type { SubmitJobRequest, WorkflowInputs } from './schemas';
 import { schemas } from './schemas-lazy';
 import {
@@ -54,7 +54,7 @@ export function buildSubmitRequest(
   if (Object.keys(input).length > 0) request.usage = { input };
 
   let checked = request as SubmitJobRequest;
-  if (!builtAndChecked(request, merged)) {
+  if (!isPlainSubmission(request)) {
     const { describeIssues, SubmitJobRequest } = schemas();
     const parsed = SubmitJobRequest.safeParse(request);
     if (parsed.success) checked = parsed.data;
@@ -65,21 +65,4 @@ export function buildSubmitRequest(
     throw MediaSpacesError.invalidInput(`${listFieldErrors(errors)} (job not submitted)`, errors);
   }
   return checked;
-}
-
-/**
- * True when the schema has nothing left to find: the request holds only a job name and
- * variables, which the reader built field by field (name, a known typecode, text values).
- * Media nicknames, attachments and labels are passed on as given, so they, and anything
- * unusual here, still go through the schema, which also words the errors. The schema
- * check was a third of the node's own CPU per submission.
- */
-function builtAndChecked(request: Record<string, unknown>, merged: Inputs): boolean {
-  if (merged.media_nicknames.length > 0 || merged.attachments.length > 0 || merged.labels.length > 0) return false;
-  const name = request.job_name;
-  if (name !== undefined && (typeof name !== 'string' || name.length > NAME_MAX)) return false;
-  for (const v of merged.variables) {
-    if (v.name === '' || (v.identifier !== undefined && !UUID_PATTERN.test(v.identifier))) return false;
-  }
-  return true;
 }

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { isPlainSubmission } from '../plain-submission';
 import { describeIssues, SubmitJobRequest, UUID_PATTERN } from '../schemas';
 import { checkInputs } from './job-inputs';
 import { jobView } from './jobs';
 import type { OperationContext } from './operation';
-import { isPlainSubmission } from './plain-submission';
 import { fail, ok, quote, type Reply } from './reply';
 import { isoTime } from './timespan';
 import { findWorkflow } from './workflow-routes';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { SubmitJobRequest } from '../../../lib/schemas';
-import { isPlainSubmission } from '../../../lib/simulator/plain-submission';
+import { isPlainSubmission } from '../../lib/plain-submission';
+import { buildSubmitRequest } from '../../lib/submit-input';
+import { SubmitJobRequest } from '../../lib/schemas';
 
 /**
  * The simulator skips the schema for a body isPlainSubmission passes. So every
@@ -91,5 +92,16 @@ describe('isPlainSubmission', () => {
     expect(
       isPlainSubmission({ usage: { input: { variables: [{ name: 'P', typecode: 'String', default: 'x' }] } } }),
     ).toBe(true);
+  });
+
+  it('passes what the client builds from a job name and variables, and not what carries media', () => {
+    const built = buildSubmitRequest({ job_name: 'nightly', variables: { Priority: { value: 5, typecode: 'Byte' } } });
+    expect(built).toEqual({
+      job_name: 'nightly',
+      usage: { input: { variables: [{ name: 'Priority', typecode: 'Byte', value: '5' }] } },
+    });
+    expect(isPlainSubmission(built)).toBe(true);
+    const withMedia = buildSubmitRequest({ media_nicknames: { programme: '/media/in.mxf' } });
+    expect(isPlainSubmission(withMedia)).toBe(false);
   });
 });
