@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isPlainSubmission } from '../../lib/plain-submission';
-import { buildSubmitRequest } from '../../lib/submit-input';
 import { SubmitJobRequest } from '../../lib/schemas';
+import { buildSubmitRequest } from '../../lib/submit-input';
 
 /**
  * The simulator skips the schema for a body isPlainSubmission passes. So every
