@@ -62,8 +62,7 @@ export class IndexedHeap<T extends HeapSlot> {
     const last = items.pop() as T;
     item.heapIndex = -1;
     if (i === items.length) return;
-    items[i] = last;
-    last.heapIndex = i;
+    this.place(last, i);
     if (!this.up(i)) this.down(i);
   }
 
@@ -76,12 +75,10 @@ export class IndexedHeap<T extends HeapSlot> {
       const parent = (i - 1) >> 1;
       const p = items[parent];
       if (!less(item, p)) break;
-      items[i] = p;
-      p.heapIndex = i;
+      this.place(p, i);
       i = parent;
     }
-    items[i] = item;
-    item.heapIndex = i;
+    this.place(item, i);
     return i !== start;
   }
 
@@ -96,11 +93,14 @@ export class IndexedHeap<T extends HeapSlot> {
       const c = r < n && less(items[r], items[l]) ? r : l;
       const child = items[c];
       if (!less(child, item)) break;
-      items[i] = child;
-      child.heapIndex = i;
+      this.place(child, i);
       i = c;
     }
-    items[i] = item;
+    this.place(item, i);
+  }
+
+  private place(item: T, i: number): void {
+    this.items[i] = item;
     item.heapIndex = i;
   }
 }

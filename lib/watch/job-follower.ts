@@ -298,9 +298,7 @@ export class JobFollower<H = unknown> {
   }
 
   list(): FollowedJob<H>[] {
-    const out: FollowedJob<H>[] = [];
-    for (const jobs of this.entries.values()) for (const e of jobs.values()) out.push(e);
-    return out;
+    return this.all();
   }
 
   /**
@@ -405,10 +403,7 @@ export class JobFollower<H = unknown> {
 
   /** The persisted form of every followed job. */
   snapshot(): PersistedJob[] {
-    const out: PersistedJob[] = new Array(this.count);
-    let i = 0;
-    for (const jobs of this.entries.values()) for (const e of jobs.values()) out[i++] = persisted(e);
-    return out;
+    return this.all().map(persisted);
   }
 
   /** Saves now if anything changed since the last save. */
@@ -417,10 +412,8 @@ export class JobFollower<H = unknown> {
     this.dirty = false;
     this.lastPersistAt = this.since();
     try {
-      const records: PersistedJob[] = new Array(this.count);
-      let i = 0;
-      for (const jobs of this.entries.values()) for (const e of jobs.values()) records[i++] = e;
-      this.options.onPersist(records);
+      // the entries themselves, which JSON gives their saved form (see onPersist)
+      this.options.onPersist(this.all());
     } catch {
       // persistence is best effort; the follow goes on
     }
@@ -499,6 +492,14 @@ export class JobFollower<H = unknown> {
     if (wake !== Number.POSITIVE_INFINITY) this.arm(wake);
   }
 
+  /** Every entry, in one new array. */
+  private all(): Entry<H>[] {
+    const out: Entry<H>[] = new Array(this.count);
+    let i = 0;
+    for (const jobs of this.entries.values()) for (const e of jobs.values()) out[i++] = e;
+    return out;
+  }
+
   /** The clock's time since the follower started: what its own times count. */
   private since(): number {
     return this.clock.now() - this.epoch;
@@ -509,7 +510,6 @@ export class JobFollower<H = unknown> {
     const first = entry.earliestDeadline();
     if (first === undefined || first > now) return false;
     const expired = entry.waiters.filter((w) => w.deadline !== undefined && w.deadline <= now);
-    if (expired.length === 0) return false;
     entry.waiters = entry.waiters.filter((w) => !expired.includes(w));
     const last = entry.state
       ? ` (last state ${entry.state}${entry.progress !== undefined ? `, progress ${entry.progress}` : ''})`
