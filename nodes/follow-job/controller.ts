@@ -10,7 +10,6 @@ import {
   failWith,
   messageTimeout,
   type NodeContext,
-  type Outputs,
   type PollNode,
   retryStatus,
 } from '../shared/poll-node';
@@ -223,7 +222,7 @@ export class FollowJobController {
       const { payload: _replaced, ...rest } = this.messageOf(w);
       const msg = this.RED.util.cloneMessage(rest);
       describeJob(msg, job, workflowId);
-      this.send([null, msg]);
+      this.node.send([null, msg]);
     }
     this.show();
   }
@@ -243,7 +242,7 @@ export class FollowJobController {
       const msg = this.messageOf(w);
       describeJob(msg, job, workflowId);
       if (state === 'succeeded') {
-        this.send([msg, null]);
+        this.node.send([msg, null]);
         doneOf(w)?.();
       } else {
         failWith(this.node, msg, jobFailure(job, workflowId), doneOf(w));
@@ -306,10 +305,6 @@ export class FollowJobController {
     const handle = w.handle;
     if (handle !== undefined && typeof handle !== 'function') return handle.msg;
     return isPlainObject(w.data) ? w.data : {};
-  }
-
-  private send(out: Outputs): void {
-    this.node.send(out);
   }
 }
 
