@@ -333,7 +333,7 @@ async function benchThroughput() {
       undefined,
       { spread: spread(ratios('lib', 'raw')) },
     );
-    for (const k of ['raw', 'lib', 'ours', 'core', 'thin']) {
+    for (const { key: k } of variants) {
       const util = median(runs[k].map((r) => r.cpuMs / r.elapsedMs));
       const simUtil = median(runs[k].map((r) => r.simUtil));
       const otherUtil = median(runs[k].map((r) => r.otherUtil));
@@ -394,8 +394,7 @@ async function benchThroughput() {
   );
 
   if (PROFILE) {
-    for (const k of ['raw', 'lib', 'ours', 'core', 'thin']) {
-      if (!profiles[k]) continue;
+    for (const k of Object.keys(profiles)) {
       const { file, n } = profiles[k];
       const s = summarise(JSON.parse(readFileSync(file, 'utf8')), 15);
       details.push(`profile ${k} c=32 (${path.relative(ROOT, file)}), self time per message by area:`);
@@ -450,7 +449,7 @@ async function benchCapacity(throughput) {
     bare.stop();
   }
   // the fastest client of the throughput figures
-  const fastestKey = ['raw', 'lib', 'ours', 'core', 'thin'].reduce((best, k) =>
+  const fastestKey = Object.keys(throughput[32]).reduce((best, k) =>
     median(throughput[32][k].map((r) => r.rps)) > median(throughput[32][best].map((r) => r.rps)) ? k : best,
   );
   const fastest = median(throughput[32][fastestKey].map((r) => r.rps));
