@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   credentialsFor,
@@ -72,6 +73,33 @@ const submit = (workflowId: string, body: unknown = {}, key = MAIN.management) =
 const poll = (workflowId: string, jobId: string, prefix = '/workflow/v1') =>
   call('GET', `${submitUrl(workflowId, prefix)}/${jobId}`, MAIN.access);
 const input = (i: Record<string, unknown>) => ({ usage: { input: i } });
+
+/** A POST whose JSON body goes out with chunked transfer encoding, one write per piece, each after a pause. */
+function chunked(url: string, key: string, pieces: string[]): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => {
+        text += c;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    const next = (i: number) => {
+      if (i === pieces.length) req.end();
+      else {
+        req.write(pieces[i]);
+        setTimeout(() => next(i + 1), 20);
+      }
+    };
+    next(0);
+  });
+}
 
 beforeAll(async () => {
   sim = await startSimulator({
@@ -209,6 +237,18 @@ describe('submit a job', () => {
     expect(empty.status).toBe(400);
     expect(empty.body.code).toBe(400);
     expect(sim.counts().jobs).toBe(0);
+  });
+
+  it('reads a body sent in several chunks, and answers an empty chunked body as an empty one', async () => {
+    const body = JSON.stringify({ job_name: 'In pieces', usage: { input: { variables: goodVariables } } });
+    const pieces = [body.slice(0, 10), body.slice(10, 40), body.slice(40)];
+    const sent = await chunked(submitUrl(ALL_TYPES.id), MAIN.admin, pieces);
+    expect(sent.status).toBe(200);
+    expect(JSON.parse(sent.text).name).toBe('In pieces');
+    const empty = await chunked(submitUrl(QUICK.id), MAIN.admin, []);
+    expect(empty.status).toBe(400);
+    expect(JSON.parse(empty.text)).toEqual({ code: 400, message: expect.stringContaining('empty') });
+    expect(sim.counts().jobs).toBe(1);
   });
 
   it.each([
