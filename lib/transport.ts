@@ -45,6 +45,9 @@ export interface ApiResponse<T> {
   alreadyGone?: true;
 }
 
+/** Longest wait between two questions about a request that is still in progress. */
+const IN_FLIGHT_MAX_STEP_MS = 1_000;
+
 type Undici = typeof import('undici');
 let undici: Undici | undefined;
 
@@ -96,15 +99,21 @@ export class Transport {
 
   async send<T>(req: HttpRequest, parse: (body: unknown) => T): Promise<ApiResponse<T>> {
     const retryable = req.method !== 'POST' || req.idempotencyKey !== undefined;
-    const retries = req.retries === undefined ? this.options.retry.retries : Math.max(0, Math.floor(req.retries));
-    const maxAttempts = retryable ? retries + 1 : 1;
+    const policy = this.options.retry;
+    const retries = !retryable ? 0 : req.retries === undefined ? policy.retries : Math.max(0, Math.floor(req.retries));
+    let attempts = 0;
+    let retriesUsed = 0;
     let lastError: MediaSpacesError | undefined;
     /** An earlier attempt may have reached the service and been carried out, though its answer was lost. */
     let maybeCarriedOut = false;
+    /** When the service first said that this key's first request is still running. */
+    let inFlightSince: number | undefined;
+    let inFlightWaits = 0;
 
-    for (let attempt = 0; attempt < maxAttempts; attempt++) {
+    for (;;) {
       if (this.closed)
         throw new MediaSpacesError({ code: 'aborted', message: `${req.context} aborted: client closed` });
+      attempts++;
       let raw: RawResponse;
       try {
         raw = await this.attempt(req);
@@ -115,8 +124,8 @@ export class Transport {
         }
         lastError = error;
         maybeCarriedOut ||= mayHaveReachedService(error);
-        if (attempt + 1 >= maxAttempts) break;
-        await this.pause(backoffDelay(attempt, this.options.retry), req);
+        if (retriesUsed >= retries) break;
+        await this.pause(backoffDelay(retriesUsed++, policy), req);
         continue;
       }
 
@@ -124,7 +133,7 @@ export class Transport {
         return {
           status: raw.status,
           data: this.parseSuccess(raw, parse, req.context),
-          attempts: attempt + 1,
+          attempts,
           replayed: raw.headers['idempotent-replayed'] === 'true',
         };
       }
@@ -133,21 +142,33 @@ export class Transport {
         return {
           status: raw.status,
           data: this.parseSuccess({ ...raw, body: undefined }, parse, req.context),
-          attempts: attempt + 1,
+          attempts,
           replayed: false,
           alreadyGone: true,
         };
       }
       lastError = errorFromResponse(raw.status, raw.body, req.context, [req.credential], raw.headers);
-      // 409 on a keyed POST: the first attempt (e.g. one that timed out) is still in progress; ask again later
-      const retryableStatus =
-        RETRYABLE_STATUSES.has(raw.status) || (raw.status === 409 && req.idempotencyKey !== undefined);
-      if (!retryableStatus || attempt + 1 >= maxAttempts) throw lastError;
+      const retryAfter = parseRetryAfter(raw.headers['retry-after']);
+      if (retryAfter !== undefined && retryAfter > policy.maxRetryAfterMs) throw lastError;
+
+      // 409 on a keyed POST: an earlier request with this key (one that timed out, or one sent
+      // before Node-RED restarted) is still being handled. That is not a failure, so for as long
+      // as one attempt may take it spends no retry: ask again until its answer is replayed.
+      // Beyond that, each further 409 spends a retry like any other retryable answer.
+      const keyInFlight = raw.status === 409 && req.idempotencyKey !== undefined;
+      if (keyInFlight && retries > 0) {
+        inFlightSince ??= Date.now();
+        const step = Math.min(policy.maxDelayMs, IN_FLIGHT_MAX_STEP_MS);
+        const wait = retryAfter ?? backoffDelay(inFlightWaits++, { ...policy, maxDelayMs: step });
+        if (Date.now() - inFlightSince + wait <= this.options.timeoutMs) {
+          await this.pause(wait, req);
+          continue;
+        }
+      }
+      if (!(keyInFlight || RETRYABLE_STATUSES.has(raw.status)) || retriesUsed >= retries) throw lastError;
       // a gateway's 502/503/504 does not say whether the service behind it acted (429 says it did not)
       if (raw.status >= 502) maybeCarriedOut = true;
-      const retryAfter = parseRetryAfter(raw.headers['retry-after']);
-      if (retryAfter !== undefined && retryAfter > this.options.retry.maxRetryAfterMs) throw lastError;
-      await this.pause(retryAfter ?? backoffDelay(attempt, this.options.retry), req);
+      await this.pause(retryAfter ?? backoffDelay(retriesUsed++, policy), req);
     }
     throw lastError ?? new MediaSpacesError({ code: 'network_error', message: `${req.context} failed` });
   }

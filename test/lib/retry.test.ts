@@ -291,6 +291,62 @@ describe('Transport retries (against a scripted server)', () => {
     expect(stub.requests).toHaveLength(2);
   });
 
+  describe('a key whose first request is still in progress (409)', () => {
+    const inProgress = (res: import('node:http').ServerResponse) =>
+      json(res, 409, { error_message: 'a request with this Idempotency-Key is still in progress; retry later' });
+    const keyed = (over: Partial<HttpRequest> = {}) => req({ method: 'POST', body: { a: 1 }, idempotencyKey: 'k', ...over });
+
+    it('asks again without spending a retry, until the answer comes', async () => {
+      const t = make({ retries: 1 });
+      try {
+        script(inProgress, inProgress, inProgress, inProgress, inProgress, inProgress);
+        const res = await t.send(keyed(), (b) => b);
+        expect(res.attempts).toBe(7);
+        expect(res.data).toEqual({ ok: true, n: 6 });
+        expect(new Set(stub.requests.map((r) => r.headers['idempotency-key']))).toEqual(new Set(['k']));
+
+        // the retry is still there for a real failure after the wait
+        stub.requests.length = 0;
+        script(inProgress, inProgress, (res) => json(res, 503, { error_message: 'busy' }));
+        expect((await t.send(keyed(), (b) => b)).attempts).toBe(4);
+      } finally {
+        await t.close();
+      }
+    });
+
+    it('gives up with the 409 once it has waited as long as one attempt may take, and then spent its retries', async () => {
+      const t = make({ retries: 3 }, 400);
+      try {
+        stub.handle((_r, res) => inProgress(res));
+        const started = Date.now();
+        const error = await fail(t.send(keyed(), (b) => b));
+        const waited = Date.now() - started;
+        expect([error.status, error.code]).toEqual([409, 'conflict']);
+        expect(error.message).toContain('still in progress');
+        expect(stub.requests.length).toBeGreaterThan(4);
+        expect(waited).toBeGreaterThanOrEqual(300);
+        expect(waited).toBeLessThan(2000);
+      } finally {
+        await t.close();
+      }
+    });
+
+    it('follows the service\'s Retry-After, and does not ask again when retries are off', async () => {
+      script((res) => {
+        res.setHeader('retry-after', '0.3');
+        inProgress(res);
+      });
+      const started = Date.now();
+      expect((await transport.send(keyed(), (b) => b)).attempts).toBe(2);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(280);
+
+      stub.requests.length = 0;
+      stub.handle((_r, res) => inProgress(res));
+      expect((await fail(transport.send(keyed({ retries: 0 }), (b) => b))).status).toBe(409);
+      expect(stub.requests).toHaveLength(1);
+    });
+  });
+
   it('retries a POST with an Idempotency-Key after a dropped connection, with the same key', async () => {
     script((res) => res.socket?.destroy());
     const res = await transport.send(req({ method: 'POST', body: { a: 1 }, idempotencyKey: 'same' }), (b) => b);
