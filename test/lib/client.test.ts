@@ -728,6 +728,25 @@ describe('against the simulator (manual clock)', () => {
       expect(new Set(requests().map((r) => r.idempotency_key)).size).toBe(1);
     });
 
+    it('a submission sent again by a restarted process while its first is still handled waits for it: one job', async () => {
+      h.sim.addFault({ route: 'submit', kind: 'latency', latency_ms: 1_500, count: 1 });
+      const key = 'rel:w2:2026-11-22T21:05:16Z';
+      // the first process sends, then dies: its request stays with the service
+      const killed = new AbortController();
+      const first = client.submitJob(WF.simple, { job_name: 'slot' }, { idempotencyKey: key, signal: killed.signal });
+      await new Promise((r) => setTimeout(r, 200));
+      killed.abort();
+      expect((await rejection(first)).code).toBe('aborted');
+      // the restarted process has one retry to spare; waiting for the first request spends none
+      const c = h.client({ timeout: 5_000, retries: 1 });
+      const res = await c.submitJob(WF.simple, { job_name: 'slot' }, { idempotencyKey: key });
+      expect([res.status, res.replayed]).toEqual([200, true]);
+      expect(res.attempts).toBeGreaterThan(2);
+      expect(h.sim.counts().jobs).toBe(1);
+      const statuses = requests().map((r) => r.status);
+      expect(statuses.filter((s) => s === 409).length).toBe(res.attempts - 1);
+    });
+
     it('times out a slow attempt and retries it', async () => {
       h.sim.addFault({ route: 'list', kind: 'latency', latency_ms: 1_500, count: 1 });
       const c = h.client({ timeout: 200 });
