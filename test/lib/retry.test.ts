@@ -294,7 +294,8 @@ describe('Transport retries (against a scripted server)', () => {
   describe('a key whose first request is still in progress (409)', () => {
     const inProgress = (res: import('node:http').ServerResponse) =>
       json(res, 409, { error_message: 'a request with this Idempotency-Key is still in progress; retry later' });
-    const keyed = (over: Partial<HttpRequest> = {}) => req({ method: 'POST', body: { a: 1 }, idempotencyKey: 'k', ...over });
+    const keyed = (over: Partial<HttpRequest> = {}) =>
+      req({ method: 'POST', body: { a: 1 }, idempotencyKey: 'k', ...over });
 
     it('asks again without spending a retry, until the answer comes', async () => {
       const t = make({ retries: 1 });
@@ -331,7 +332,7 @@ describe('Transport retries (against a scripted server)', () => {
       }
     });
 
-    it('follows the service\'s Retry-After, and does not ask again when retries are off', async () => {
+    it("follows the service's Retry-After, and does not ask again when retries are off", async () => {
       script((res) => {
         res.setHeader('retry-after', '0.3');
         inProgress(res);
