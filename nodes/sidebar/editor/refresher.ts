@@ -48,13 +48,23 @@ export class Refresher {
           return;
         }
       } else {
-        this.last = result.snapshot.signal;
+        // A jobs answer carries the runtime's whole signal, schedules included. When the schedules
+        // moved since they were last fetched, that answer does not hold them: adopting its signal
+        // would make the change's own signal look already seen, and the schedules would stay stale.
+        const schedulesStale = part === 'jobs' && !this.sameSchedules(result.snapshot.signal);
+        this.last = schedulesStale ? undefined : result.snapshot.signal;
         this.apply(result.snapshot, part);
+        if (schedulesStale) this.queued = 'all';
       }
       const next = this.queued;
       this.queued = undefined;
       if (next) this.request(next);
     });
+  }
+
+  private sameSchedules(signal: ActivitySignal): boolean {
+    const last = this.last;
+    return last !== undefined && signal.epoch === last.epoch && signal.schedulesRev === last.schedulesRev;
   }
 
   /** An action answered with the new state. */
