@@ -544,8 +544,9 @@ describe('Media Spaces sidebar at scale: 50 schedules of 20 windows, 500 followe
         `[sidebar scale, browser] switch to 7 d: ${week.ms.toFixed(1)} ms for ${week.bars} bars; next frame after ${frame.toFixed(1)} ms`,
       ].join('\n'),
     );
-    // about two fetches a second while 500 jobs change every second: no storm
-    expect(jobs.length).toBeGreaterThanOrEqual(8);
+    // the 500 jobs change together once a second: one fetch for each change (8 in 8 s, 7 when the
+    // window's edges fall just after two changes), and never a storm (at most two a second)
+    expect(jobs.length).toBeGreaterThanOrEqual(7);
     expect(jobs.length).toBeLessThanOrEqual(20);
     expect(median).toBeLessThan(100);
     expect(stack.pageErrors).toEqual([]);
