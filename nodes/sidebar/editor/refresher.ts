@@ -47,6 +47,8 @@ export class Refresher {
           this.denied = true;
           return;
         }
+      } else if (this.olderThanShown(result.snapshot.signal)) {
+        // an action's answer (accept) showed a newer state while this fetch was out: keep that
       } else {
         // A jobs answer carries the runtime's whole signal, schedules included. When the schedules
         // moved since they were last fetched, that answer does not hold them: adopting its signal
@@ -60,6 +62,12 @@ export class Refresher {
       this.queued = undefined;
       if (next) this.request(next);
     });
+  }
+
+  private olderThanShown(signal: ActivitySignal): boolean {
+    const last = this.last;
+    if (last === undefined) return false;
+    return signal.epoch < last.epoch || (signal.epoch === last.epoch && signal.rev < last.rev);
   }
 
   private sameSchedules(signal: ActivitySignal): boolean {

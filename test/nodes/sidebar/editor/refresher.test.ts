@@ -36,6 +36,8 @@ async function answer(fetched: Fetched = { ok: true, snapshot: snapshot() }): Pr
 
 describe('sidebar refresher: change signals into fetches', () => {
   let applied: string[];
+  /** what the tab showed: the part and the revision it was at */
+  let shown: [string, number][];
   let refused: number[];
   let refresher: Refresher;
 
@@ -43,9 +45,13 @@ describe('sidebar refresher: change signals into fetches', () => {
     runtime.revs = { epoch: 1, rev: 0, schedulesRev: 0, jobsRev: 0 };
     runtime.pending = [];
     applied = [];
+    shown = [];
     refused = [];
     refresher = new Refresher(
-      (_snapshot, part) => applied.push(part),
+      (snapshot, part) => {
+        applied.push(part);
+        shown.push([part, snapshot.signal.rev]);
+      },
       (result) => refused.push(result.status),
     );
     refresher.signal();
@@ -98,6 +104,26 @@ describe('sidebar refresher: change signals into fetches', () => {
     refresher.signal(pausedAgain);
     expect(await answer()).toBe('all');
     expect(refused).toEqual([500]);
+  });
+
+  it("an answer older than an action's answer shown meanwhile is not applied", async () => {
+    refresher.signal(change('schedules'));
+    const before = snapshot();
+    // the user pauses a schedule while that fetch is out; the pause answers with the new state
+    const paused = change('schedules');
+    refresher.accept(snapshot());
+    refresher.signal(paused);
+    expect(await answer({ ok: true, snapshot: before })).toBe('all');
+    expect(shown).toEqual([
+      ['all', 0],
+      ['all', 2],
+    ]);
+    expect(runtime.pending).toEqual([]);
+
+    // newer answers are applied as before
+    refresher.signal(change('jobs'));
+    expect(await answer()).toBe('jobs');
+    expect(shown.at(-1)).toEqual(['jobs', 3]);
   });
 
   it('stops asking once the user may not read', async () => {
