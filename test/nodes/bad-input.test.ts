@@ -325,7 +325,9 @@ describe(`bad input table (${total} cases)`, () => {
         expect(typeof error.code, c.what).toBe('string');
         expect(error.cause.fieldErrors, c.what).toBeTypeOf('object');
         expect(error.message.length, c.what).toBeLessThan(2_000);
-        await vi.waitFor(() => expect(statuses.at(-1), c.what).toMatchObject({ fill: 'red', shape: 'ring' }));
+        await vi.waitFor(() => expect(statuses.at(-1), c.what).toMatchObject({ fill: 'red', shape: 'ring' }), {
+          timeout: 5000,
+        });
       }
       expect(unhandled).toEqual([]);
     });

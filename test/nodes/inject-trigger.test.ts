@@ -128,7 +128,10 @@ describe('a failure as a Catch node and the status show it', () => {
       original(s);
     };
     helper.getNode('inject').receive({});
-    await vi.waitFor(() => expect(shown.at(-1)).toEqual({ fill: 'red', shape: 'ring', text: '401: key not accepted' }));
+    await vi.waitFor(
+      () => expect(shown.at(-1)).toEqual({ fill: 'red', shape: 'ring', text: '401: key not accepted' }),
+      { timeout: 5000 },
+    );
   });
 
   it('bad inputs: the fields at fault in msg.error.message, their count on the status', async () => {
@@ -149,6 +152,8 @@ describe('a failure as a Catch node and the status show it', () => {
       original(s);
     };
     helper.getNode('inject').receive({});
-    await vi.waitFor(() => expect(String((shown.at(-1) as { text?: string })?.text)).toMatch(/^\d+ inputs invalid$/));
+    await vi.waitFor(() => expect(String((shown.at(-1) as { text?: string })?.text)).toMatch(/^\d+ inputs invalid$/), {
+      timeout: 5000,
+    });
   });
 });

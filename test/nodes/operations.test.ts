@@ -428,20 +428,26 @@ describe('status', () => {
       seen.push(s);
       original.call(node, s);
     };
-    sim.addFault({ route: 'list', kind: 'latency', latency_ms: 600, count: 2 });
+    // both requests are held 2 s: the second starts while the first is still out
+    sim.addFault({ route: 'list', kind: 'latency', latency_ms: 2000, count: 2 });
     const a = trigger({});
-    // the badge changes at most every 250 ms, so the second request starts after that
+    // the badge changes at most every 250 ms, so the second request starts once that has passed
+    await vi.waitFor(() => expect(seen).toContainEqual({ fill: 'blue', shape: 'dot', text: 'requesting' }), {
+      timeout: 1500,
+    });
     await new Promise((resolve) => setTimeout(resolve, 300));
     const b = trigger({});
     await Promise.all([a, b]);
     expect(seen).toContainEqual({ fill: 'blue', shape: 'dot', text: 'requesting' });
     expect(seen).toContainEqual({ fill: 'blue', shape: 'dot', text: 'requesting (2)' });
-    await vi.waitFor(() =>
-      expect(seen.at(-1)).toMatchObject({
-        fill: 'green',
-        shape: 'dot',
-        text: expect.stringMatching(/^\d+ workflows$/),
-      }),
+    await vi.waitFor(
+      () =>
+        expect(seen.at(-1)).toMatchObject({
+          fill: 'green',
+          shape: 'dot',
+          text: expect.stringMatching(/^\d+ workflows$/),
+        }),
+      { timeout: 5000 },
     );
   });
 
@@ -451,6 +457,8 @@ describe('status', () => {
     const seen: unknown[] = [];
     node.status = (s: unknown) => seen.push(s);
     onlyFailure(await trigger({}));
-    await vi.waitFor(() => expect(seen.at(-1)).toEqual({ fill: 'red', shape: 'ring', text: '404: not found' }));
+    await vi.waitFor(() => expect(seen.at(-1)).toEqual({ fill: 'red', shape: 'ring', text: '404: not found' }), {
+      timeout: 5000,
+    });
   });
 });

@@ -251,8 +251,12 @@ describe(`fuzz of schedule YAML (${SIZE_NAME}, seed ${SEED})`, () => {
       helper.getNode('caught').on('input', (m) => caught.push(m as Msg));
       const tracker = new OutcomeTracker();
       tracker.attach({ outcome: [helper.getNode('ctl')], error: [helper.getNode('caught')] });
-      // configuration errors are reported once the flow has started
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // configuration errors are reported once the flow has started: wait for as many as the library
+      // refuses (10 s at most), then a moment more so that an extra one would show too
+      const expected = verdicts.filter((v) => !v.ok).length;
+      const deadline = Date.now() + 10_000;
+      while (caught.length < expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 150));
 
       for (let i = 0; i < count; i++) {
         const id = `${tab}-s${i}`;

@@ -405,9 +405,15 @@ describe('security: transport (plain http warnings, TLS verification per config 
         );
       return { captured, from };
     };
+    // the badge follows the Catch message by up to one status throttle (250 ms): wait for both
+    const redBadge = (captured: ReturnType<typeof readCaptured>, id: string) =>
+      captured.filter((c) => c.kind === 'status' && c.msg.status?.source?.id === id).at(-1)?.msg.status?.fill === 'red';
     while (Date.now() < deadline) {
-      const { from } = outcome();
-      if (['list-insecure', 'list-default', 'list-default-2', 'list-insecure-again'].every((id) => from(id).length > 0))
+      const { captured, from } = outcome();
+      if (
+        ['list-insecure', 'list-default', 'list-default-2', 'list-insecure-again'].every((id) => from(id).length > 0) &&
+        ['list-default', 'list-default-2'].every((id) => redBadge(captured, id))
+      )
         break;
       await sleep(100);
     }

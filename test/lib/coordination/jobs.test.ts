@@ -33,18 +33,20 @@ describe('followed jobs', () => {
   });
 
   it('keeps ownership by heartbeat, and hands jobs of a silent owner to one taker', async () => {
-    const a = instances.coordinator(redis.url, 'node-a', { jobHeartbeatMs: 200 }).jobs;
-    const b = instances.coordinator(redis.url, 'node-b', { jobHeartbeatMs: 200 }).jobs;
-    const c = instances.coordinator(redis.url, 'node-c', { jobHeartbeatMs: 200 }).jobs;
+    // a heartbeat holds 600 ms and a beats every 200 ms: a stall of the test process or of Redis
+    // up to 400 ms does not make a look silent
+    const a = instances.coordinator(redis.url, 'node-a', { jobHeartbeatMs: 600 }).jobs;
+    const b = instances.coordinator(redis.url, 'node-b', { jobHeartbeatMs: 600 }).jobs;
+    const c = instances.coordinator(redis.url, 'node-c', { jobHeartbeatMs: 600 }).jobs;
     for (const id of ['j1', 'j2', 'j3'])
       expect((await a.register({ jobId: id, workflowId: WF })).status).toBe('registered');
 
     for (let i = 0; i < 3; i++) {
-      await sleep(100);
+      await sleep(200);
       expect(await a.heartbeat(['j1', 'j2', 'j3', 'unknown'])).toEqual({ kept: ['j1', 'j2', 'j3'], lost: ['unknown'] });
       expect(await b.takeOver()).toEqual([]);
     }
-    await sleep(250); // a stops heartbeating: it "crashed"
+    await sleep(700); // a stops heartbeating: it "crashed"
     const taken = await Promise.all([b.takeOver(), c.takeOver()]);
     const all = taken.flat();
     expect(all.map((r) => r.jobId).sort()).toEqual(['j1', 'j2', 'j3']);

@@ -79,7 +79,9 @@ describe('a sign-in token on the config node', () => {
       'List workflows failed: the sign-in token expired at 2026-01-01T12:00:00.000Z; open the config node and Sign in again',
     );
     expect(sim.requests()).toEqual([]);
-    await vi.waitFor(() => expect(shown.at(-1)).toEqual({ fill: 'red', shape: 'ring', text: 'sign-in expired' }));
+    await vi.waitFor(() => expect(shown.at(-1)).toEqual({ fill: 'red', shape: 'ring', text: 'sign-in expired' }), {
+      timeout: 5000,
+    });
   });
 
   it("expired on the service's clock (no stored expiry): the service's 401 is told the same way", async () => {

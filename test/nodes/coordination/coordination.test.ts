@@ -123,12 +123,14 @@ describe('media-spaces-coordination in a Node-RED runtime', () => {
     );
     // the user's input fails with the same clear error (done(err)), and the runtime carries on
     helper.getNode('user1').receive({ slot: '2030-01-01T06:00:00Z' });
-    await new Promise((r) => setTimeout(r, 100));
-    const errors = helper
-      .log()
-      .args.map((a) => a[0])
-      .filter((e) => e.id === 'user1' && e.level === 20);
-    expect(errors.map((e) => String(e.msg))).toContain('CoordinationError: Redis rejected the username or password');
+    const errors = () =>
+      helper
+        .log()
+        .args.map((a) => a[0])
+        .filter((e) => e.id === 'user1' && e.level === 20)
+        .map((e) => String(e.msg));
+    await waitFor(() => errors().length > 0, 5000);
+    expect(errors()).toContain('CoordinationError: Redis rejected the username or password');
   });
 
   it('reports a malformed url by name and does not connect', async () => {

@@ -11,7 +11,8 @@ import { freePort, RedisServer } from '../../support/redis-server';
  * when the follower goes silent, the terminal state reported once.
  */
 
-const HEARTBEAT_MS = 300;
+/** Followers beat every third of it: a stall of up to 400 ms does not look like a silent follower. */
+const HEARTBEAT_MS = 600;
 let redis: RedisServer;
 const instances = new Instances();
 const closers: JobCoordination[] = [];
@@ -64,7 +65,7 @@ describe('followed jobs shared by two instances', () => {
     await new Promise((r) => setTimeout(r, HEARTBEAT_MS * 2));
     expect(b.adopted).toEqual([]); // a's heartbeat holds
     a.coordination.close(false); // a dies: its heartbeat stops
-    await waitFor(() => b.adopted.length === 1, 3000);
+    await waitFor(() => b.adopted.length === 1, 5000);
     expect(b.adopted[0]).toMatchObject({ jobId: 'job-1', workflowId: 'wf-1', meta: { data } });
   });
 

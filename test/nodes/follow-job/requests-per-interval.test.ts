@@ -65,6 +65,8 @@ describe('media-spaces-follow-job: requests per job per interval, at the simulat
           type: 'media-spaces-follow-job',
           server: 'cfg',
           interval: INTERVAL_MS,
+          // a run of 503s backs a job off at most this long, so each job keeps most of its reads
+          backoffMax: 400,
           wires: [['done'], ['progress']],
         },
         { id: 'submitted', type: 'helper' },
@@ -82,7 +84,7 @@ describe('media-spaces-follow-job: requests per job per interval, at the simulat
     sim.addFault({ route: 'job', kind: 'status', status: 503, retry_after: 0, probability: 0.2 });
     await sleep(INTERVAL_MS * INTERVALS);
     sim.clearFaults();
-    // a run of 503s near the end backs a job off for up to a second or two;
+    // a run of 503s near the end backs a job off for up to 400 ms;
     // without faults every job is read again past the hundredth interval
     const coversHundredIntervals = () =>
       [...requestTimes(submitted).values()].every((list) => list.at(-1)! - list[0] > 100 * INTERVAL_MS);

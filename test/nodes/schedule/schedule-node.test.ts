@@ -123,7 +123,7 @@ async function advanceTo(iso: string, offsetMs = 0): Promise<void> {
 
 /** The badge is throttled (shared StatusBoard): waits, moving fake time, until it shows the expected text. */
 async function expectStatus(expected: string): Promise<void> {
-  await vi.waitFor(() => expect(statusTexts().at(-1)).toBe(expected));
+  await vi.waitFor(() => expect(statusTexts().at(-1)).toBe(expected), { timeout: 5000 });
 }
 
 function statusTexts(): string[] {

@@ -116,8 +116,9 @@ describe('media-spaces-schedule skip command', () => {
         slotKey: 'studio-b:news:2024-11-22T18:00:00Z',
       },
     });
-    await vi.waitFor(() =>
-      expect(statusText()).toBe('next: Sat 23 Nov 18:00 Europe/London; skipping Evening news Fri 22 Nov 18:00'),
+    await vi.waitFor(
+      () => expect(statusText()).toBe('next: Sat 23 Nov 18:00 Europe/London; skipping Evening news Fri 22 Nov 18:00'),
+      { timeout: 5000 },
     );
     expect(await contextState()).toMatchObject({
       skipped: { 'studio-b:news:2024-11-22T18:00:00Z': expect.any(Number) },
@@ -169,10 +170,10 @@ describe('media-spaces-schedule in the sidebar feed', () => {
 
     await feed.act(SID, 'pause');
     expect(scheduleView()?.paused).toBe(true);
-    await vi.waitFor(() => expect(statusText()).toBe('paused'));
+    await vi.waitFor(() => expect(statusText()).toBe('paused'), { timeout: 5000 });
     await feed.act(SID, 'resume');
     expect(scheduleView()?.paused).toBe(false);
-    await vi.waitFor(() => expect(statusText()).toBe('next: Fri 22 Nov 18:00 Europe/London'));
+    await vi.waitFor(() => expect(statusText()).toBe('next: Fri 22 Nov 18:00 Europe/London'), { timeout: 5000 });
 
     // "start now": the schedule's own trigger, a start message on output 1
     await feed.act(SID, 'start', 'news');
@@ -194,8 +195,9 @@ describe('media-spaces-schedule in the sidebar feed', () => {
 
     await advance(90 * 60_000);
     expect(active()).toMatchObject({ phase: 'past', outcome: { channel: 'created' }, channel: { id: 'ch-7' } });
-    await vi.waitFor(() =>
-      expect(statusText()).toBe('next: Sat 23 Nov 18:00 Europe/London; skipping Evening news Fri 22 Nov 18:00'),
+    await vi.waitFor(
+      () => expect(statusText()).toBe('next: Sat 23 Nov 18:00 Europe/London; skipping Evening news Fri 22 Nov 18:00'),
+      { timeout: 5000 },
     );
 
     // a slot without a channel routed back ends failed, saying why

@@ -240,10 +240,17 @@ describe('coordination: two Node-RED instances share one Redis', () => {
     try {
       const from = Math.max(...c.processes.map((p) => p.startedAt)) + 500;
       const slot = nextStart(0, Date.now() + 2500);
-      await sleep(slot - 300 - Date.now());
+      // the fault goes in 2 s early: no other channel is created between then and the slot
+      // (w1 starts 5 s either side of it), and a late timer cannot make it miss the POST
+      await sleep(slot - 2000 - Date.now());
       sim.addFault({ route: 'create_channel', kind: 'latency', latency_ms: 2500, count: 1 });
-      await sleep(slot + 600 - Date.now());
-      const holder = await reader.claimHolder('w0', slot, 'start');
+      await sleep(slot - Date.now());
+      // the claim is live from the slot's timer until the held POST answers, 2.5 s later
+      let holder = await reader.claimHolder('w0', slot, 'start');
+      while (holder === undefined && Date.now() < slot + 2000) {
+        await sleep(50);
+        holder = await reader.claimHolder('w0', slot, 'start');
+      }
       expect(holder, 'a claim is live while the POST is in flight').toBeDefined();
       const victim = c.current.findIndex((p) => p?.pid === pidOf(holder ?? ''));
       await c.current[victim]?.kill();
