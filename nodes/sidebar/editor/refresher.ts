@@ -66,8 +66,8 @@ export class Refresher {
 
   private olderThanShown(signal: ActivitySignal): boolean {
     const last = this.last;
-    if (last === undefined) return false;
-    return signal.epoch < last.epoch || (signal.epoch === last.epoch && signal.rev < last.rev);
+    // within one runtime only: epochs are start times, and a clock set back must not freeze the tab
+    return last !== undefined && signal.epoch === last.epoch && signal.rev < last.rev;
   }
 
   private sameSchedules(signal: ActivitySignal): boolean {

@@ -73,6 +73,12 @@ describe('sidebar refresher: change signals into fetches', () => {
     runtime.revs = { epoch: 2, rev: 1, schedulesRev: 0, jobsRev: 1 };
     refresher.signal({ ...runtime.revs });
     expect(await answer()).toBe('all');
+    // a runtime started while the clock was set back has an earlier epoch: still a new runtime
+    runtime.revs = { epoch: 0, rev: 0, schedulesRev: 0, jobsRev: 0 };
+    refresher.signal({ ...runtime.revs });
+    expect(await answer()).toBe('all');
+    expect(shown.at(-1)).toEqual(['all', 0]);
+    expect(shown).toHaveLength(4);
   });
 
   it('merges the signals that arrive during a fetch into one more fetch, the whole state if any asked for it', async () => {
