@@ -276,7 +276,7 @@ class Exchange {
       try {
         reply = op.run(c);
       } catch {
-        reply = fail(500, 'internal error of the simulator');
+        reply = INTERNAL_ERROR;
       }
       const out = rendered(route, reply, entry.path);
       this.out = out;
@@ -301,7 +301,7 @@ class Exchange {
   /** The `after` faults, then the answer. */
   private deliver(route: RouteName): void {
     const path = this.entry.path;
-    let out = this.out ?? rendered(route, fail(500, 'internal error of the simulator'), path);
+    let out = this.out ?? rendered(route, INTERNAL_ERROR, path);
     const lateStatus = this.use('status', 'after');
     if (lateStatus) out = faultResponse(route, lateStatus.status, lateStatus.retry_after, path);
     const truncating = this.early?.kind === 'truncate' || this.use('truncate', 'after') !== undefined;
@@ -360,18 +360,12 @@ class Exchange {
     try {
       run();
     } catch {
-      if (this.ended) return;
-      const route = this.match?.route;
-      this.entry.status = 500;
-      send(
-        this.res,
-        500,
-        JSON.stringify(errorBody(route, 500, 'internal error of the simulator', undefined, this.entry.path)),
-      );
-      this.end();
+      if (!this.ended) this.respond(rendered(this.match?.route, INTERNAL_ERROR, this.entry.path));
     }
   }
 }
+
+const INTERNAL_ERROR = fail(500, 'internal error of the simulator');
 
 function rendered(route: RouteName | undefined, reply: Reply, instance: string): Outgoing {
   if ('error' in reply) {
