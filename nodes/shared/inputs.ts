@@ -71,7 +71,8 @@ async function resolveRest<M extends InputMap>(
   for (let i = from; i < keys.length; i++) {
     const key = keys[i];
     const spec = map[key];
-    if (resolveNow(msg, settings, spec, key, out)) continue;
+    // the input at `from` is the one the caller found needs an evaluation
+    if (i > from && resolveNow(msg, settings, spec, key, out)) continue;
     const name = nameOf(spec, key);
     const value = await evaluateSetting(RED, node, msg, {
       name,
