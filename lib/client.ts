@@ -20,7 +20,7 @@ import {
 import type { Channel, Workflow, WorkflowInputs, WorkflowJob, WorkflowList } from './schemas';
 import { schemas } from './schemas-lazy';
 import { buildSubmitRequest, describeType } from './submit-input';
-import { type ApiResponse, type HttpRequest, Transport } from './transport';
+import { type ApiResponse, type HttpRequest, type RetryNotice, Transport } from './transport';
 import { readWorkflowList } from './workflow-list-read';
 
 export const WORKFLOW_PREFIXES = ['/workflow/v1', '/workflow/api/v1'] as const;
@@ -61,6 +61,11 @@ export interface ClientConfig {
   jobStatusPath?: string;
   /** Get-channel path (an extension used to show a channel's state), relative to the live-capture prefix. */
   channelPath?: string;
+  /**
+   * Stop-recording path (an extension: the description does not show how a recording ends),
+   * relative to the live-capture prefix.
+   */
+  stopChannelPath?: string;
   /** Fields read, in order, for a channel's state. */
   channelStateFields?: string[];
   /** TLS certificate verification (default on). */
@@ -77,6 +82,13 @@ export interface CallOptions {
    * interval would be a second request for the same thing.
    */
   retries?: number;
+  /**
+   * Epoch ms: retryable failures are tried again until then (capped backoff)
+   * instead of `retries` times; a schedule's start passes its window's end.
+   */
+  deadline?: number;
+  /** Told of each failed attempt that will be tried again (for a status such as "attempt 4: 503"). */
+  onRetry?: (notice: RetryNotice) => void;
 }
 
 export interface PostOptions extends CallOptions {
@@ -106,6 +118,7 @@ const MAX_PAGE_TOKEN = 4096;
 
 const DEFAULT_JOB_STATUS_PATH = '/{space_id}/workflows/{workflow_id}/jobs/{job_id}';
 const DEFAULT_CHANNEL_PATH = '/{space_id}/channels/{channel_id}';
+const DEFAULT_STOP_CHANNEL_PATH = '/{space_id}/channels/{channel_id}/stop';
 
 /** Half of a UTF-16 surrogate pair without its other half: text with no UTF-8 form. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -317,6 +330,21 @@ export class MediaSpacesClient {
       .replace('{space_id}', this.space())
       .replace('{channel_id}', uuidSegment(channelId, 'channel_id'));
     return this.liveCall('GET', path, 'Get channel', (b) => schemas().Channel.parse(b), options);
+  }
+
+  /**
+   * Stops a channel's recording (an extension beyond the described operations):
+   * the channel finishes its recording (FINISHING_RECORDING), then is INACTIVE
+   * with its outputs final. Stopping a finished channel again is harmless.
+   */
+  async stopChannel(channelId: string, options: PostOptions = {}): Promise<ApiResponse<Channel>> {
+    const path = (this.#config.stopChannelPath || DEFAULT_STOP_CHANNEL_PATH)
+      .replace('{space_id}', this.space())
+      .replace('{channel_id}', uuidSegment(channelId, 'channel_id'));
+    return this.liveCall('POST', path, 'Stop recording', (b) => schemas().Channel.parse(b), {
+      ...options,
+      idempotencyKey: idempotencyKeyOf(options),
+    });
   }
 
   async deleteEvent(eventId: string, options: CallOptions = {}): Promise<ApiResponse<unknown>> {

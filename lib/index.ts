@@ -84,7 +84,7 @@ export {
   WorkflowVariable,
 } from './schemas';
 export { buildSubmitRequest, describeType, type ShortSubmitInput, type SubmitInput } from './submit-input';
-export type { ApiResponse } from './transport';
+export type { ApiResponse, RetryNotice } from './transport';
 export {
   checkParameter,
   checkTypecode,

@@ -25,8 +25,24 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** Retries of this request, instead of the transport's policy (see CallOptions.retries). */
   retries?: number;
+  /**
+   * Epoch ms: retryable failures are tried again, with backoff capped at DEADLINE_MAX_STEP_MS,
+   * for as long as the next attempt would start before it, instead of a number of retries.
+   */
+  deadline?: number;
+  /** Told of each failed attempt that will be tried again, before the wait. */
+  onRetry?: (info: RetryNotice) => void;
   /** Names the operation in error messages, e.g. "Submit job". */
   context: string;
+}
+
+/** A failed attempt that is about to be tried again. */
+export interface RetryNotice {
+  /** The attempt that failed, 1 for the first. */
+  attempt: number;
+  error: MediaSpacesError;
+  /** How long the client waits before the next attempt. */
+  delayMs: number;
 }
 
 export interface ApiResponse<T> {
@@ -47,6 +63,11 @@ export interface ApiResponse<T> {
 
 /** Longest wait between two questions about a request that is still in progress. */
 const IN_FLIGHT_MAX_STEP_MS = 1_000;
+/**
+ * Longest wait between two attempts of a request with a deadline: a recording that cannot
+ * start yet is asked for again soon after the service comes back.
+ */
+export const DEADLINE_MAX_STEP_MS = 4_000;
 
 type Undici = typeof import('undici');
 let undici: Undici | undefined;
@@ -99,8 +120,25 @@ export class Transport {
 
   async send<T>(req: HttpRequest, parse: (body: unknown) => T): Promise<ApiResponse<T>> {
     const retryable = req.method !== 'POST' || req.idempotencyKey !== undefined;
-    const policy = this.options.retry;
-    const retries = !retryable ? 0 : req.retries === undefined ? policy.retries : Math.max(0, Math.floor(req.retries));
+    const deadline = retryable ? req.deadline : undefined;
+    const policy =
+      deadline === undefined
+        ? this.options.retry
+        : { ...this.options.retry, maxDelayMs: Math.min(this.options.retry.maxDelayMs, DEADLINE_MAX_STEP_MS) };
+    const retries = !retryable
+      ? 0
+      : deadline !== undefined
+        ? Number.POSITIVE_INFINITY
+        : req.retries === undefined
+          ? policy.retries
+          : Math.max(0, Math.floor(req.retries));
+    /** Waits before the next attempt; false when that attempt would start past the deadline. */
+    const retryAfterWait = async (wait: number, error: MediaSpacesError): Promise<boolean> => {
+      if (deadline !== undefined && Date.now() + wait >= deadline) return false;
+      req.onRetry?.({ attempt: attempts, error, delayMs: wait });
+      await this.pause(wait, req);
+      return true;
+    };
     let attempts = 0;
     let retriesUsed = 0;
     let lastError: MediaSpacesError | undefined;
@@ -125,7 +163,7 @@ export class Transport {
         lastError = error;
         maybeCarriedOut ||= mayHaveReachedService(error);
         if (retriesUsed >= retries) break;
-        await this.pause(backoffDelay(retriesUsed++, policy), req);
+        if (!(await retryAfterWait(backoffDelay(retriesUsed++, policy), error))) break;
         continue;
       }
 
@@ -168,7 +206,7 @@ export class Transport {
       if (!(keyInFlight || RETRYABLE_STATUSES.has(raw.status)) || retriesUsed >= retries) throw lastError;
       // a gateway's 502/503/504 does not say whether the service behind it acted (429 says it did not)
       if (raw.status >= 502) maybeCarriedOut = true;
-      await this.pause(retryAfter ?? backoffDelay(retriesUsed++, policy), req);
+      if (!(await retryAfterWait(retryAfter ?? backoffDelay(retriesUsed++, policy), lastError))) throw lastError;
     }
     throw lastError ?? new MediaSpacesError({ code: 'network_error', message: `${req.context} failed` });
   }
