@@ -11,6 +11,14 @@ export interface ActiveSlot extends Slot {
   window: ScheduleWindow;
   /** the channel create-channel returned for this slot, when it was routed back */
   channel?: unknown;
+  /** the start was given up (create-channel tried until the window's end): nothing was recorded */
+  startFailure?: StartFailure;
+}
+
+/** Why a slot's start never produced a channel. */
+export interface StartFailure {
+  message: string;
+  attempts: number;
 }
 
 export interface EmittedRecord {
@@ -61,6 +69,8 @@ export interface EndEvent {
   slot: Slot;
   window: ScheduleWindow;
   channel?: unknown;
+  /** the start was given up: the slot recorded nothing */
+  startFailure?: StartFailure;
   /**
    * An end emitted again after a restart or redeploy (within the replay
    * period): whatever it started downstream may have been cut off.
@@ -68,6 +78,13 @@ export interface EndEvent {
   replay?: boolean;
   /** For a replay: the message sent the first time, when the caller remembered it. */
   message?: unknown;
+}
+
+/** A start that was not emitted because the schedule was paused or the slot skipped (at its start instant). */
+export interface MissedEvent {
+  slot: Slot;
+  window: ScheduleWindow;
+  why: 'paused' | 'skipped';
 }
 
 export interface UpcomingStart {
@@ -88,6 +105,8 @@ export interface SchedulerOptions {
   config: ScheduleConfig;
   onStart(event: StartEvent): void;
   onEnd(event: EndEvent): void;
+  /** a start that fell while paused, or was skipped on request */
+  onMissed?(event: MissedEvent): void;
   /** called after anything that may change the status (emissions, pause, reload) */
   onChange?(): void;
   /** failures of callbacks or of the store */
@@ -270,13 +289,10 @@ export class Scheduler {
     this.changed();
   }
 
-  /** Resumes; starts that fell while paused are skipped. */
+  /** Resumes; starts that fell while paused were reported missed and are not caught up. */
   resume(): void {
     if (!this.state.paused) return;
     this.state.paused = false;
-    const now = this.clock.now();
-    for (const w of this.config.windows) this.cursors.set(w.id, now);
-    this.nextStarts.clear();
     this.persist();
     if (this.running) this.tick();
     else this.changed();
@@ -349,6 +365,20 @@ export class Scheduler {
     this.persist();
     // The slot's end instant moved (from end + channelWaitMs back to end), so the timer armed for the old
     // instant is stale whether the end passed (emit now) or is still ahead (wake up at the end): re-plan.
+    if (this.running) this.tick();
+    return true;
+  }
+
+  /**
+   * The slot's start was given up (its create-channel tried until the window's
+   * end): its end does not wait for a channel. False when the slot is not in progress.
+   */
+  rememberStartFailure(key: string, failure: StartFailure): boolean {
+    const slot = this.state.active.find((s) => s.key === key);
+    if (!slot || slot.channel !== undefined) return false;
+    slot.startFailure = failure;
+    this.channelDeadlines.delete(key);
+    this.persist();
     if (this.running) this.tick();
     return true;
   }
@@ -467,7 +497,7 @@ export class Scheduler {
     for (const slot of this.state.active) {
       if (slot.end <= now && this.endDue(slot) <= now) due.push({ at: slot.end, kind: 'end', slot });
     }
-    if (!this.state.paused) {
+    {
       for (const w of this.config.windows) {
         const cursor = this.cursors.get(w.id);
         if (cursor === undefined) continue;
@@ -495,7 +525,14 @@ export class Scheduler {
       if (item.kind === 'end') {
         this.finish(item.slot);
         changed = true;
-      } else if (!this.state.emitted[item.slot.key] && this.state.skipped?.[item.slot.key] === undefined) {
+      } else if (this.state.emitted[item.slot.key]) {
+        // started already (before a restart, or by a manual start at the same second)
+      } else if (this.state.paused || this.state.skipped?.[item.slot.key] !== undefined) {
+        const why = this.state.paused ? 'paused' : 'skipped';
+        this.state.emitted[item.slot.key] = { phase: 'end', end: item.slot.end };
+        changed = true;
+        this.safely(() => this.options.onMissed?.({ slot: { ...item.slot }, window: item.w, why }));
+      } else {
         this.recordStart(item.slot, item.w);
         this.persist();
         changed = true;
@@ -528,8 +565,8 @@ export class Scheduler {
     }
     this.persist();
     const current = this.config.windows.find((w) => w.id === slot.windowId) ?? slot.window;
-    const { window: _snapshot, channel, ...plain } = slot;
-    this.safely(() => this.options.onEnd({ slot: plain, window: current, channel }));
+    const { window: _snapshot, channel, startFailure, ...plain } = slot;
+    this.safely(() => this.options.onEnd({ slot: plain, window: current, channel, startFailure }));
   }
 
   /**
@@ -561,7 +598,7 @@ export class Scheduler {
    * channels back and this slot's has not come back, up to channelWaitMs later.
    */
   private endDue(slot: ActiveSlot): number {
-    if (!this.state.routesChannels || slot.channel !== undefined) return slot.end;
+    if (!this.state.routesChannels || slot.channel !== undefined || slot.startFailure) return slot.end;
     return this.channelDeadlines.get(slot.key) ?? slot.end + this.channelWaitMs;
   }
 
@@ -592,12 +629,11 @@ export class Scheduler {
     const now = this.clock.now();
     let due = Number.POSITIVE_INFINITY;
     for (const slot of this.state.active) due = Math.min(due, this.endDue(slot));
-    if (!this.state.paused) {
-      for (const w of this.config.windows) {
-        if (!w.enabled) continue;
-        const next = this.nextStartOf(w);
-        if (next !== null) due = Math.min(due, next);
-      }
+    // while paused too: a start that falls then is reported as missed at its instant
+    for (const w of this.config.windows) {
+      if (!w.enabled) continue;
+      const next = this.nextStartOf(w);
+      if (next !== null) due = Math.min(due, next);
     }
     if (due === Number.POSITIVE_INFINITY) return;
     const delay = Math.min(Math.max(due - now, 0), this.maxTimerMs);

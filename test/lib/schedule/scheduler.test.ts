@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadScheduleYaml, type ScheduleConfig } from '../../../lib/schedule/config';
 import {
   type EndEvent,
+  type MissedEvent,
   Scheduler,
   type SchedulerState,
   type SchedulerStore,
@@ -42,6 +43,7 @@ interface Harness {
   scheduler: Scheduler;
   starts: StartEvent[];
   ends: EndEvent[];
+  missed: MissedEvent[];
   errors: unknown[];
   log: string[];
 }
@@ -57,7 +59,7 @@ async function harness(
   config: ScheduleConfig = loadScheduleYaml(YAML),
   extra: { catchUp?: boolean } = {},
 ): Promise<Harness> {
-  const h: Harness = { starts: [], ends: [], errors: [], log: [] } as unknown as Harness;
+  const h: Harness = { starts: [], ends: [], missed: [], errors: [], log: [] } as unknown as Harness;
   h.scheduler = new Scheduler({
     scheduleId: 'sched',
     config,
@@ -71,6 +73,10 @@ async function harness(
     onEnd: (e) => {
       h.ends.push(e);
       h.log.push(`end ${e.slot.key} @${new Date(clock.now()).toISOString()}`);
+    },
+    onMissed: (e) => {
+      h.missed.push(e);
+      h.log.push(`missed ${e.slot.key} ${e.why} @${new Date(clock.now()).toISOString()}`);
     },
     onError: (err) => h.errors.push(err),
   });
@@ -244,7 +250,9 @@ describe('Scheduler with a controlled clock', () => {
     h.scheduler.pause();
     expect(h.scheduler.nextStart()).toBeUndefined();
     await clock.advance(24 * 3600_000); // past the 19:30 end and the next 18:00 start
-    expect(h.log.map((l) => l.split(' ')[0])).toEqual(['start', 'end']);
+    expect(h.log.map((l) => l.split(' ')[0])).toEqual(['start', 'end', 'missed']);
+    // reported at the start instant it fell on, once
+    expect(h.log[2]).toBe('missed sched:news:2024-11-23T18:00:00Z paused @2024-11-23T18:00:00.000Z');
     h.scheduler.resume();
     expect(h.starts).toHaveLength(1);
     await clock.advance(24 * 3600_000);
@@ -252,6 +260,38 @@ describe('Scheduler with a controlled clock', () => {
       'sched:news:2024-11-22T18:00:00Z',
       'sched:news:2024-11-24T18:00:00Z',
     ]);
+  });
+
+  it('reports a skipped start as missed at its instant, and never starts it', async () => {
+    const clock = manualClock(T('2024-11-22T17:00:00Z'));
+    const h = await harness(clock, new MemoryStore());
+    h.scheduler.skipNext('news');
+    await clock.advance(3 * 3600_000);
+    expect(h.starts).toHaveLength(0);
+    expect(h.ends).toHaveLength(0);
+    expect(h.log).toEqual(['missed sched:news:2024-11-22T18:00:00Z skipped @2024-11-22T18:00:00.000Z']);
+    await clock.advance(24 * 3600_000);
+    expect(h.starts.map((s) => s.slot.key)).toEqual(['sched:news:2024-11-23T18:00:00Z']);
+    expect(h.missed).toHaveLength(1);
+  });
+
+  it('ends a slot whose start was given up at its end, without waiting for a channel, and says why', async () => {
+    const clock = manualClock(T('2024-11-22T17:59:00Z'));
+    const h = await harness(clock, new MemoryStore());
+    await clock.advance(60_000);
+    const key = 'sched:news:2024-11-22T18:00:00Z';
+    // the flow routes channels back (an earlier slot's came back), so ends wait for theirs
+    h.scheduler.rememberChannel(key, { id: 'c1' });
+    await clock.advance(90 * 60_000);
+    await clock.advance(23 * 3600_000 - 60_000);
+    await clock.advance(60_000); // next day's 18:00 start
+    const next = 'sched:news:2024-11-23T18:00:00Z';
+    expect(h.scheduler.rememberStartFailure(next, { message: '503 Service Unavailable', attempts: 7 })).toBe(true);
+    await clock.advance(90 * 60_000);
+    const end = h.ends.find((e) => e.slot.key === next);
+    expect(end?.startFailure).toEqual({ message: '503 Service Unavailable', attempts: 7 });
+    expect(h.log.at(-1)).toBe(`end ${next} @2024-11-23T19:30:00.000Z`);
+    expect(h.scheduler.rememberStartFailure(next, { message: 'late', attempts: 1 })).toBe(false);
   });
 
   it('triggers a window now, with its own slot, and ends it after the duration', async () => {
