@@ -497,27 +497,25 @@ export class Scheduler {
     for (const slot of this.state.active) {
       if (slot.end <= now && this.endDue(slot) <= now) due.push({ at: slot.end, kind: 'end', slot });
     }
-    {
-      for (const w of this.config.windows) {
-        const cursor = this.cursors.get(w.id);
-        if (cursor === undefined) continue;
-        const next = this.nextStartOf(w);
-        if (next === null || next > now) continue;
-        if (w.enabled) {
-          // every start in (cursor, now] whose window is still open
-          const starts = occurrencesBetween(compileCron(w.cron), cursor, now, w.timezone, this.maxCatchUp);
-          for (const start of starts) {
-            const end = start + w.duration * 1000;
-            if (end <= now) continue; // window already over: missed
-            const reason: StartReason = now - start > LATE_MS ? 'catch-up' : 'scheduled';
-            const key = slotKey(this.scheduleId, w.id, start);
-            due.push({ at: start, kind: 'start', slot: { key, windowId: w.id, start, end, reason }, w });
-          }
+    for (const w of this.config.windows) {
+      const cursor = this.cursors.get(w.id);
+      if (cursor === undefined) continue;
+      const next = this.nextStartOf(w);
+      if (next === null || next > now) continue;
+      if (w.enabled) {
+        // every start in (cursor, now] whose window is still open
+        const starts = occurrencesBetween(compileCron(w.cron), cursor, now, w.timezone, this.maxCatchUp);
+        for (const start of starts) {
+          const end = start + w.duration * 1000;
+          if (end <= now) continue; // window already over: missed
+          const reason: StartReason = now - start > LATE_MS ? 'catch-up' : 'scheduled';
+          const key = slotKey(this.scheduleId, w.id, start);
+          due.push({ at: start, kind: 'start', slot: { key, windowId: w.id, start, end, reason }, w });
         }
-        this.cursors.set(w.id, now);
-        this.nextStarts.delete(w.id);
-        changed = true;
       }
+      this.cursors.set(w.id, now);
+      this.nextStarts.delete(w.id);
+      changed = true;
     }
     due.sort((a, b) => a.at - b.at || (a.kind === b.kind ? 0 : a.kind === 'end' ? -1 : 1));
 

@@ -8,18 +8,16 @@ const WATCH_LIMIT_MS = 120_000;
 /**
  * media-spaces-create-channel: creates a recording channel from the node's
  * settings with msg.payload merged over them; with "Show state", follows the
- * channel's state until it records (status, and output 2).
+ * channel's state until it records (status, and output 2). A schedule's start
+ * is tried until its window's end (controller.ts).
  */
 export = function register(RED: NodeAPI): void {
   function CreateChannelNode(this: Node & { send(msg: unknown): void }, def: NodeDef): void {
     RED.nodes.createNode(this, def);
     // required on first deploy, not at Node-RED start
-    const { channelRequest } = require('../shared/channel-request') as typeof import('../shared/channel-request');
-    const { resolveInputs } = require('../shared/inputs') as typeof import('../shared/inputs');
-    const { respond } = require('../shared/operation') as typeof import('../shared/operation');
+    const { createChannel } = require('./controller') as typeof import('./controller');
     const { runOperationNode } = require('../shared/operation-node') as typeof import('../shared/operation-node');
-    const { CREATE_INPUTS, CreateChannelSettings, WatchSettings } =
-      require('./settings') as typeof import('./settings');
+    const { CreateChannelSettings, WatchSettings } = require('./settings') as typeof import('./settings');
     const watched = WatchSettings.safeParse(def);
     let watch: ChannelStateWatch | undefined;
     if (watched.success && watched.data.watchState) {
@@ -36,14 +34,7 @@ export = function register(RED: NodeAPI): void {
       context: 'Create channel',
       area: 'liveCapture',
       settings: CreateChannelSettings,
-      async perform(msg, { node, settings, client, signal }) {
-        const { idempotencyKey } = await resolveInputs(RED, node, msg, {}, CREATE_INPUTS);
-        const request = channelRequest(settings, msg.payload);
-        const response = await client.createChannel(request, { idempotencyKey, signal });
-        const state = client.channelState(response.data);
-        watch?.follow(client, response.data, msg);
-        return respond(msg, response, state ? `channel ${state}` : 'channel created');
-      },
+      perform: (msg, ctx) => createChannel(msg, ctx, watch),
     });
     this.on('close', (_removed, done) => {
       watch?.close();

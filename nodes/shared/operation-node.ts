@@ -13,6 +13,8 @@ export interface OperationContext<T> {
   settings: T;
   client: MediaSpacesClient;
   signal: AbortSignal;
+  /** Shows how a long request is going in the status while it runs. */
+  progress(text: string): void;
 }
 
 export interface OperationNodeSpec<S extends z.ZodType> {
@@ -45,9 +47,9 @@ export function runOperationNode<S extends z.ZodType>(
     area: spec.area,
     serverId: def.server,
     // not async: handleOperation catches a throw here like a rejection, and a promise less per message
-    perform(msg, client, signal) {
+    perform(msg, client, signal, progress) {
       if (settings instanceof MediaSpacesError) throw settings;
-      return spec.perform(msg, { RED, node, settings, client, signal });
+      return spec.perform(msg, { RED, node, settings, client, signal, progress });
     },
   });
 }

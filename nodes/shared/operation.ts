@@ -21,7 +21,13 @@ export interface OperationSpec {
   area: Area;
   /** The config node id from the node's `server` property. */
   serverId: unknown;
-  perform(msg: NodeMessage, client: MediaSpacesClient, signal: AbortSignal): Promise<Outcome>;
+  /** `progress` shows how a long request is going in the status while it runs. */
+  perform(
+    msg: NodeMessage,
+    client: MediaSpacesClient,
+    signal: AbortSignal,
+    progress: (text: string) => void,
+  ): Promise<Outcome>;
 }
 
 /**
@@ -40,13 +46,16 @@ export function handleOperation(RED: NodeAPI, node: Node, spec: OperationSpec): 
   const closing = new AbortController();
   setMaxListeners(0, closing.signal);
   const status = new RequestStatus(node);
+  const progress = (text: string) => {
+    if (!closed) status.progress(text);
+  };
   let closed = false;
 
   // every path of run() ends in exactly one of: the messages sent and done(), or done(err)
   const run = async (msg: NodeMessage, send: SendFunction, done: DoneFunction) => {
     let outcome: Outcome;
     try {
-      outcome = await spec.perform(msg, clientFor(RED, spec.serverId, spec.area), closing.signal);
+      outcome = await spec.perform(msg, clientFor(RED, spec.serverId, spec.area), closing.signal, progress);
     } catch (error) {
       if (!closed) reportFailure(msg, done, error);
       return;

@@ -20,6 +20,16 @@ export class RequestStatus {
     this.showRequesting();
   }
 
+  /** A request in flight says how it is going ("starting, attempt 4: 503 …"), until it ends. */
+  progress(text: string): void {
+    if (this.inFlight === 0) return;
+    this.board.set({
+      fill: 'yellow',
+      shape: 'ring',
+      text: this.inFlight > 1 ? `${text} (+${this.inFlight - 1})` : text,
+    });
+  }
+
   succeeded(text: string): void {
     this.finish({ fill: 'green', shape: 'dot', text });
   }

@@ -1,0 +1,87 @@
+import { MediaSpacesError } from '../../lib/errors';
+import { isPlainObject } from '../../lib/guards';
+import type { RetryNotice } from '../../lib/transport';
+import { channelRequest } from '../shared/channel-request';
+import { resolveInputs } from '../shared/inputs';
+import type { NodeMessage } from '../shared/node-red-types';
+import { type Outcome, respond } from '../shared/operation';
+import type { OperationContext } from '../shared/operation-node';
+import { failureStatus } from '../shared/request-status';
+import { reportStart } from '../shared/slot-starts';
+import { CREATE_INPUTS, type CreateChannelSettings } from './settings';
+import type { ChannelStateWatch } from './state-watch';
+
+/** The schedule slot a start message is for: its key, its start and its end (the deadline), epoch ms. */
+interface ScheduledSlot {
+  key: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * Creates one channel. A schedule's start message (msg.window with its slot
+ * key and end) is tried until the window's end rather than the config node's
+ * number of retries: a recording that can still start is worth every attempt
+ * (same Idempotency-Key, capped backoff), and the schedule hears of each
+ * attempt, of the channel and of a start given up (nodes/shared/slot-starts).
+ */
+export async function createChannel(
+  msg: NodeMessage,
+  ctx: OperationContext<CreateChannelSettings>,
+  watch: ChannelStateWatch | undefined,
+): Promise<Outcome> {
+  const { RED, node, settings, client, signal, progress } = ctx;
+  const { idempotencyKey } = await resolveInputs(RED, node, msg, {}, CREATE_INPUTS);
+  const request = channelRequest(settings, msg.payload);
+  const slot = scheduledSlot(msg);
+  if (!slot) {
+    const response = await client.createChannel(request, { idempotencyKey, signal });
+    watch?.follow(client, response.data, msg);
+    return respond(msg, response, summary(client.channelState(response.data)));
+  }
+  let attempts = 1;
+  const onRetry = (notice: RetryNotice) => {
+    attempts = notice.attempt + 1;
+    const reason = failureStatus(notice.error);
+    progress(`starting, attempt ${attempts}: ${reason}`);
+    reportStart(slot.key, { kind: 'attempt', attempt: attempts, reason, retryInMs: notice.delayMs });
+  };
+  try {
+    const response = await client.createChannel(request, { idempotencyKey, signal, deadline: slot.end, onRetry });
+    const lateMs = Math.max(0, Date.now() - slot.start);
+    msg.window = { ...(msg.window as Record<string, unknown>), late_ms: lateMs, attempts: response.attempts };
+    reportStart(slot.key, { kind: 'started', channel: response.data, attempts: response.attempts, lateMs });
+    watch?.follow(client, response.data, msg);
+    const state = client.channelState(response.data);
+    return respond(
+      msg,
+      response,
+      lateMs >= 1000 ? `${summary(state)}, ${Math.round(lateMs / 1000)} s late` : summary(state),
+    );
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    reportStart(slot.key, { kind: 'failed', reason, attempts });
+    if (!(error instanceof MediaSpacesError) || attempts < 2) throw error;
+    throw new MediaSpacesError({
+      status: error.status,
+      code: error.code,
+      message: `${reason} (after ${attempts} attempts; the start of ${slot.key} was given up)`,
+      fieldErrors: error.fieldErrors,
+      traceId: error.traceId,
+    });
+  }
+}
+
+function summary(state: string | undefined): string {
+  return state ? `channel ${state}` : 'channel created';
+}
+
+/** The slot of a schedule's start message whose window is still open; undefined for any other message. */
+function scheduledSlot(msg: NodeMessage): ScheduledSlot | undefined {
+  const window = msg.window;
+  if (!isPlainObject(window) || typeof window.slotKey !== 'string') return undefined;
+  const start = typeof window.start === 'string' ? Date.parse(window.start) : Number.NaN;
+  const end = typeof window.end === 'string' ? Date.parse(window.end) : Number.NaN;
+  if (Number.isNaN(start) || Number.isNaN(end) || end <= Date.now()) return undefined;
+  return { key: window.slotKey, start, end };
+}
