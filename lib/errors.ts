@@ -20,7 +20,8 @@ export type ErrorCode =
   | 'timeout'
   | 'aborted'
   | 'network_error'
-  | 'tls_error'; // the server's certificate failed verification, or the TLS handshake failed
+  | 'tls_error' // the server's certificate failed verification, or the TLS handshake failed
+  | 'missed'; // a schedule's window that recorded nothing (its start never succeeded, or it was paused or skipped)
 
 export interface MediaSpacesErrorInit {
   status?: number;

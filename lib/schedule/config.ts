@@ -26,6 +26,7 @@ import { canonicalTimeZone, isValidTimeZone, systemTimeZone } from './tz';
  *     timezone: Europe/London
  *     duration: 1h30m          # 90m, 1h30m, PT1H30M, 5400 (seconds)
  *     enabled: true
+ *     at_end: stop             # stop (default): the recording is stopped at the window's end; keep: it runs on
  *     channel: { ...create-channel request, templates allowed... }
  *     followup: { workflow_id, job_name, variables, media_nicknames, attachments, labels }
  * ```
@@ -44,7 +45,7 @@ type RawWindow = z.infer<typeof WindowSchema>;
  * A window after normalisation (see normaliseWindow): the schema's fields with
  * the defaults filled in, the zone canonical and the duration in seconds.
  */
-export type ScheduleWindow = Required<Pick<RawWindow, 'id' | 'name' | 'cron' | 'enabled' | 'channel'>> &
+export type ScheduleWindow = Required<Pick<RawWindow, 'id' | 'name' | 'cron' | 'enabled' | 'channel' | 'at_end'>> &
   Pick<RawWindow, 'followup'> & {
     /** IANA zone, canonical spelling */
     timezone: string;
@@ -90,6 +91,7 @@ function sampleContext(w: Partial<RawWindow>): Record<string, unknown> {
     timezone: isValidTimeZone(w.timezone) ? w.timezone : 'UTC',
     duration,
     enabled: true,
+    at_end: 'stop',
     channel: {},
   };
   const slot = { key: `schedule:${id}:2000-01-01T00:00:00Z`, windowId: id, start: SAMPLE_START, end: SAMPLE_START };
@@ -257,6 +259,9 @@ const FollowupSchema = z.strictObject(
   { error: genericError },
 );
 
+/** What happens to a window's recording at its end: stopped (default), or left running (a channel meant to run on). */
+export const AT_END = ['stop', 'keep'] as const;
+
 const WindowSchema = z.strictObject(
   {
     id: idString('a window id'),
@@ -265,6 +270,7 @@ const WindowSchema = z.strictObject(
     timezone: TimeZoneSchema.optional(),
     duration: DurationSchema,
     enabled: z.boolean({ error: genericError }).optional(),
+    at_end: z.enum(AT_END, { error: `must be one of ${AT_END.join(', ')}` }).optional(),
     channel: ChannelSchema.optional(),
     followup: FollowupSchema.optional(),
   },
@@ -459,6 +465,7 @@ function normaliseWindow(w: RawWindow, fallbackZone: string): ScheduleWindow {
     timezone: canonicalTimeZone(w.timezone ?? fallbackZone),
     duration: parseDuration(w.duration),
     enabled: w.enabled ?? true,
+    at_end: w.at_end ?? 'stop',
     channel: { ...(w.channel ?? {}) },
   };
   if (w.followup) out.followup = structuredClone(w.followup);

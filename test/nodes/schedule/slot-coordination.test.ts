@@ -22,6 +22,7 @@ const window: ScheduleWindow = {
   duration: 60,
   timezone: 'UTC',
   enabled: true,
+  at_end: 'stop',
   channel: {},
 };
 
