@@ -1,6 +1,6 @@
 /**
  * What the Media Spaces sidebar shows, as the runtime feed holds it and the
- * editor receives it. Types only: the editor bundle imports them too.
+ * editor receives it. Types and constant lists only: the editor bundle imports them too.
  * Instants are epoch milliseconds.
  */
 
@@ -52,6 +52,34 @@ export interface SlotOutcome {
 }
 
 /**
+ * Where one slot is in its life, as the schedule owns it:
+ * starting (attempt n) -> recording -> stopping -> finished (follow-up submitted),
+ * or missed (nothing recorded: the start never succeeded), or skipped
+ * (paused, or skipped on request). Upcoming slots are not reported: the tab
+ * plans them from the windows.
+ */
+export type SlotStage = 'starting' | 'recording' | 'stopping' | 'finished' | 'missed' | 'skipped';
+
+/** The stages after which nothing more happens to a slot. */
+export const FINAL_STAGES: readonly SlotStage[] = ['finished', 'missed', 'skipped'];
+
+/** What the schedule says of a slot besides its stage. */
+export interface SlotLife {
+  stage: SlotStage;
+  /** starting: the attempt under way (2 and more after failures) */
+  attempt?: number;
+  /**
+   * one sentence: the last failed attempt (starting), why nothing was recorded
+   * (missed, skipped), or what the follow-up went with (finished)
+   */
+  note?: string;
+  /** how late the recording started (ms), when it started a second or more after the slot */
+  lateMs?: number;
+  /** finished: when the follow-up was sent (epoch ms) */
+  followupAt?: number;
+}
+
+/**
  * One start of a window, as the schedule reports it: while it runs
  * (no `outcome`), and once it is over (`outcome` set). Reporting the same
  * window and start again updates it.
@@ -63,6 +91,8 @@ export interface SlotReport {
   end: number;
   /** the live-capture channel: its state as the service says it ('creating', 'running', ...), and id once known */
   channel?: { state: string; id?: string };
+  /** where the slot is in its life */
+  life?: SlotLife;
   /** set when the slot is over (or failed to start) */
   outcome?: SlotOutcome;
 }
@@ -93,6 +123,7 @@ export interface SlotView {
   end: number;
   phase: SlotPhase;
   channel?: { state: string; id?: string };
+  life?: SlotLife;
   outcome?: SlotOutcome;
 }
 

@@ -1,16 +1,17 @@
 import { type Clock, systemClock } from '../../lib/clock';
 import { TERMINAL_JOB_STATES } from '../../lib/rules';
-import type {
-  ActionName,
-  ActivitySignal,
-  ActivitySnapshot,
-  JobReport,
-  JobView,
-  ScheduleControl,
-  ScheduleRegistration,
-  SlotReport,
-  SlotView,
-  ZoneDay,
+import {
+  type ActionName,
+  type ActivitySignal,
+  type ActivitySnapshot,
+  FINAL_STAGES,
+  type JobReport,
+  type JobView,
+  type ScheduleControl,
+  type ScheduleRegistration,
+  type SlotReport,
+  type SlotView,
+  type ZoneDay,
 } from './activity-types';
 import { ChangeSignal, SIGNAL_INTERVAL_MS } from './change-signal';
 import { plannedSlots } from './upcoming';
@@ -128,8 +129,9 @@ export class ActivityFeed {
       windowId: slot.windowId,
       start: slot.start,
       end: slot.end,
-      phase: slot.outcome ? 'past' : 'active',
+      phase: slot.outcome || (slot.life && FINAL_STAGES.includes(slot.life.stage)) ? 'past' : 'active',
       ...(slot.channel ? { channel: { ...slot.channel } } : {}),
+      ...(slot.life ? { life: { ...slot.life } } : {}),
       ...(slot.outcome
         ? { outcome: { ...slot.outcome, ...(slot.outcome.job ? { job: { ...slot.outcome.job } } : {}) } }
         : {}),

@@ -1,0 +1,97 @@
+import type { MediaSpacesClient } from '../../lib/client';
+import { isPlainObject } from '../../lib/guards';
+import { sleep } from '../../lib/retry';
+
+/** How often a stopped channel is read until its recording has finished. */
+export const FINISH_POLL_MS = 1_000;
+/** How long a follow-up waits for a stopped recording to finish before it goes with what it has. */
+export const FINISH_WAIT_MS = 120_000;
+/** How long past a window's end its stop is tried (the service down at the end, say). */
+export const STOP_GRACE_MS = 5 * 60_000;
+
+export interface RecordingEndOptions {
+  client: MediaSpacesClient;
+  channel: Record<string, unknown> & { id: string };
+  /** the window's at_end: keep leaves the recording running */
+  atEnd: 'stop' | 'keep';
+  /** when to give up stopping (epoch ms) */
+  stopDeadline: number;
+  finishWaitMs?: number;
+  pollMs?: number;
+  signal: AbortSignal;
+  /** the stop was accepted: the recording is finishing */
+  stopped?(channel: unknown): void;
+}
+
+export interface RecordingEnd {
+  /** the channel as last read: final outputs when `finished` */
+  channel: unknown;
+  stopped: boolean;
+  finished: boolean;
+  /** one sentence when the follow-up goes without a finished recording */
+  note?: string;
+}
+
+/**
+ * The end of one window's recording: stopped (unless the window keeps it
+ * running), then read until the service reports it finished (INACTIVE, its
+ * outputs final), for at most FINISH_WAIT_MS. A failure says what the
+ * follow-up goes with instead; only an abort (the node closing) rejects.
+ */
+export async function endRecording(o: RecordingEndOptions): Promise<RecordingEnd> {
+  const { client, signal } = o;
+  const id = o.channel.id;
+  if (o.atEnd === 'keep') {
+    const now = await read(client, id, signal);
+    return {
+      channel: now ?? o.channel,
+      stopped: false,
+      finished: false,
+      note: 'at_end: keep: the recording runs on; the follow-up has its outputs as they are now',
+    };
+  }
+  let last: unknown = o.channel;
+  try {
+    const { data } = await client.stopChannel(id, { signal, deadline: o.stopDeadline });
+    last = data;
+    o.stopped?.(data);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      channel: (await read(client, id, signal)) ?? last,
+      stopped: false,
+      finished: false,
+      note: `the recording could not be stopped (${reason}); it may still be recording`,
+    };
+  }
+  const until = Date.now() + (o.finishWaitMs ?? FINISH_WAIT_MS);
+  for (;;) {
+    if (isFinished(client, last)) return { channel: last, stopped: true, finished: true };
+    if (Date.now() >= until) break;
+    await sleep(o.pollMs ?? FINISH_POLL_MS, signal);
+    last = (await read(client, id, signal)) ?? last;
+  }
+  const state = isPlainObject(last) ? client.channelState(last) : undefined;
+  return {
+    channel: last,
+    stopped: true,
+    finished: false,
+    note: `the recording had not finished ${Math.round((o.finishWaitMs ?? FINISH_WAIT_MS) / 1000)} s after the stop (state ${state ?? 'unknown'}); the follow-up has its outputs as they are now`,
+  };
+}
+
+/** INACTIVE after a recording: the service has written its outputs. */
+function isFinished(client: MediaSpacesClient, channel: unknown): boolean {
+  return isPlainObject(channel) && client.channelState(channel) === 'INACTIVE';
+}
+
+/** The channel now, or undefined when it cannot be read (the last reading stands). */
+async function read(client: MediaSpacesClient, id: string, signal: AbortSignal): Promise<unknown> {
+  try {
+    return (await client.getChannel(id, { signal, retries: 0 })).data;
+  } catch (error) {
+    if (signal.aborted) throw error;
+    return undefined;
+  }
+}
