@@ -11,6 +11,7 @@ import { Emitter } from './emitter';
 import type { ScheduleSettings } from './settings';
 import { ScheduleSidebar } from './sidebar-report';
 import { SlotCoordination } from './slot-coordination';
+import { SlotLives } from './slot-life';
 import { whenFlowsStarted } from './start-gate';
 import { handover, ScheduleStateStore } from './state-store';
 import { coordinatedStatus, scheduleStatus } from './status';
@@ -24,6 +25,8 @@ import type { Outputs, ScheduleAPI, ScheduleNode } from './types';
 export class ScheduleController {
   scheduler: Scheduler | undefined;
   closed = false;
+  readonly lives: SlotLives;
+  private readonly closing = new AbortController();
   private readonly coordination: SlotCoordination | undefined;
   private readonly source: ConfigSource;
   private readonly store: ScheduleStateStore;
@@ -42,6 +45,15 @@ export class ScheduleController {
     const initial = this.source.load();
     this.updateStatus();
     this.store = new ScheduleStateStore(RED, node, () => this.closed);
+    this.lives = new SlotLives({
+      show: (slot, life, channel) => this.sidebar?.show(slot, life, channel),
+      channelCreated: (slot, channel) => this.channelCreated(slot.key, channel),
+      startAttempted: (slot) => this.coordination?.startAttempted(slot.key),
+      startFailed: (slot, reason, attempts) => {
+        this.coordination?.startFailed(slot.key, reason);
+        this.scheduler?.rememberStartFailure(slot.key, { message: reason, attempts });
+      },
+    });
     const emitter = new Emitter(RED, node, settings, this);
     this.coordination = this.coordinate(RED, emitter);
     const gate = this.coordination;
@@ -52,6 +64,12 @@ export class ScheduleController {
       catchUp: settings.catchUp,
       onStart: (event) => (gate ? gate.start(event) : emitter.emitStart(event)),
       onEnd: (event) => (gate ? gate.end(event) : emitter.emitEnd(event)),
+      onMissed: (event) =>
+        emitter.emitMissed(
+          event,
+          event.why,
+          event.why === 'paused' ? 'the schedule was paused at the start' : 'the start was skipped on request',
+        ),
       onChange: () => this.updateStatus(),
       onError: (err) => node.error(asMediaSpacesError(err, 'Schedule').message),
     });
@@ -65,6 +83,11 @@ export class ScheduleController {
     // wired after this one and Catch nodes see configuration errors.
     this.cancelStart = whenFlowsStarted(RED, () => this.begin(initial));
     this.source.watch(() => this.fileChanged());
+  }
+
+  /** Aborted when the node closes: stops and follow-up waits in flight end with it. */
+  get signal(): AbortSignal {
+    return this.closing.signal;
   }
 
   get config(): ScheduleConfig {
@@ -104,6 +127,8 @@ export class ScheduleController {
 
   close(removed: boolean): void {
     this.closed = true;
+    this.closing.abort();
+    this.lives.close();
     this.sidebar?.close();
     this.cancelStart();
     this.source.close();
@@ -126,8 +151,20 @@ export class ScheduleController {
       source: this.settings.source,
       reload: () => this.reload(),
       updateStatus: () => this.updateStatus(),
-      channelReturned: (key, channel) => this.coordination?.channelReturned(key, channel),
+      channelReturned: (key, channel) => this.channelCreated(key, channel),
     };
+  }
+
+  /**
+   * A slot's channel exists (create-channel told, or it was routed back):
+   * coordination completes the start with it, the scheduler keeps it for the
+   * end. True when this instance led the start.
+   */
+  private channelCreated(key: string, channel: unknown): boolean {
+    const led = this.coordination?.channelReturned(key, channel) === true;
+    const slot = this.scheduler?.activeSlots().find((s) => s.key === key);
+    if (slot && this.scheduler?.rememberChannel(key, channel)) this.lives.recording(slot, channel);
+    return led;
   }
 
   private begin(initial: MediaSpacesError | undefined): void {
@@ -165,6 +202,7 @@ export class ScheduleController {
     return new SlotCoordination(provider, problem, {
       emitStart: (event) => emitter.emitStart(event),
       emitEnd: (event, after) => emitter.emitEnd(event, after),
+      emitMissed: (event, why, reason) => emitter.emitMissed(event, why, reason),
       scheduler: () => this.scheduler,
       log: (text) => this.node.log(text),
       warn: (text) => this.node.warn(text),

@@ -6,18 +6,25 @@ import {
   type EndEvent,
   type EndMessage,
   type Scheduler,
+  type Slot,
   type StartEvent,
 } from '../../lib/schedule';
 import { asMediaSpacesError, failMessage } from '../shared/failure';
 import type { NodeMessage } from '../shared/node-red-types';
 import { clientFor } from '../shared/server-client';
+import { isAlarm, type MissedWhy, missedReport, missedSentence } from './missed';
+import { endRecording, STOP_GRACE_MS } from './recording-end';
 import type { ScheduleSettings } from './settings';
+import type { SlotLives } from './slot-life';
 import type { ScheduleAPI, ScheduleNode } from './types';
 
 /** What the emitter reads from the node it works for. */
 export interface EmitterHost {
   readonly scheduler: Scheduler | undefined;
   readonly closed: boolean;
+  readonly lives: SlotLives;
+  /** aborted when the node closes */
+  readonly signal: AbortSignal;
   scheduleId(): string;
 }
 
@@ -29,8 +36,10 @@ const WORKFLOW_CACHE_MS = 300_000;
 
 /**
  * Turns the scheduler's starts and ends into messages: output 1 a
- * create-channel request, output 2 a submit-job request (with the channel as
- * the service reports it now, and the workflow name looked up).
+ * create-channel request; at the end, the recording stopped and, once it has
+ * finished, output 2 a submit-job request carrying the final channel (the
+ * workflow name looked up); or, for a window that recorded nothing, a
+ * `missed` report on output 3 and an error for Catch nodes.
  */
 export class Emitter {
   private readonly workflowIds = new Map<string, { id: string; at: number }>();
@@ -45,44 +54,78 @@ export class Emitter {
   emitStart({ slot, window, replay }: StartEvent): void {
     const msg: NodeMessage = { ...buildStartMessage(this.host.scheduleId(), window, slot) };
     if (replay) msg.replay = true;
+    this.host.lives.starting(slot);
     this.node.send([msg, null, null]);
   }
 
-  /** `after` learns whether the end message went out (coordination completes or releases the slot's end with it). */
+  /** A slot that recorded nothing: a report on output 3 and, unless an operator chose it, an error for Catch nodes. */
+  emitMissed({ slot, window }: Pick<EndEvent, 'slot' | 'window'>, why: MissedWhy, reason: string): void {
+    const attempts = this.host.lives.attempts(slot.key);
+    this.host.lives.missed(slot, isAlarm(why) ? 'missed' : 'skipped', reason);
+    const report = missedReport(window, slot, why, reason, attempts);
+    this.node.send([null, null, report]);
+    if (!isAlarm(why)) return;
+    const error = new MediaSpacesError({ code: 'missed', message: missedSentence(window, slot, reason) });
+    failMessage(this.node, structuredClone(report), error.toJSON());
+  }
+
+  /**
+   * The end of a slot: the recording stopped and finished, then the
+   * follow-up; or the missed report when nothing was recorded. `after` learns
+   * whether the slot's end was dealt with (coordination completes or releases
+   * the slot's end with it).
+   */
   emitEnd(event: EndEvent, after: Delivered = ignore): void {
     if (event.replay && isPlainObject(event.message)) {
       // the very message sent before the restart: same body, same idempotency key
       this.node.send([null, { ...structuredClone(event.message), replay: true }, null]);
+      this.host.lives.finished(event.slot, event.channel);
       after(true);
       return;
     }
-    const id = isPlainObject(event.channel) ? event.channel.id : undefined;
-    if (!this.settings.server || typeof id !== 'string') {
+    const channel = channelWithId(event.channel);
+    if (!channel) {
+      if (event.startFailure || this.host.lives.heardOf(event.slot.key)) {
+        const reason = event.startFailure
+          ? `the channel could not be created (${event.startFailure.message}; ${event.startFailure.attempts} attempts)`
+          : 'no channel came back for this window';
+        this.emitMissed(event, event.startFailure ? 'start_failed' : 'not_started', reason);
+        after(true);
+        return;
+      }
+      // nothing says whether this flow records (its start output may go elsewhere): the end goes as it is
       this.sendEnd(event, after);
       return;
     }
-    this.refreshChannel(id, event.channel).then((channel) => {
-      if (!this.host.closed) this.sendEnd({ ...event, channel }, after);
-      else after(false);
-    });
-  }
-
-  /**
-   * The channel as the service reports it now: the one create-channel returned
-   * predates the recording, and follow-ups reference the recording's outputs.
-   */
-  private async refreshChannel(id: string, stored: unknown): Promise<unknown> {
-    try {
-      const { data } = await clientFor(this.RED, this.settings.server, 'liveCapture').getChannel(id);
-      return data;
-    } catch (err) {
-      const failure = asMediaSpacesError(err, `Refreshing channel ${id}`);
-      this.node.warn(`${failure.message}; the end message carries the channel as it was created`);
-      return stored;
+    if (!this.settings.server) {
+      this.sendEnd(event, after, 'no server in the schedule node: the recording was not stopped');
+      return;
     }
+    this.finishRecording(event, channel, after);
   }
 
-  private sendEnd({ slot, window, channel, replay }: EndEvent, after: Delivered): void {
+  /** Stops the recording (unless the window keeps it), waits until it has finished, then sends the follow-up. */
+  private finishRecording(event: EndEvent, channel: Record<string, unknown> & { id: string }, after: Delivered): void {
+    const { slot, window } = event;
+    this.host.lives.stopping(slot, channel);
+    endRecording({
+      client: clientFor(this.RED, this.settings.server, 'liveCapture'),
+      channel,
+      atEnd: window.at_end ?? 'stop',
+      stopDeadline: slot.end + STOP_GRACE_MS,
+      signal: this.host.signal,
+      stopped: (now) => this.host.lives.stopping(slot, now),
+    }).then(
+      (ended) => {
+        if (this.host.closed) return after(false);
+        if (ended.note && window.at_end !== 'keep') this.node.warn(`${slot.key}: ${ended.note}`);
+        this.sendEnd({ ...event, channel: ended.channel }, after, ended.note);
+      },
+      () => after(false),
+    );
+  }
+
+  private sendEnd({ slot, window, channel, replay }: EndEvent, after: Delivered, note?: string): void {
     const msg: EndMessage & NodeMessage = { ...buildEndMessage(this.host.scheduleId(), window, slot, channel) };
     if (replay) msg.replay = true;
     if (msg.unresolved) {
@@ -91,8 +134,9 @@ export class Emitter {
           `templates left empty: ${msg.unresolved.join(', ')}`,
       );
     }
+    if (note) msg.note = note;
     if (msg.workflow === undefined || msg.workflow_id !== undefined) {
-      this.deliverEnd(slot.key, msg);
+      this.deliverEnd(slot, msg, channel, note);
       after(true);
       return;
     }
@@ -100,21 +144,24 @@ export class Emitter {
       (id) => {
         if (this.host.closed) return after(false);
         msg.workflow_id = id;
-        this.deliverEnd(slot.key, msg);
+        this.deliverEnd(slot, msg, channel, note);
         after(true);
       },
       (err) => {
         after(false);
         if (this.host.closed) return;
-        failMessage(this.node, msg, asMediaSpacesError(err, `Schedule end of ${slot.key}`).toJSON());
+        const failure = asMediaSpacesError(err, `Schedule end of ${slot.key}`);
+        this.host.lives.finished(slot, channel, `no follow-up: ${failure.message}`);
+        failMessage(this.node, msg, failure.toJSON());
       },
     );
   }
 
   /** Sends the end, kept with the slot for the replay period so a replay after a crash sends this very request. */
-  private deliverEnd(key: string, msg: NodeMessage): void {
+  private deliverEnd(slot: Slot, msg: NodeMessage, channel: unknown, note: string | undefined): void {
     const { replay: _flag, ...plain } = msg;
-    this.host.scheduler?.rememberEnd(key, JSON.parse(JSON.stringify(plain)));
+    this.host.scheduler?.rememberEnd(slot.key, JSON.parse(JSON.stringify(plain)));
+    this.host.lives.finished(slot, channel, note);
     this.node.send([null, msg, null]);
   }
 
@@ -139,4 +186,11 @@ export class Emitter {
     this.workflowIds.set(name, { id: chosen.id, at: Date.now() });
     return chosen.id;
   }
+}
+
+/** The channel of a slot when it has an id to stop and read. */
+function channelWithId(channel: unknown): (Record<string, unknown> & { id: string }) | undefined {
+  return isPlainObject(channel) && typeof channel.id === 'string' && channel.id !== ''
+    ? (channel as Record<string, unknown> & { id: string })
+    : undefined;
 }

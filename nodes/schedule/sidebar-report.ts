@@ -1,7 +1,13 @@
 import { isPlainObject } from '../../lib/guards';
-import type { Scheduler, ScheduleWindow } from '../../lib/schedule';
+import type { Scheduler, ScheduleWindow, Slot } from '../../lib/schedule';
 import { clientFor } from '../shared/server-client';
-import type { ScheduleControl, SlotReport, WindowPlan } from '../sidebar/activity-types';
+import {
+  FINAL_STAGES,
+  type ScheduleControl,
+  type SlotLife,
+  type SlotReport,
+  type WindowPlan,
+} from '../sidebar/activity-types';
 import type { ActivityFeed } from '../sidebar/feed';
 import { activityFeed } from '../sidebar/feed-host';
 import { ChannelWatch } from './channel-watch';
@@ -14,9 +20,11 @@ interface Tracked {
   start: number;
   end: number;
   channel?: Channel;
+  life?: SlotLife;
 }
 
-const NO_CHANNEL = 'no channel came back for this window (route the create-channel output back to the schedule)';
+/** The stages in which the channel's state is worth reading. */
+const WATCHED: readonly SlotLife['stage'][] = ['starting', 'recording', 'stopping'];
 
 /**
  * What the Media Spaces sidebar shows of one schedule node: its windows and
@@ -91,31 +99,55 @@ export class ScheduleSidebar {
     }
   }
 
+  /** A slot's stage changed (slot-life.ts); a final stage is its last report. */
+  show(slot: Slot, life: SlotLife, channel?: unknown): void {
+    if (this.closed) return;
+    const known = this.slots.get(slot.key);
+    const tracked: Tracked = {
+      windowId: slot.windowId,
+      start: slot.start,
+      end: slot.end,
+      life: { ...life },
+      ...(channelOf(channel) || known?.channel ? { channel: channelOf(channel) ?? known?.channel } : {}),
+    };
+    const final = FINAL_STAGES.includes(life.stage);
+    if (final) this.slots.delete(slot.key);
+    else this.slots.set(slot.key, tracked);
+    const outcome = !final
+      ? undefined
+      : tracked.channel?.id
+        ? { channel: 'created' as const }
+        : { channel: 'failed' as const, ...(life.note ? { reason: life.note } : {}) };
+    this.feed.reportSlot(this.node.id, outcome ? { ...tracked, outcome } : tracked);
+    this.watchChannels();
+  }
+
+  /** Slots in progress the lives do not know yet (restored after a restart): shown as recording or starting. */
   private syncSlots(scheduler: Scheduler): void {
-    const active = new Set<string>();
     for (const slot of scheduler.activeSlots()) {
-      active.add(slot.key);
       const channel = channelOf(slot.channel);
       const known = this.slots.get(slot.key);
-      if (known && sameChannel(known.channel, channel)) continue;
+      if (known && (known.channel || !channel)) continue;
+      const stage = known?.life?.stage === 'stopping' ? 'stopping' : channel ? 'recording' : 'starting';
       const tracked: Tracked = {
         windowId: slot.windowId,
         start: slot.start,
         end: slot.end,
+        life: { ...known?.life, stage },
         ...(channel ? { channel } : {}),
       };
       this.slots.set(slot.key, tracked);
       this.feed.reportSlot(this.node.id, tracked);
     }
-    for (const [key, slot] of this.slots) {
-      if (active.has(key)) continue;
-      this.slots.delete(key);
-      const outcome = slot.channel?.id
-        ? { channel: 'created' as const }
-        : { channel: 'failed' as const, reason: NO_CHANNEL };
-      this.feed.reportSlot(this.node.id, { ...slot, outcome });
-    }
-    this.channels?.set([...this.slots.values()].flatMap((s) => (s.channel?.id ? [s.channel.id] : [])));
+    this.watchChannels();
+  }
+
+  private watchChannels(): void {
+    this.channels?.set(
+      [...this.slots.values()].flatMap((s) =>
+        s.channel?.id && (!s.life || WATCHED.includes(s.life.stage)) ? [s.channel.id] : [],
+      ),
+    );
   }
 
   private control(): ScheduleControl {
@@ -172,9 +204,4 @@ function channelOf(channel: unknown): Channel | undefined {
   const id = typeof channel.id === 'string' ? channel.id : undefined;
   const state = typeof channel.state === 'string' && channel.state !== '' ? channel.state : 'created';
   return { state, ...(id ? { id } : {}) };
-}
-
-/** The same channel came back (its state since then is the watch's to update, not the routed-back copy's). */
-function sameChannel(a: Channel | undefined, b: Channel | undefined): boolean {
-  return a === undefined ? b === undefined : b !== undefined && a.id === b.id;
 }

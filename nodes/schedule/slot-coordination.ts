@@ -9,15 +9,19 @@ import {
   type SlotRef,
 } from '../../lib/coordination';
 import { isPlainObject } from '../../lib/guards';
+import { sleep } from '../../lib/retry';
 import { type EndEvent, isoSeconds, type Scheduler, type Slot, type StartEvent } from '../../lib/schedule';
 import type { CoordinationProvider } from '../coordination/coordination-provider';
 import type { UnreachablePolicy } from '../coordination/coordination-settings';
 import { CatchUpQueue } from './catch-up-queue';
+import type { MissedWhy } from './missed';
 
 /** What the coordination does through the node it works for. */
 export interface SlotActions {
   emitStart(event: StartEvent): void;
   emitEnd(event: EndEvent, after: (sent: boolean) => void): void;
+  /** the slot recorded nothing: reported instead of its end */
+  emitMissed(event: EndEvent, why: MissedWhy, reason: string): void;
   scheduler(): Scheduler | undefined;
   log(text: string): void;
   warn(text: string): void;
@@ -39,12 +43,17 @@ interface PendingStart {
   keeper: LeaseKeeper;
   timer: ReturnType<typeof setTimeout>;
   coordinator: Coordinator;
+  /** the window's end */
+  end: number;
 }
 
 /** How long the leader of a start keeps its claim while waiting for the channel to come back. */
 const CHANNEL_WAIT_MS = 15_000;
 /** How long after a window's end another instance still takes its end over from a leader that went silent. */
 const END_GRACE_MS = 5 * 60_000;
+/** Backoff between two tries of a step while Redis cannot be used (timeouts, reconnecting). */
+const REDIS_RETRY_FIRST_MS = 250;
+const REDIS_RETRY_MAX_MS = 2_000;
 
 /**
  * One schedule node's part in the coordination of several Node-RED
@@ -105,6 +114,33 @@ export class SlotCoordination {
     return true;
   }
 
+  /**
+   * This instance's create-channel is still trying the start (an attempt
+   * failed and will be retried until the window's end): the claim is kept
+   * until then, rather than given to another instance after CHANNEL_WAIT_MS.
+   */
+  startAttempted(slotKey: string): void {
+    const p = this.pending.get(slotKey);
+    if (!p) return;
+    clearTimeout(p.timer);
+    const wait = Math.max(0, p.end - Date.now()) + CHANNEL_WAIT_MS;
+    p.timer = setTimeout(() => this.channelTimedOut(slotKey), wait);
+  }
+
+  /**
+   * The slot's start was given up (create-channel tried until the window's
+   * end): done without a channel, so that the end, on whichever instance,
+   * reports the slot missed instead of waiting for a channel.
+   */
+  startFailed(slotKey: string, reason: string): void {
+    const p = this.pending.get(slotKey);
+    if (!p) return;
+    this.pending.delete(slotKey);
+    clearTimeout(p.timer);
+    p.keeper.stop();
+    this.finish(p, slotKey, 'start', { failed: reason });
+  }
+
   close(): void {
     this.closed = true;
     this.abort.abort();
@@ -141,7 +177,7 @@ export class SlotCoordination {
     const keeper = this.keep(coordinator, ref, result.token, slot, 'start');
     // not cut short by the window's end: the end waits for a start in flight (startRecord)
     const timer = setTimeout(() => this.channelTimedOut(slot.key), CHANNEL_WAIT_MS);
-    this.pending.set(slot.key, { ref, token: result.token, keeper, timer, coordinator });
+    this.pending.set(slot.key, { ref, token: result.token, keeper, timer, coordinator, end: slot.end });
     this.host.emitStart(event);
   }
 
@@ -167,10 +203,12 @@ export class SlotCoordination {
       start !== undefined ||
       slot.reason === 'manual' ||
       this.startedAlone.delete(slot.key);
-    if (!started) {
+    const failed = isPlainObject(start?.result) && typeof start.result.failed === 'string' ? start.result.failed : '';
+    if (!started || (failed && event.channel === undefined)) {
       keeper.stop();
-      this.host.warn(`${slot.key}: no instance started this window (no channel, no start in Redis): no end sent`);
-      this.finish({ ref, token: result.token, coordinator }, slot.key, 'end', { skipped: 'never started' });
+      const reason = failed || 'no instance started this window (no channel, no start in Redis)';
+      this.host.emitMissed(event, failed ? 'start_failed' : 'not_started', reason);
+      this.finish({ ref, token: result.token, coordinator }, slot.key, 'end', { missed: reason });
       return;
     }
     this.setRole('leading', `leading: end of ${label(slot)}`, Date.now() + 5000);
@@ -192,6 +230,11 @@ export class SlotCoordination {
   ): Promise<Exclude<ClaimResult, { status: 'held' }> | undefined> {
     const first = await coordinator.claim(ref, options);
     if (first.status !== 'held') return first;
+    // our own claim, won by a command whose answer timed out (Redis stalled): it is ours to act on
+    if (first.holder?.instance === coordinator.instanceId && (await coordinator.renew(ref, first.holder.token))) {
+      this.host.log(`${slot.key}: the ${ref.phase} claim this instance won while Redis stalled is taken up`);
+      return { status: 'won', token: first.holder.token, leaseMs: coordinator.leaseMs };
+    }
     const holder = first.holder?.instance ?? 'another instance';
     this.setRole('standby', `standby: ${ref.phase} of ${label(slot)} held by ${holder}`, deadline);
     const next = await coordinator.claimUntil(ref, { ...options, deadline, signal: this.abort.signal });
@@ -277,32 +320,65 @@ export class SlotCoordination {
       .find((s) => s.key === key)?.channel;
   }
 
-  /** Runs a step; a Redis that cannot be used applies the config node's policy: skip, or act alone. */
+  /**
+   * Runs a step. While Redis cannot be used (a timeout, a reconnect), the step
+   * is tried again with capped backoff until the phase's deadline (the
+   * window's end for start, 5 minutes past it for end): a stall is not the
+   * end of a slot. Past the deadline, or at once for the `alone` policy, the
+   * config node's policy applies: act alone, or skip (an end skipped that way
+   * is reported missed).
+   */
   private async guarded(event: StartEvent | EndEvent, phase: 'start' | 'end', step: () => Promise<void>) {
-    try {
-      await step();
-    } catch (err) {
-      if (this.closed) return;
-      if (!(err instanceof CoordinationError)) {
-        this.host.warn(`${event.slot.key}: ${phase} failed: ${messageOf(err)}`);
+    const deadline = phase === 'start' ? event.slot.end : event.slot.end + END_GRACE_MS;
+    let wait = REDIS_RETRY_FIRST_MS;
+    for (let tries = 1; ; tries++) {
+      try {
+        await step();
+        if (tries > 1) this.host.log(`${event.slot.key}: ${phase} went through Redis after ${tries} tries`);
+        return;
+      } catch (err) {
+        if (this.closed) return;
+        if (!(err instanceof CoordinationError)) {
+          this.host.warn(`${event.slot.key}: ${phase} failed: ${messageOf(err)}`);
+          return;
+        }
+        const alone = this.policy === 'alone' && this.provider !== undefined;
+        const transient = err.code === 'timeout' || err.code === 'unavailable';
+        if (transient && !alone && Date.now() + wait < deadline) {
+          if (tries === 1) {
+            this.host.warn(
+              `${event.slot.key}: Redis coordination unusable (${err.message}): the ${phase} is tried again until ${isoSeconds(deadline)}`,
+            );
+          }
+          this.setRole('unreachable', `Redis unreachable: retrying the ${phase} of ${label(event.slot)}`, deadline);
+          if (!(await pause(wait, this.abort.signal))) return;
+          wait = Math.min(wait * 2, REDIS_RETRY_MAX_MS);
+          continue;
+        }
+        this.unusable(event, phase, err, alone);
         return;
       }
-      const alone = this.policy === 'alone' && this.provider !== undefined;
-      this.host.warn(
-        `${event.slot.key}: Redis coordination unusable (${err.message}): ${alone ? `${phase} sent by this instance alone` : `${phase} skipped`}`,
-      );
-      this.setRole(
-        'unreachable',
-        alone ? 'Redis unreachable: acting alone' : 'Redis unreachable: skipping slots',
-        event.slot.end,
-      );
+    }
+  }
+
+  /** Redis could not be used in time: the config node's policy. */
+  private unusable(event: StartEvent | EndEvent, phase: 'start' | 'end', err: CoordinationError, alone: boolean) {
+    this.host.warn(
+      `${event.slot.key}: Redis coordination unusable (${err.message}): ${alone ? `${phase} sent by this instance alone` : `${phase} skipped`}`,
+    );
+    this.setRole(
+      'unreachable',
+      alone ? 'Redis unreachable: acting alone' : 'Redis unreachable: skipping slots',
+      event.slot.end,
+    );
+    if (phase === 'start') {
       if (!alone) return;
-      if (phase === 'start') {
-        this.startedAlone.add(event.slot.key);
-        this.host.emitStart(event);
-      } else {
-        this.host.emitEnd(event, () => undefined);
-      }
+      this.startedAlone.add(event.slot.key);
+      this.host.emitStart(event);
+    } else if (alone) {
+      this.host.emitEnd(event, () => undefined);
+    } else {
+      this.host.emitMissed(event, 'coordination', `Redis coordination unusable until past the end (${err.message})`);
     }
   }
 
@@ -324,6 +400,14 @@ function slotRef(slot: Slot, phase: 'start' | 'end'): SlotRef {
 
 function label(slot: Slot): string {
   return `${slot.windowId} ${isoSeconds(slot.start).slice(11, 19)}`;
+}
+
+/** Resolves true after `ms`, false at once when the signal aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  return sleep(ms, signal).then(
+    () => true,
+    () => false,
+  );
 }
 
 function messageOf(err: unknown): string {

@@ -34,6 +34,7 @@ interface Recorded {
   coordination: SlotCoordination;
   starts: StartEvent[];
   ends: EndEvent[];
+  missed: { event: EndEvent; why: string; reason: string }[];
   warnings: string[];
 }
 
@@ -50,6 +51,7 @@ function instance(name: string, prefix: string, options: { url?: string; policy?
   const coordinator = instances.coordinator(options.url ?? redis.url, name, { keyPrefix: prefix, leaseMs: LEASE_MS });
   const starts: StartEvent[] = [];
   const ends: EndEvent[] = [];
+  const missed: Recorded['missed'] = [];
   const warnings: string[] = [];
   const coordination = new SlotCoordination(provider(coordinator, options.policy), undefined, {
     emitStart: (event) => starts.push(event),
@@ -57,12 +59,13 @@ function instance(name: string, prefix: string, options: { url?: string; policy?
       ends.push(event);
       after(true);
     },
+    emitMissed: (event, why, reason) => missed.push({ event, why, reason }),
     scheduler: () => undefined,
     log: () => undefined,
     warn: (text) => warnings.push(text),
     changed: () => undefined,
   });
-  return { coordination, starts, ends, warnings };
+  return { coordination, starts, ends, missed, warnings };
 }
 
 function slot(startOffsetMs: number, lengthMs = 5000): Slot {
@@ -136,15 +139,35 @@ describe('schedule slots shared by two instances', () => {
     expect(b.ends[0].channel).toEqual({ id: 'ch-from-a' });
   });
 
-  it('sends no end for a slot nobody started', async () => {
+  it('sends no end for a slot nobody started: one instance reports it missed', async () => {
     const [a, b] = pair();
     const s = slot(-1000);
     a.coordination.end({ slot: s, window });
     b.coordination.end({ slot: s, window });
-    await waitFor(() => a.warnings.length + b.warnings.length === 1);
+    await waitFor(() => a.missed.length + b.missed.length === 1);
     await new Promise((r) => setTimeout(r, LEASE_MS * 2));
     expect(a.ends.length + b.ends.length).toBe(0);
-    expect([...a.warnings, ...b.warnings][0]).toMatch(/no instance started this window/);
+    const [missed] = [...a.missed, ...b.missed];
+    expect(missed.why).toBe('not_started');
+    expect(missed.reason).toMatch(/no instance started this window/);
+    expect(a.missed.length + b.missed.length).toBe(1);
+  });
+
+  it('a start given up by its leader is done without a channel: the end reports it missed, with the reason', async () => {
+    const [a, b] = pair();
+    const s = slot(-1000, 3000);
+    a.coordination.start({ slot: s, window });
+    b.coordination.start({ slot: s, window });
+    await waitFor(() => a.starts.length + b.starts.length === 1);
+    const leader = a.starts.length === 1 ? a : b;
+    leader.coordination.startFailed(s.key, 'Create channel failed: HTTP 503');
+    await new Promise((r) => setTimeout(r, 100));
+    const other = leader === a ? b : a;
+    other.coordination.end({ slot: s, window });
+    await waitFor(() => other.missed.length === 1);
+    expect(other.missed[0].why).toBe('start_failed');
+    expect(other.missed[0].reason).toBe('Create channel failed: HTTP 503');
+    expect(a.ends.length + b.ends.length).toBe(0);
   });
 
   it('a replayed end this instance sent before is done even after Redis lost its data', async () => {
@@ -161,12 +184,16 @@ describe('schedule slots shared by two instances', () => {
     const skip = instance('c:3:z', 'gone:', { url, policy: 'skip' });
     const alone = instance('d:4:w', 'gone:', { url, policy: 'alone' });
     open.push(skip, alone);
-    const s = slot(0);
+    const s = slot(0, 2000);
     skip.coordination.start({ slot: s, window });
     alone.coordination.start({ slot: s, window });
-    await waitFor(() => skip.warnings.length === 1 && alone.starts.length === 1, 5000);
+    // skip: tried again until the window's end, then skipped; alone: at once
+    await waitFor(() => alone.starts.length === 1, 5000);
+    expect(alone.warnings[0]).toMatch(/refused the connection.*: start sent by this instance alone$/);
+    await waitFor(() => skip.warnings.length === 2, 8000);
     expect(skip.starts).toEqual([]);
-    expect(skip.warnings[0]).toMatch(/refused the connection.*: start skipped$/);
+    expect(skip.warnings[0]).toMatch(/refused the connection.*: the start is tried again until /);
+    expect(skip.warnings[1]).toMatch(/refused the connection.*: start skipped$/);
     expect(skip.coordination.role?.text).toBe('Redis unreachable: skipping slots');
     expect(alone.coordination.role?.text).toBe('Redis unreachable: acting alone');
   });

@@ -1,0 +1,52 @@
+import type { ScheduleWindow, Slot } from '../../lib/schedule';
+import { isoSeconds, windowInfo } from '../../lib/schedule';
+
+/**
+ * Why a window recorded nothing:
+ * - start_failed: create-channel tried until the window's end and gave up;
+ * - not_started: no channel came back and no instance started the slot;
+ * - coordination: Redis could not be used until past the end (policy skip);
+ * - paused, skipped: an operator paused the schedule or skipped the slot.
+ */
+export type MissedWhy = 'start_failed' | 'not_started' | 'coordination' | 'paused' | 'skipped';
+
+/** Misses an operator chose: reported, but not raised as an error. */
+const CHOSEN: readonly MissedWhy[] = ['paused', 'skipped'];
+
+export type MissedReport = {
+  topic: 'missed';
+  payload: {
+    slot: string;
+    why: MissedWhy;
+    reason: string;
+    attempts?: number;
+    window: ReturnType<typeof windowInfo>;
+  };
+  window: ReturnType<typeof windowInfo>;
+};
+
+/** The output-3 message of a slot that recorded nothing. */
+export function missedReport(
+  window: ScheduleWindow,
+  slot: Slot,
+  why: MissedWhy,
+  reason: string,
+  attempts?: number,
+): MissedReport {
+  const info = windowInfo(window, slot);
+  return {
+    topic: 'missed',
+    payload: { slot: slot.key, why, reason, ...(attempts ? { attempts } : {}), window: info },
+    window: info,
+  };
+}
+
+/** Whether the miss is a failure a Catch node should hear of. */
+export function isAlarm(why: MissedWhy): boolean {
+  return !CHOSEN.includes(why);
+}
+
+/** The one sentence of the error, reason first. */
+export function missedSentence(window: ScheduleWindow, slot: Slot, reason: string): string {
+  return `nothing recorded for "${window.name}" at ${isoSeconds(slot.start)}: ${reason}`;
+}
