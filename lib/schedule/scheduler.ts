@@ -211,6 +211,11 @@ export class Scheduler {
     return this.state.paused;
   }
 
+  /** Whether a channel was ever routed back: then a slot whose channel never came back recorded nothing. */
+  get routesChannels(): boolean {
+    return this.state.routesChannels === true;
+  }
+
   get windows(): readonly ScheduleWindow[] {
     return this.config.windows;
   }

@@ -85,7 +85,7 @@ export class Emitter {
     }
     const channel = channelWithId(event.channel);
     if (!channel) {
-      if (event.startFailure || this.host.lives.heardOf(event.slot.key)) {
+      if (event.startFailure || this.host.lives.heardOf(event.slot.key) || this.host.scheduler?.routesChannels) {
         const reason = event.startFailure
           ? `the channel could not be created (${event.startFailure.message}; ${event.startFailure.attempts} attempts)`
           : 'no channel came back for this window';

@@ -107,6 +107,15 @@ async function until(condition: () => boolean, ms = 5000): Promise<void> {
 }
 
 /** Lets everything queued run (a few turns of the event loop). */
+/** Like until, moving fake time half a second per look (for waits that poll on timers). */
+async function untilAdvancing(condition: () => boolean, ms: number): Promise<void> {
+  const started = performance.now();
+  while (!condition()) {
+    if (performance.now() - started > ms) throw new Error(`condition not met within ${ms} ms`);
+    await advance(500);
+  }
+}
+
 async function settle(turns = 30): Promise<void> {
   for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
 }
@@ -555,10 +564,11 @@ describe('schedule -> create-channel -> schedule -> submit-job against the simul
 
     // the end carries the channel, its workflow name looked up, and submit-job runs the follow-up
     await advance(50 * 60_000);
-    await until(() => rec.end.length === 1 && (rec.job.length === 1 || rec.caught.length > 0), 8000);
+    // the recording is stopped, then read every second until it has finished: fake time moves meanwhile
+    await untilAdvancing(() => rec.end.length === 1 && (rec.job.length === 1 || rec.caught.length > 0), 8000);
     expect(rec.caught).toEqual([]);
     expect(rec.end[0]).toMatchObject({
-      channel: { id: channel.id },
+      channel: { id: channel.id, state: 'INACTIVE' },
       workflow: 'Transcode to H.264 proxy',
       workflow_id: DEMO.workflows.transcode,
       job_name: 'Proxy of News 2024-11-22 18:00',
