@@ -12,7 +12,7 @@ import {
 import { asMediaSpacesError, failMessage } from '../shared/failure';
 import type { NodeMessage } from '../shared/node-red-types';
 import { clientFor } from '../shared/server-client';
-import { isAlarm, type MissedWhy, missedReport, missedSentence } from './missed';
+import { isAlarm, type MissedWhy, missedReport, missedSentence, raisesError } from './missed';
 import { endRecording, STOP_GRACE_MS } from './recording-end';
 import type { ScheduleSettings } from './settings';
 import type { SlotLives } from './slot-life';
@@ -58,13 +58,16 @@ export class Emitter {
     this.node.send([msg, null, null]);
   }
 
-  /** A slot that recorded nothing: a report on output 3 and, unless an operator chose it, an error for Catch nodes. */
+  /**
+   * A slot that recorded nothing: a report on output 3 and, unless an operator
+   * chose it or create-channel already raised it, an error for Catch nodes.
+   */
   emitMissed({ slot, window }: Pick<EndEvent, 'slot' | 'window'>, why: MissedWhy, reason: string): void {
     const attempts = this.host.lives.attempts(slot.key);
     this.host.lives.missed(slot, isAlarm(why) ? 'missed' : 'skipped', reason);
     const report = missedReport(window, slot, why, reason, attempts);
     this.node.send([null, null, report]);
-    if (!isAlarm(why)) return;
+    if (!raisesError(why)) return;
     const error = new MediaSpacesError({ code: 'missed', message: missedSentence(window, slot, reason) });
     failMessage(this.node, structuredClone(report), error.toJSON());
   }

@@ -10,8 +10,14 @@ import { isoSeconds, windowInfo } from '../../lib/schedule';
  */
 export type MissedWhy = 'start_failed' | 'not_started' | 'coordination' | 'paused' | 'skipped';
 
-/** Misses an operator chose: reported, but not raised as an error. */
+/** Misses an operator chose: reported, but not a failure. */
 const CHOSEN: readonly MissedWhy[] = ['paused', 'skipped'];
+/**
+ * A start given up is raised as an error by the create-channel node that gave
+ * it up (its message is the slot's start): the report alone follows, so that
+ * a Catch node hears of each missed window once.
+ */
+const RAISED_ELSEWHERE: readonly MissedWhy[] = ['start_failed'];
 
 export type MissedReport = {
   topic: 'missed';
@@ -41,9 +47,14 @@ export function missedReport(
   };
 }
 
-/** Whether the miss is a failure a Catch node should hear of. */
+/** Whether the miss is a failure (shown as missed, not skipped). */
 export function isAlarm(why: MissedWhy): boolean {
   return !CHOSEN.includes(why);
+}
+
+/** Whether the schedule raises the miss as an error for Catch nodes (once per window across the flow). */
+export function raisesError(why: MissedWhy): boolean {
+  return isAlarm(why) && !RAISED_ELSEWHERE.includes(why);
 }
 
 /** The one sentence of the error, reason first. */
