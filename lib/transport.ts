@@ -193,7 +193,9 @@ export class Transport {
       // before Node-RED restarted) is still being handled. That is not a failure, so for as long
       // as one attempt may take it spends no retry: ask again until its answer is replayed.
       // Beyond that, each further 409 spends a retry like any other retryable answer.
-      const keyInFlight = raw.status === 409 && req.idempotencyKey !== undefined;
+      // (a 409 the service replays from its record for this key is its answer, not a request in progress)
+      const keyInFlight =
+        raw.status === 409 && req.idempotencyKey !== undefined && raw.headers['idempotent-replayed'] !== 'true';
       if (keyInFlight && retries > 0) {
         inFlightSince ??= Date.now();
         const step = Math.min(policy.maxDelayMs, IN_FLIGHT_MAX_STEP_MS);

@@ -116,6 +116,7 @@ export class Emitter {
       channel,
       atEnd: window.at_end ?? 'stop',
       stopDeadline: slot.end + STOP_GRACE_MS,
+      stopKey: `${slot.key}:stop`,
       signal: this.host.signal,
       stopped: (now) => this.host.lives.stopping(slot, now),
     }).then(

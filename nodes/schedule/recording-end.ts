@@ -1,4 +1,5 @@
 import type { MediaSpacesClient } from '../../lib/client';
+import { MediaSpacesError } from '../../lib/errors';
 import { isPlainObject } from '../../lib/guards';
 import { sleep } from '../../lib/retry';
 
@@ -8,6 +9,8 @@ export const FINISH_POLL_MS = 1_000;
 export const FINISH_WAIT_MS = 120_000;
 /** How long past a window's end its stop is tried (the service down at the end, say). */
 export const STOP_GRACE_MS = 5 * 60_000;
+/** Wait before stopping again a channel that was not recording yet. */
+const STOP_CONFLICT_WAIT_MS = 1_000;
 
 export interface RecordingEndOptions {
   client: MediaSpacesClient;
@@ -16,6 +19,8 @@ export interface RecordingEndOptions {
   atEnd: 'stop' | 'keep';
   /** when to give up stopping (epoch ms) */
   stopDeadline: number;
+  /** Idempotency-Key of the stop, derived from the slot so that a stop replayed after a restart is recognised */
+  stopKey: string;
   finishWaitMs?: number;
   pollMs?: number;
   signal: AbortSignal;
@@ -52,9 +57,8 @@ export async function endRecording(o: RecordingEndOptions): Promise<RecordingEnd
   }
   let last: unknown = o.channel;
   try {
-    const { data } = await client.stopChannel(id, { signal, deadline: o.stopDeadline });
-    last = data;
-    o.stopped?.(data);
+    last = await stop(o);
+    o.stopped?.(last);
   } catch (error) {
     if (signal.aborted) throw error;
     const reason = error instanceof Error ? error.message : String(error);
@@ -79,6 +83,26 @@ export async function endRecording(o: RecordingEndOptions): Promise<RecordingEnd
     finished: false,
     note: `the recording had not finished ${Math.round((o.finishWaitMs ?? FINISH_WAIT_MS) / 1000)} s after the stop (state ${state ?? 'unknown'}); the follow-up has its outputs as they are now`,
   };
+}
+
+/**
+ * The stop, tried until the deadline. A 409 says the recording has not
+ * started yet (a window shorter than the channel's warm-up, a start that
+ * succeeded just before the end): asked again a second later, under a new
+ * key, since the service keeps the 409 as this key's answer.
+ */
+async function stop(o: RecordingEndOptions): Promise<unknown> {
+  for (let attempt = 1; ; attempt++) {
+    const idempotencyKey = attempt === 1 ? o.stopKey : `${o.stopKey}:${attempt}`;
+    try {
+      return (await o.client.stopChannel(o.channel.id, { signal: o.signal, deadline: o.stopDeadline, idempotencyKey }))
+        .data;
+    } catch (error) {
+      const notYet = error instanceof MediaSpacesError && error.status === 409;
+      if (!notYet || Date.now() + STOP_CONFLICT_WAIT_MS >= o.stopDeadline) throw error;
+      await sleep(STOP_CONFLICT_WAIT_MS, o.signal);
+    }
+  }
 }
 
 /** INACTIVE after a recording: the service has written its outputs. */
