@@ -73,13 +73,17 @@ windows:
 `;
 }
 
-/** One tab with the demo's wiring against one simulator. */
-function tab(name: string, sim: Simulator, yaml: string): Record<string, unknown>[] {
-  const z = `tab-${name}`;
-  const at = { z, x: 100, y: 100 };
+const TAB = 'tab-lifecycle';
+const at = { z: TAB, x: 100, y: 100 };
+
+/**
+ * The demo's wiring against one simulator. All chains share one tab and its
+ * one Catch node (the test helper registers a core node type once per node);
+ * a caught error belongs to the chain of the node that raised it.
+ */
+function chainNodes(name: string, sim: Simulator, yaml: string): Record<string, unknown>[] {
   const id = (part: string) => `${name}-${part}`;
   return [
-    { id: z, type: 'tab', label: name },
     {
       id: id('cfg'),
       type: 'media-spaces-config',
@@ -121,14 +125,13 @@ function tab(name: string, sim: Simulator, yaml: string): Record<string, unknown
       interval: 500,
       wires: [[id('job')], []],
     },
-    { id: id('catch'), ...at, type: 'catch', scope: null, uncaught: false, wires: [[id('caught')]] },
-    ...['channel', 'end', 'control', 'job', 'caught'].map((part) => ({ id: id(part), ...at, type: 'helper' })),
+    ...['channel', 'end', 'control', 'job'].map((part) => ({ id: id(part), ...at, type: 'helper' })),
   ];
 }
 
 function watch(name: string, sim: Simulator): Chain {
   const seen: Chain['seen'] = { channel: [], end: [], control: [], job: [], caught: [] };
-  for (const part of Object.keys(seen) as (keyof Chain['seen'])[]) {
+  for (const part of ['channel', 'end', 'control', 'job'] as const) {
     helper.getNode(`${name}-${part}`).on('input', (msg: unknown) => {
       seen[part].push({ at: Date.now(), msg: msg as Record<string, unknown> });
     });
@@ -169,9 +172,12 @@ beforeAll(async () => {
   windowsSim = await startSimulator();
   sims.push(outageSim, refusedSim, windowsSim);
   const flow = [
-    ...tab('outage', outageSim, scheduleYaml('outage', onceAt(outage.start), 60)),
-    ...tab('refused', refusedSim, scheduleYaml('refused', onceAt(refused.start), 20)),
-    ...tab('windows', windowsSim, scheduleYaml('windows', '*/30 * * * * *', windowsDuration / 1000)),
+    { id: TAB, type: 'tab', label: 'lifecycle' },
+    ...chainNodes('outage', outageSim, scheduleYaml('outage', onceAt(outage.start), 60)),
+    ...chainNodes('refused', refusedSim, scheduleYaml('refused', onceAt(refused.start), 20)),
+    ...chainNodes('windows', windowsSim, scheduleYaml('windows', '*/30 * * * * *', windowsDuration / 1000)),
+    { id: 'catch', ...at, type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
+    { id: 'caught', ...at, type: 'helper' },
   ];
   const creds = { apiKey: DEMO.keys.admin, accessToken: DEMO.token };
   await helper.load([NODES.config, NODES.channel, NODES.submit, scheduleNode, followNode], flow, {
@@ -182,6 +188,11 @@ beforeAll(async () => {
   watch('outage', outageSim);
   watch('refused', refusedSim);
   watch('windows', windowsSim);
+  helper.getNode('caught').on('input', (msg: unknown) => {
+    const m = msg as Record<string, unknown> & { error?: { source?: { id?: string } } };
+    const owner = m.error?.source?.id?.split('-')[0] ?? '';
+    chains.get(owner)?.seen.caught.push({ at: Date.now(), msg: m });
+  });
   // refused for the whole window, from before its start
   refusedSim.addFault({ route: 'create_channel', kind: 'status', status: 503 });
   probeWindows();

@@ -134,6 +134,9 @@ export interface SlotCount {
   submitPosts: number;
   submitReplays: number;
   submitCreated: number;
+  /** stop POSTs of the slot's recording (keyed <slot>:stop…) and how many the service carried out (2xx, not replays) */
+  stopPosts: number;
+  stopsAccepted: number;
 }
 
 /** Channel and follow-up POSTs per slot key, from the simulator's request log. */
@@ -146,6 +149,7 @@ export function slotCounts(sim: Simulator, windows: WindowPlan[], from: number, 
       const key = `${SCHEDULE_ID}:${w.id}:${new Date(start).toISOString().replace('.000Z', 'Z')}`;
       const channel = requests.filter((r) => r.route === 'create_channel' && r.idempotency_key === key);
       const submit = requests.filter((r) => r.route === 'submit' && r.idempotency_key === `${key}:end`);
+      const stop = requests.filter((r) => r.route === 'stop_channel' && r.idempotency_key?.startsWith(`${key}:stop`));
       out.push({
         key,
         windowId: w.id,
@@ -156,6 +160,8 @@ export function slotCounts(sim: Simulator, windows: WindowPlan[], from: number, 
         submitPosts: submit.length,
         submitReplays: submit.filter((r) => r.replayed).length,
         submitCreated: submit.filter(created).length,
+        stopPosts: stop.length,
+        stopsAccepted: stop.filter(created).length,
       });
     }
   }

@@ -373,6 +373,33 @@ describe('coordination: two Node-RED instances share one Redis', () => {
     expect(errorLines(c)).toEqual([]);
   }, 120_000);
 
+  for (const stall of [
+    { across: 'end', from: DURATION_MS - 4_500, ms: 7_000 },
+    // Redis back 3 s into the window: time enough for the start to complete within the 6 s window
+    { across: 'start', from: -1_000, ms: 4_000 },
+  ] as const) {
+    it(`Redis SIGSTOPped across a window's ${stall.across} for ${stall.ms / 1000} s: the slot's phases complete once, late but complete`, async () => {
+      const c = cluster(`stall-${stall.across}`);
+      await c.startAll();
+      const slot = nextStart(0, Date.now() + 4_000);
+      await sleep(slot + stall.from - Date.now());
+      redis.pause();
+      await sleep(stall.ms);
+      redis.resume();
+      // the end, its stop and its follow-up, then the job
+      await sleep(Math.max(0, slot + DURATION_MS + 14_000 - Date.now()));
+      const to = Date.now();
+      const { slots } = await measure(`Redis stalled across the ${stall.across}`, c, slot, slot + 1);
+      await c.stopAll();
+      const [s] = slots.filter((x) => x.windowId === WINDOWS[0].id && x.start === slot);
+      expect([s.key, s.channelCreated, s.stopsAccepted, s.submitCreated]).toEqual([s.key, 1, 1, 1]);
+      expect(c.lines().some((l) => /the (start|end) is tried again until/.test(l.text))).toBe(true);
+      expect(c.lines().some((l) => /skipped|nothing recorded/.test(l.text))).toBe(false);
+      expect(errorLines(c)).toEqual([]);
+      expect(to).toBeGreaterThan(slot);
+    }, 120_000);
+  }
+
   it('Redis unreachable, policy skip: no slot is acted on, the log says why, nothing crashes', async () => {
     const url = `redis://127.0.0.1:${await freePort()}`;
     const c = cluster('unreachable-skip', { url, whenUnreachable: 'skip' });
