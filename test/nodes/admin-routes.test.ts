@@ -3,6 +3,7 @@ import type { NodeModule } from 'node-red-node-test-helper';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../lib/simulator';
 import { checkParameter, checkTypecode } from '../../lib/typecodes';
+import type { Node, NodeAPI, NodeDef } from '../../nodes/shared/node-red-types';
 import {
   ALL_NODES,
   CONFIG_ID,
@@ -229,8 +230,9 @@ describe('stored credentials follow only the deployed settings of their area', (
   });
 
   it('an id that is not a deployed media-spaces-config lends no credential, even a node holding an "apiKey"', async () => {
-    const keyedNode: NodeModule = (RED) => {
-      function KeyedNode(this: object, def: object) {
+    const keyedNode: NodeModule = (runtime) => {
+      const RED = runtime as unknown as NodeAPI;
+      function KeyedNode(this: Node, def: NodeDef) {
         RED.nodes.createNode(this, def);
       }
       RED.nodes.registerType('keyed-node', KeyedNode, {
