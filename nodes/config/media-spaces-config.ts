@@ -2,15 +2,17 @@ import type { MediaSpacesClient } from '../../lib/client';
 import { registerAdminRoutes } from '../shared/admin-routes';
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
 import type { Area, ClientProvider } from '../shared/server-client';
+import type { StoredCredentialSource } from '../shared/stored-credentials';
 import { registerOAuthCallback } from './oauth-callback';
 
 /**
  * media-spaces-config: where the service is and how to authenticate. Owns the
  * one client (and so the one keep-alive connection pool) that every node
  * using this config shares. Its public surface is getClient(); the
- * credentials stay inside.
+ * credentials stay inside, but for the editor's calls to the very settings
+ * they were deployed with (storedCredentialsFor, nodes/shared/stored-credentials.ts).
  */
-type ConfigNode = Node & ClientProvider;
+type ConfigNode = Node & ClientProvider & StoredCredentialSource;
 
 export = function register(RED: NodeAPI): void {
   function MediaSpacesConfigNode(this: ConfigNode, def: NodeDef): void {
@@ -20,6 +22,8 @@ export = function register(RED: NodeAPI): void {
     const { MediaSpacesError } = require('../../lib/errors') as typeof import('../../lib/errors');
     const { configError, parseConfig } =
       require('../shared/config-settings') as typeof import('../shared/config-settings');
+    const { credentialTargets, storedForTarget } =
+      require('../shared/stored-credentials') as typeof import('../shared/stored-credentials');
     const label = def.name ? `"${String(def.name)}"` : this.id;
     let client: MediaSpacesClient | undefined;
     let closed = false;
@@ -33,6 +37,9 @@ export = function register(RED: NodeAPI): void {
     });
     // said once per deploy, not per request
     if (parsed.warnings.length > 0) this.warn(`Media Spaces config ${label}: ${parsed.warnings.join('; ')}`);
+
+    const deployedTargets = credentialTargets(def);
+    this.storedCredentialsFor = (fields) => storedForTarget(deployedTargets, credentials, fields);
 
     this.getClient = (area?: Area): MediaSpacesClient => {
       if (closed) {

@@ -9,6 +9,12 @@ import { type ProbeSetup, probeConnection } from './connection-probe';
 import type { HttpRequest, HttpResponse, NodeAPI, RequestHandler } from './node-red-types';
 import { READ_PERMISSION, requirePermission, WRITE_PERMISSION } from './permission';
 import { clientFor } from './server-client';
+import {
+  isStoredCredentialSource,
+  refusalSentence,
+  type StoredCredentialSource,
+  type StoredName,
+} from './stored-credentials';
 
 /**
  * Editor endpoints of the config node: "test connection", the workflow list
@@ -18,7 +24,8 @@ import { clientFor } from './server-client';
  * (POST), because users test and pick workflows before their first deploy.
  *
  * The editor shows stored passwords as this placeholder and never receives
- * the real value; when it comes back, the stored credential is used.
+ * the real value; when it comes back (or the field is left out), the stored
+ * credential is used, but only with the settings it was deployed with.
  */
 export const PASSWORD_PLACEHOLDER = '__PWRD__';
 /** Editor probes answer quickly or not at all: no retries, a short timeout. */
@@ -158,19 +165,48 @@ function deployedClient(RED: NodeAPI, serverId: unknown): MediaSpacesClient {
   }
 }
 
-/** The dialog's credentials: typed ones, or the stored ones where it sent the placeholder. */
-function dialogCredentials(RED: NodeAPI, body: Record<string, unknown>): Credentials {
-  const id = typeof body.id === 'string' ? body.id : undefined;
-  const stored = id ? (RED.nodes.getCredentials(id) ?? {}) : {};
-  const workflowToken = credential(body.workflowToken, stored.workflowToken);
-  return {
-    apiKey: credential(body.apiKey, stored.apiKey),
-    accessToken: credential(body.accessToken, stored.accessToken),
-    workflowToken,
-    workflowTokenExpiresAt: workflowToken
-      ? (credential(body.workflowTokenExpiresAt, stored.workflowTokenExpiresAt) ?? undefined)
-      : undefined,
+/** The credentials a dialog request may use, and why an area has none where a stored one was asked for. */
+interface DialogCredentials {
+  credentials: Credentials;
+  /** Per area with no credential: the stored ones asked for but kept back, the settings differing from the deployed ones. */
+  refused: { workflow?: StoredName[]; liveCapture?: StoredName[] };
+}
+
+/**
+ * The dialog's credentials: typed ones, or the stored ones where it sent the
+ * placeholder or nothing, but only those of a deployed config node whose
+ * area the dialog's settings reach exactly as deployed (stored-credentials.ts).
+ * Elsewhere only typed credentials are used.
+ */
+function dialogCredentials(RED: NodeAPI, body: Record<string, unknown>): DialogCredentials {
+  const { usable, refused } = storedSource(RED, body.id)?.storedCredentialsFor(body) ?? { usable: {}, refused: [] };
+  const typedToken = typed(body.workflowToken);
+  const pick = (name: StoredName) => typed(body[name]) ?? (asksStored(body[name]) ? usable[name] : undefined);
+  const credentials: Credentials = {
+    apiKey: pick('apiKey'),
+    accessToken: pick('accessToken'),
+    workflowToken: pick('workflowToken'),
   };
+  if (credentials.workflowToken) {
+    // the expiry goes with the token it belongs to
+    credentials.workflowTokenExpiresAt = typedToken
+      ? typed(body.workflowTokenExpiresAt)
+      : usable.workflowTokenExpiresAt;
+  }
+  const wasAsked = (names: StoredName[]) => refused.filter((n) => names.includes(n) && asksStored(body[n]));
+  const result: DialogCredentials = { credentials, refused: {} };
+  const workflow = wasAsked(['apiKey', 'workflowToken']);
+  if (!credentials.apiKey && !credentials.workflowToken && workflow.length > 0) result.refused.workflow = workflow;
+  const live = wasAsked(['accessToken']);
+  if (!credentials.accessToken && live.length > 0) result.refused.liveCapture = live;
+  return result;
+}
+
+/** A deployed media-spaces-config node; any other id (another type, not deployed) has no stored credential here. */
+function storedSource(RED: NodeAPI, id: unknown): StoredCredentialSource | undefined {
+  if (typeof id !== 'string' || id === '') return undefined;
+  const node = RED.nodes.getNode(id);
+  return node?.type === 'media-spaces-config' && isStoredCredentialSource(node) ? node : undefined;
 }
 
 /** What "Test connection" tries: the dialog's settings as typed, even where they are wrong. */
@@ -179,7 +215,8 @@ function probeSetup(RED: NodeAPI, body: unknown): ProbeSetup {
   // zod loads when the dialog first asks, not at Node-RED start
   const { readConfigSettings } = require('../config/settings') as typeof import('../config/settings');
   const { settings } = readConfigSettings(body);
-  const credentials = dialogCredentials(RED, body);
+  const { credentials, refused } = dialogCredentials(RED, body);
+  const test = 'test another address';
   return {
     ...settings,
     timeout: Math.min(settings.timeout, EDITOR_TIMEOUT_MS),
@@ -187,13 +224,28 @@ function probeSetup(RED: NodeAPI, body: unknown): ProbeSetup {
     accessToken: credentials.accessToken,
     workflowToken: credentials.workflowToken,
     workflowTokenExpiresAt: tokenExpiry(credentials.workflowTokenExpiresAt),
+    refused: {
+      workflow: refused.workflow && refusalSentence('workflow', refused.workflow, test),
+      liveCapture: refused.liveCapture && refusalSentence('liveCapture', refused.liveCapture, test),
+    },
   };
 }
 
-/** A short-lived client for the dialog's unsaved settings. */
+/**
+ * A short-lived client for the dialog's unsaved settings, for the workflow
+ * area only (these routes list and read workflows): it holds no access token.
+ */
 function dialogClient(RED: NodeAPI, body: unknown) {
   if (!isPlainObject(body)) throw MediaSpacesError.invalidInput('the request body must be a JSON object');
-  const parsed = parseConfig(body, dialogCredentials(RED, body));
+  const { credentials, refused } = dialogCredentials(RED, body);
+  if (refused.workflow) {
+    const sentence = refusalSentence('workflow', refused.workflow, 'use another address');
+    // sent nowhere: the stored key is not for these settings, and there is no typed one
+    throw MediaSpacesError.invalidInput(sentence[0].toUpperCase() + sentence.slice(1), {
+      [refused.workflow[0]]: 'is only sent to the deployed settings',
+    });
+  }
+  const parsed = parseConfig(body, { ...credentials, accessToken: undefined });
   if (Object.keys(parsed.problems).length > 0) throw configError('(dialog)', parsed.problems);
   const client = createClient({
     ...parsed.config,
@@ -216,10 +268,14 @@ async function withDialogClient<T>(
   }
 }
 
-/** The typed value, or the stored one when the dialog sent the placeholder or nothing. */
-function credential(typed: unknown, stored: string | undefined): string | undefined {
-  if (typed === undefined || typed === PASSWORD_PLACEHOLDER) return stored;
-  return typeof typed === 'string' && typed !== '' ? typed : undefined;
+/** A credential typed in the dialog (not the placeholder, not empty). */
+function typed(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' && value !== PASSWORD_PLACEHOLDER ? value : undefined;
+}
+
+/** The dialog left the stored credential in place: the placeholder, or the field not sent at all. */
+function asksStored(value: unknown): boolean {
+  return value === undefined || value === PASSWORD_PLACEHOLDER;
 }
 
 /**

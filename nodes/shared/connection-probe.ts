@@ -46,6 +46,12 @@ export interface ProbeSetup {
   workflowToken?: string;
   workflowTokenExpiresAt?: number;
   accessToken?: string;
+  /**
+   * Per area, why it has no credential although the dialog asked for the stored
+   * one: the settings differ from the deployed ones (nodes/shared/stored-credentials.ts).
+   * Such an area is not probed: nothing is sent to the address named.
+   */
+  refused?: { workflow?: string; liveCapture?: string };
 }
 
 const PREFIXES = ['/workflow/api/v1', '/workflow/v1', '/livecapture/v1'];
@@ -74,7 +80,9 @@ function setupProblem(url: string, label: string, spaceId: string): string | und
   return undefined;
 }
 
-function clientFor(setup: ProbeSetup, url: string): MediaSpacesClient {
+/** A client for one area's probes, holding only that area's credentials. */
+function clientFor(setup: ProbeSetup, url: string, area: 'workflow' | 'liveCapture'): MediaSpacesClient {
+  const workflow = area === 'workflow';
   return createClient({
     workflowUrl: url,
     liveCaptureUrl: url,
@@ -83,10 +91,10 @@ function clientFor(setup: ProbeSetup, url: string): MediaSpacesClient {
     timeout: setup.timeout,
     retries: 0,
     rejectUnauthorized: setup.rejectUnauthorized,
-    apiKey: setup.apiKey || undefined,
-    workflowToken: setup.workflowToken || undefined,
-    workflowTokenExpiresAt: setup.workflowToken ? setup.workflowTokenExpiresAt : undefined,
-    accessToken: setup.accessToken || undefined,
+    apiKey: (workflow && setup.apiKey) || undefined,
+    workflowToken: (workflow && setup.workflowToken) || undefined,
+    workflowTokenExpiresAt: workflow && setup.workflowToken ? setup.workflowTokenExpiresAt : undefined,
+    accessToken: (!workflow && setup.accessToken) || undefined,
   });
 }
 
@@ -95,13 +103,16 @@ async function probeWorkflowArea(setup: ProbeSetup, signal?: AbortSignal): Promi
   const credential = setup.workflowToken ? 'sign-in token' : 'API key';
   const skipSubmit = (why: string): ProbeResult => ({ area: 'submit', ok: null, message: `not checked: ${why}.` });
   if (problem) return [verdict('workflows', problem), skipSubmit('the workflow area could not be checked')];
+  if (!setup.apiKey && !setup.workflowToken && setup.refused?.workflow) {
+    return [verdict('workflows', `not checked: ${setup.refused.workflow}`), skipSubmit('the stored key was not sent')];
+  }
   if (!setup.apiKey && !setup.workflowToken) {
     return [
       { area: 'workflows', ok: null, message: 'not checked: no API key; enter the API key or Sign in.' },
       skipSubmit('no API key'),
     ];
   }
-  const client = clientFor(setup, setup.workflowUrl);
+  const client = clientFor(setup, setup.workflowUrl, 'workflow');
   try {
     const list = await listProbe(client, setup, credential, signal);
     if (list.ok !== true) return [list, skipSubmit('the workflow list failed first')];
@@ -165,10 +176,13 @@ async function probeLiveCapture(setup: ProbeSetup, signal?: AbortSignal): Promis
   const label = setup.liveCaptureUrl ? 'Live capture URL' : 'Workflow URL (used for live capture)';
   const problem = setupProblem(url, label, setup.spaceId);
   if (problem) return verdict('liveCapture', problem);
+  if (!setup.accessToken && setup.refused?.liveCapture) {
+    return verdict('liveCapture', `not checked: ${setup.refused.liveCapture}`);
+  }
   if (!setup.accessToken) {
     return verdict('liveCapture', 'not checked: no access token (only create channel and delete event need one).');
   }
-  const client = clientFor(setup, url);
+  const client = clientFor(setup, url, 'liveCapture');
   try {
     const { status } = await client.deleteEvent(PROBE_EVENT_ID, { signal });
     return { area: 'liveCapture', ok: true, status, message: 'OK: the access token is accepted.' };

@@ -71,7 +71,6 @@ export interface NodeAPI {
       options?: { credentials?: Record<string, { type: 'text' | 'password' }> },
     ): void;
     getNode(id: string): Node | null;
-    getCredentials(id: string): Record<string, string | undefined> | undefined;
   };
   util: {
     evaluateNodeProperty(

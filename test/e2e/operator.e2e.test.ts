@@ -245,6 +245,38 @@ describe('operator experience in the editor', () => {
     expect(stack.pageErrors).toEqual([]);
   });
 
+  it('Test connection on the deployed config: its stored credentials for its own address, none for another one', async () => {
+    const { page, sim } = stack;
+    await openNode(page, SUBMIT);
+    await page.click('#node-input-btn-server-edit');
+    await page.locator('#node-config-input-workflowUrl').waitFor({ state: 'visible' });
+    let text = await runTest();
+    expect(text).toMatch(/✔\s*Workflow list: OK: the sign-in token can list workflows/);
+    expect(text).toMatch(/✔\s*Live capture: OK: the access token is accepted/);
+    // the same server under another name: another address as far as the stored credentials go
+    const other = sim.workflowUrl.replace('127.0.0.1', 'localhost');
+    await page.fill('#node-config-input-workflowUrl', other);
+    await page.fill('#node-config-input-liveCaptureUrl', other);
+    const before = sim.requests().length;
+    text = await runTest();
+    expect(text).toContain(
+      'Workflow list: not checked: the stored sign-in token is only sent to the deployed Workflow URL (with its Path prefix, Space ID and TLS setting); Sign in again or type an API key to test another address.',
+    );
+    expect(text).toContain(
+      'Live capture: not checked: the stored access token is only sent to the deployed Live capture URL (with its Space ID and TLS setting); type the token to test another address.',
+    );
+    expect(sim.requests().length).toBe(before);
+    // each verdict is a text node in its row: the sentence brought no markup
+    const markup = await page
+      .locator('#node-config-media-spaces-test-result span:last-child')
+      .evaluateAll((spans) => spans.map((s) => s.children.length));
+    expect(markup.every((n) => n === 0)).toBe(true);
+    await page.click('#node-config-dialog-cancel');
+    await page.locator('#node-config-dialog-cancel').waitFor({ state: 'detached' });
+    await closeNode(page, 'cancel');
+    expect(stack.pageErrors).toEqual([]);
+  });
+
   it('a failure in the Debug sidebar: the whole sentence, no [object Object], no stack; a short status', async () => {
     const { page } = stack;
     await showDebugSidebar(page);

@@ -3,6 +3,7 @@ import type { NodeModule } from 'node-red-node-test-helper';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../lib/simulator';
 import { checkParameter, checkTypecode } from '../../lib/typecodes';
+import type { Node, NodeAPI, NodeDef } from '../../nodes/shared/node-red-types';
 import {
   ALL_NODES,
   CONFIG_ID,
@@ -146,6 +147,108 @@ describe('workflow dropdown and inputs', () => {
       .send({ ...dialog(), workflow: DEMO.workflows.loudness });
     expect(res.status).toBe(200);
     expect((res.body as { inputs: { labels: unknown[] } }).inputs.labels).toHaveLength(2);
+  });
+});
+
+describe('stored credentials follow only the deployed settings of their area', () => {
+  const PLACEHOLDERS = { apiKey: '__PWRD__', accessToken: '__PWRD__', workflowToken: '__PWRD__' };
+  const stored = (overrides: Record<string, unknown> = {}) => dialog({ id: CONFIG_ID, ...PLACEHOLDERS, ...overrides });
+  const probe = async (body: Record<string, unknown>) => {
+    const res = await helper.request().post('/media-spaces/test-connection').send(body);
+    expect(res.status).toBe(200);
+    const results = (res.body as { results: Array<{ area: string; ok: boolean | null; message: string }> }).results;
+    return Object.fromEntries(results.map((r) => [r.area, r]));
+  };
+  const localhost = () => sim.workflowUrl.replace('127.0.0.1', 'localhost');
+
+  it('any workflow-area setting changed: the stored key is not sent, the answer says so, the service sees nothing', async () => {
+    await loadConfig();
+    const changes: Record<string, Record<string, unknown>> = {
+      'another host name for the same server': { workflowUrl: localhost(), liveCaptureUrl: sim.liveCaptureUrl },
+      'another path prefix': { workflowPrefix: '/workflow/api/v1' },
+      'another space': { spaceId: '22222222-2222-4222-8222-222222222222' },
+      'TLS verification off': { rejectUnauthorized: false },
+    };
+    for (const [name, change] of Object.entries(changes)) {
+      for (const body of [stored(change), dialog({ id: CONFIG_ID, ...change, apiKey: undefined })]) {
+        sim.reset();
+        const list = await helper.request().post('/media-spaces/workflows').send(body);
+        expect(list.status, name).toBe(400);
+        expect((list.body as { error: { message: string } }).error.message, name).toBe(
+          'The stored API key is only sent to the deployed Workflow URL (with its Path prefix, Space ID and TLS setting); type the key to use another address.',
+        );
+        const r = await probe(body);
+        expect(r.workflows, name).toEqual({
+          area: 'workflows',
+          ok: null,
+          message:
+            'not checked: the stored API key is only sent to the deployed Workflow URL (with its Path prefix, Space ID and TLS setting); type the key to test another address.',
+        });
+        expect(r.submit.ok, name).toBeNull();
+        const workflowCalls = sim.requests().filter((q) => q.path.includes('/workflow'));
+        expect(workflowCalls, name).toEqual([]);
+      }
+    }
+  });
+
+  it('the access token belongs to the live-capture address: changing it refuses only that area', async () => {
+    await loadConfig();
+    const r = await probe(stored({ liveCaptureUrl: localhost() }));
+    expect(r.workflows.ok).toBe(true);
+    expect(r.liveCapture).toEqual({
+      area: 'liveCapture',
+      ok: null,
+      message:
+        'not checked: the stored access token is only sent to the deployed Live capture URL (with its Space ID and TLS setting); type the token to test another address.',
+    });
+    expect(sim.requests().filter((q) => q.path.includes('/livecapture'))).toEqual([]);
+    // the live-capture address is the Workflow URL when empty: the same address as deployed
+    const same = await probe(stored({ liveCaptureUrl: '' }));
+    expect(same.liveCapture.ok).toBe(true);
+  });
+
+  it('the same address written otherwise (trailing slashes, upper case) still uses the stored credentials', async () => {
+    await loadConfig();
+    const url = new URL(sim.workflowUrl);
+    for (const written of [`${sim.workflowUrl}/`, `HTTP://${url.host.toUpperCase()}//`]) {
+      const r = await probe(
+        stored({ workflowUrl: written, liveCaptureUrl: written, spaceId: DEMO.space.toUpperCase() }),
+      );
+      expect(r.workflows.ok, written).toBe(true);
+      expect(r.liveCapture.ok, written).toBe(true);
+    }
+  });
+
+  it('typed credentials go to the settings typed', async () => {
+    await loadConfig();
+    const body = dialog({ id: CONFIG_ID, workflowUrl: localhost(), rejectUnauthorized: false });
+    const list = await helper.request().post('/media-spaces/workflows').send(body);
+    expect(list.status).toBe(200);
+    const r = await probe(body);
+    expect(r.workflows.ok).toBe(true);
+    expect(r.liveCapture.ok).toBe(true);
+  });
+
+  it('an id that is not a deployed media-spaces-config lends no credential, even a node holding an "apiKey"', async () => {
+    const keyedNode: NodeModule = (runtime) => {
+      const RED = runtime as unknown as NodeAPI;
+      function KeyedNode(this: Node, def: NodeDef) {
+        RED.nodes.createNode(this, def);
+      }
+      RED.nodes.registerType('keyed-node', KeyedNode, {
+        credentials: { apiKey: { type: 'password' }, accessToken: { type: 'password' } },
+      });
+    };
+    await helper.load([...ALL_NODES, keyedNode], [configNode(sim), { id: 'keyed', type: 'keyed-node', z: '' }], {
+      ...credentials(),
+      keyed: { apiKey: DEMO.keys.admin, accessToken: DEMO.token },
+    });
+    for (const id of ['keyed', 'not-deployed']) {
+      const r = await probe(stored({ id }));
+      expect(r.workflows.message, id).toMatch(/^not checked: no API key/);
+      expect(r.liveCapture.message, id).toMatch(/^not checked: no access token/);
+    }
+    expect(sim.requests()).toEqual([]);
   });
 });
 
