@@ -29,6 +29,7 @@ const core = (file: string) => require(`@node-red/nodes/core/${file}`);
 const modules = [
   ...NODE_FILES.map((n) => nodeModule(`media-spaces-${n}`)),
   core('function/15-change.js'),
+  core('function/10-switch.js'),
   core('function/rbe.js'),
 ];
 
@@ -149,7 +150,7 @@ describe('the demo flow in a real Node-RED runtime', () => {
       opened,
       created,
       step(new RegExp(`^3 recording: ${channel.name} is RECORDING$`), created),
-      step(/^4 window closed: Demo recording, \d\d:\d\d:\d\d; submitting the follow-up job$/, created),
+      step(/^4 window closed, recording stopped and finished: 2 files$/, created),
       step(new RegExp(`^5 follow-up submitted: job Proxy of ${channel.name} \\(created\\)$`), created),
       step(new RegExp(`^7 job succeeded: Proxy of ${channel.name} in 0:00:0\\d`), created),
     ];
@@ -170,6 +171,8 @@ describe('the demo flow in a real Node-RED runtime', () => {
         headers: { authorization: `Bearer ${sim.info().spaces[0].access_token}` },
       })
     ).json();
+    // the window's end stopped the recording: nothing records on, and the follow-up had the finished files
+    expect(channelNow.state).toBe('INACTIVE');
     const recordedFile = channelNow.recording.outputs[0].location_url;
     expect(recordedFile).toMatch(/^s3:\/\//);
     expect(job?.input).toEqual({
