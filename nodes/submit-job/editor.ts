@@ -1,4 +1,3 @@
-import { escapeHtml } from '../shared/editor/as-text';
 import type { WorkflowPicker } from '../shared/editor/workflow-picker';
 import { prepareDialog } from './editor/dialog';
 import { firstInputProblem, knownInputs } from './editor/inputs';
@@ -24,20 +23,14 @@ const typedInputValid = RED.validators.typedInput('jobInputsType');
  * workflow whose declared inputs this editor has seen are read as the node reads them, so a bad value
  * marks the node invalid before deploy.
  */
-function jobInputsProblem(node: EditorNodeInstance, v: unknown, opt?: unknown): boolean | string {
+function validateJobInputs(this: EditorNodeInstance, v: unknown, opt?: unknown): boolean | string {
   if (v === '' || v === undefined || v === null) return true;
-  const valid: boolean | string = typedInputValid.call(node, v, opt);
+  const valid: boolean | string = typedInputValid.call(this, v, opt);
   if (valid !== true) return valid;
-  if ((node.jobInputsType || 'json') !== 'json') return true;
-  const workflow = !node.workflowIdType || node.workflowIdType === 'str' ? String(node.workflowId ?? '') : '';
+  if ((this.jobInputsType || 'json') !== 'json') return true;
+  const workflow = !this.workflowIdType || this.workflowIdType === 'str' ? String(this.workflowId ?? '') : '';
   const declared = knownInputs[workflow];
   return (declared && firstInputProblem(String(v), declared)) || true;
-}
-
-/** The reason names the workflow's inputs and quotes the typed JSON: the dialog's tooltip renders it as HTML. */
-function validateJobInputs(this: EditorNodeInstance, v: unknown, opt?: unknown): boolean | string {
-  const problem = jobInputsProblem(this, v, opt);
-  return typeof problem === 'string' ? escapeHtml(problem) : problem;
 }
 
 RED.nodes.registerType<SubmitJobNode>('media-spaces-submit-job', {
