@@ -76,7 +76,8 @@ function addRow(row: JQuery, index: number, data: unknown, label: (key: string) 
     : { id: `window-${index + 1}`, cron: '0 18 * * mon-fri', duration: '1h' };
   const line: Line = (title, top = false) => {
     const r = $('<div class="form-row" style="margin-bottom: 4px"></div>').appendTo(row);
-    $(`<label style="width: 100px${top ? '; vertical-align: top' : ''}"></label>`)
+    $('<label>')
+      .css({ width: '100px', ...(top ? { 'vertical-align': 'top' } : {}) })
       .text(title)
       .appendTo(r);
     return r;

@@ -78,7 +78,7 @@ class Picker implements WorkflowPicker {
   private redrawTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly o: WorkflowPickerOptions) {
-    o.list.on('click', '.ms-wf-row', (event) => this.pick($(event.currentTarget)));
+    o.list.on('click', '.ms-wf-row', (event) => this.pick($(event.currentTarget as HTMLElement)));
     o.search.on('input', () => this.render());
     o.showAll.on('change', () => this.render());
   }

@@ -1,3 +1,4 @@
+import { noticeText } from '../../shared/editor/as-text';
 import type { ActionName, ActivitySnapshot, ScheduleView } from '../activity-types';
 import { postAction } from './api';
 
@@ -11,14 +12,15 @@ const BUTTONS: Record<ActionName, string> = { pause: 'Pause', resume: 'Resume', 
 
 /**
  * Asks before acting on a schedule (a modal notification, Node-RED's own
- * confirm), then calls the runtime; a refusal is shown as an error.
+ * confirm), then calls the runtime; a refusal is shown as an error. The
+ * schedule's name and the runtime's reason go in as text.
  */
 export function confirmAndAct(
   schedule: ScheduleView,
   action: ActionName,
   done: (snapshot: ActivitySnapshot) => void,
 ): void {
-  const dialog = RED.notify(QUESTIONS[action](schedule.name), {
+  const dialog = RED.notify(noticeText(QUESTIONS[action](schedule.name)), {
     modal: true,
     fixed: true,
     type: 'warning',
@@ -35,7 +37,7 @@ export function confirmAndAct(
               return;
             }
             const why = result.status === 403 ? 'no permission (media-spaces.write)' : result.message;
-            RED.notify(`Could not ${action} "${schedule.name}": ${why}`, 'error');
+            RED.notify(noticeText(`Could not ${action} "${schedule.name}": ${why}`), 'error');
           });
         },
       },
