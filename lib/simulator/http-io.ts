@@ -89,7 +89,8 @@ export function readBody(
     done({ ok: true, body: undefined });
     return;
   }
-  if (length !== undefined && Number(length) > DRAIN_LIMIT_BYTES) {
+  const announced = length === undefined ? 0 : Number(length);
+  if (announced > DRAIN_LIMIT_BYTES) {
     done({ ok: false, reason: 'too_large', drained: false });
     return;
   }
@@ -114,8 +115,8 @@ export function readBody(
   req.on('data', (chunk: Buffer) => {
     size += chunk.length;
     if (settled) return;
-    if (size > limit) {
-      // only counted from here on, to tell a drained 413 from a cut one
+    // a body announced too large is read only to be thrown away, so it holds nothing
+    if (size > limit || announced > limit) {
       if (taken > 0) drop();
       if (size > DRAIN_LIMIT_BYTES) settle({ ok: false, reason: 'too_large', drained: false });
       return;
@@ -131,7 +132,7 @@ export function readBody(
     else chunks.push(chunk);
   });
   req.on('end', () => {
-    if (size > limit) {
+    if (size > limit || announced > limit) {
       settle({ ok: false, reason: 'too_large', drained: true });
       return;
     }
