@@ -43,7 +43,6 @@ export async function serveAdmin(t: AdminTarget, req: IncomingMessage, res: Serv
     if (read.reason === 'busy') {
       send(res, 503, JSON.stringify({ error_message: 'too many request bodies held at once; retry shortly' }), {
         'retry-after': String(BUSY_RETRY_AFTER_SECONDS),
-        connection: 'close',
       });
     }
     return;

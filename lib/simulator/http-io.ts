@@ -114,7 +114,11 @@ export function readBody(
   res.once('close', drop);
   req.on('data', (chunk: Buffer) => {
     size += chunk.length;
-    if (settled) return;
+    if (settled) {
+      // the rest of a refused body is thrown away, up to a point
+      if (size > DRAIN_LIMIT_BYTES) req.socket.destroy();
+      return;
+    }
     // a body announced too large is read only to be thrown away, so it holds nothing
     if (size > limit || announced > limit) {
       if (taken > 0) drop();

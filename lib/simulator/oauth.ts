@@ -48,7 +48,6 @@ export async function serveOAuth(ctx: OAuthContext, req: IncomingMessage, res: S
       if (read.reason === 'busy') {
         html(res, 503, renderErrorPage('The sign-in service is busy; send the form again in a moment.'), {
           'retry-after': String(BUSY_RETRY_AFTER_SECONDS),
-          connection: 'close',
         });
       }
       return;

@@ -199,8 +199,9 @@ class Exchange {
         read.reason === 'busy'
           ? busyResponse(route, entry.path)
           : rendered(route, fail(413, 'the request body is larger than 5 MB'), entry.path);
-      // An undrained body leaves the connection unusable.
-      if (read.reason === 'busy' || !read.drained) out.headers.connection = 'close';
+      // An undrained body leaves the connection unusable. The rest of a refused body (5 MB at most)
+      // is read and thrown away, so the client hears the 503 instead of a reset mid-upload.
+      if (read.reason === 'too_large' && !read.drained) out.headers.connection = 'close';
       this.respond(out);
       return;
     }

@@ -8,7 +8,7 @@ export interface RawSocket {
   socket: net.Socket;
   /** Everything the server sent so far. */
   received(): string;
-  /** Resolves once the server (or the client) has closed the connection. */
+  /** Resolves once the connection is closed for good (the server let go of it, or the client). */
   closed: Promise<void>;
   isClosed(): boolean;
   /** Writes `line` every `everyMs` until the connection closes. */
@@ -17,7 +17,9 @@ export interface RawSocket {
 
 export async function openRaw(baseUrl: string): Promise<RawSocket> {
   const { hostname, port } = new URL(baseUrl);
-  const socket = net.connect(Number(port), hostname);
+  // like a hostile client, it keeps its own side open when the server ends its side:
+  // only a server that destroys the connection gets rid of it
+  const socket = net.connect({ port: Number(port), host: hostname, allowHalfOpen: true });
   let text = '';
   let isClosed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -27,6 +29,12 @@ export async function openRaw(baseUrl: string): Promise<RawSocket> {
   });
   // a reset from the server is one way of being closed
   socket.on('error', () => {});
+  // Once the server has ended its side, keep writing: a server that let go of the
+  // connection answers with a reset, which closes it; one that only half-closed it
+  // would keep reading, and `closed` would never come.
+  socket.on('end', () => {
+    if (timer === undefined) timer = setInterval(() => socket.writable && socket.write('\r\n'), 20);
+  });
   const closed = new Promise<void>((resolve) =>
     socket.on('close', () => {
       isClosed = true;

@@ -39,16 +39,25 @@ describe('simulator: the budget for request bodies held at once', () => {
     ];
     await vi.waitFor(() => expect(sim.bufferedBodyBytes()).toBe(960_000));
 
+    // the refused body is read on and thrown away, so the answer comes while the client still sends
     const refused = await stalledUpload(submitPath, KEYS.admin, 2_000_000, 200_000);
-    await refused.closed;
-    expect(statusOf(refused)).toBe(503);
+    await vi.waitFor(() => expect(statusOf(refused)).toBe(503));
+    expect(refused.isClosed()).toBe(false);
     expect(headerOf(refused, 'retry-after')).toBe('1');
+    await vi.waitFor(() => jsonBodyOf(refused));
     expect(jsonBodyOf(refused)).toEqual({ error_message: expect.stringContaining('too many request bodies') });
+    expect(sim.bufferedBodyBytes()).toBe(960_000);
+    // once the client has sent the rest, the connection serves its next request
+    refused.socket.write(`${'x'.repeat(2_000_000 - 200_000 - 2)}"}`);
+    refused.socket.write(
+      `GET /workflow/v1/${SPACE}/workflows HTTP/1.1\r\nHost: sim\r\nAuthorization: Bearer ${KEYS.access}\r\n\r\n`,
+    );
+    await vi.waitFor(() => expect(refused.received()).toContain('HTTP/1.1 200 OK'));
     expect(sim.bufferedBodyBytes()).toBe(960_000);
 
     const channel = await stalledUpload(channelsPath, TOKENS.main, 2_000_000, 200_000);
-    await channel.closed;
-    expect(statusOf(channel)).toBe(503);
+    await vi.waitFor(() => expect(statusOf(channel)).toBe(503));
+    await vi.waitFor(() => jsonBodyOf(channel));
     expect(jsonBodyOf(channel)).toEqual({ error_message: expect.stringContaining('too many request bodies') });
 
     // the admin API and the sign-in form share the budget
@@ -71,7 +80,7 @@ describe('simulator: the budget for request bodies held at once', () => {
     });
     expect(sound.status).toBe(200);
     expect(sim.bufferedBodyBytes()).toBe(480_000);
-    stalled[1].socket.destroy();
+    for (const s of [stalled[1], refused, channel]) s.socket.destroy();
     await vi.waitFor(() => expect(sim.bufferedBodyBytes()).toBe(0));
   });
 
