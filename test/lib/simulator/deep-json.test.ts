@@ -45,6 +45,15 @@ describe('simulator: deeply nested JSON bodies', () => {
     expect(sim.counts()).toMatchObject({ channels: 0 });
   });
 
+  it('JSON nested too deep inside the expected_properties string is refused too: 422 naming the field', async () => {
+    const properties = JSON.stringify(`${'['.repeat(100_000)}${']'.repeat(100_000)}`);
+    const res = await post(channelsUrl(), TOKENS.main, `{"name":"c","expected_properties":${properties}}`);
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ errors: { expected_properties: expect.stringContaining('deeper than 64 levels') } });
+    const fine = await post(channelsUrl(), TOKENS.main, '{"name":"c","expected_properties":"{\\"a\\":[[1]]}"}');
+    expect(fine.status).toBe(201);
+  });
+
   it('64 levels are read (and judged by the schema: 422); 65 are refused (400)', async () => {
     expect((await post(submitUrl(), KEYS.admin, nested('extra', 64))).status).toBe(422);
     expect((await post(submitUrl(), KEYS.admin, nested('extra', 65))).status).toBe(400);
