@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isPlainObject } from '../guards';
 import { channelView } from './channels';
 import { type FaultRegistry, FaultSpec } from './faults';
-import { readBodyAsync, send } from './http-io';
+import { type BodyBudget, BUSY_RETRY_AFTER_SECONDS, readBodyAsync, send } from './http-io';
 import { jobView } from './jobs';
 import { parseJsonBody } from './operation';
 import type { RequestLog } from './request-log';
@@ -14,6 +14,7 @@ export interface AdminTarget {
   readonly state: SimulatorState;
   readonly faults: FaultRegistry;
   readonly log: RequestLog;
+  readonly bodies: BodyBudget;
   readonly manualClock: boolean;
   info(): unknown;
   now(): number;
@@ -36,9 +37,14 @@ const problem = (res: ServerResponse, status: number, message: string, errors?: 
 export async function serveAdmin(t: AdminTarget, req: IncomingMessage, res: ServerResponse, path: string) {
   const method = req.method ?? 'GET';
   const parts = path.slice(ADMIN_PREFIX.length).split('/').filter(Boolean);
-  const read = await readBodyAsync(req);
+  const read = await readBodyAsync(req, res, t.bodies);
   if (!read.ok) {
     if (read.reason === 'too_large') problem(res, 413, 'the request body is larger than 5 MB');
+    if (read.reason === 'busy') {
+      send(res, 503, JSON.stringify({ error_message: 'too many request bodies held at once; retry shortly' }), {
+        'retry-after': String(BUSY_RETRY_AFTER_SECONDS),
+      });
+    }
     return;
   }
   const body = () => {

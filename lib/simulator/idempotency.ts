@@ -103,21 +103,39 @@ export class IdempotencyStore {
   }
 }
 
-/** Serialises JSON with sorted keys, so a retry that reorders fields still matches. */
+/**
+ * Serialises JSON with sorted keys, so a retry that reorders fields still matches.
+ * Iterative, with its own stack of what is left to write, so no nesting can
+ * overflow the call stack.
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) {
-    let out = '[';
-    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + canonicalJson(value[i]);
-    return `${out}]`;
-  }
-  if (value && typeof value === 'object') {
-    const obj = value as Record<string, unknown>;
-    const keys = Object.keys(obj).sort();
-    let out = '{';
-    for (let i = 0; i < keys.length; i++) {
-      out += `${i > 0 ? ',' : ''}${JSON.stringify(keys[i])}:${canonicalJson(obj[keys[i]])}`;
+  let out = '';
+  // what is left to write, last first: a value, or literal text (brackets, commas, keys)
+  const todo: Array<{ value: unknown } | string> = [{ value }];
+  while (todo.length > 0) {
+    const item = todo.pop() as { value: unknown } | string;
+    if (typeof item === 'string') {
+      out += item;
+      continue;
     }
-    return `${out}}`;
+    const v = item.value;
+    if (Array.isArray(v)) {
+      todo.push(']');
+      for (let i = v.length - 1; i >= 0; i--) {
+        todo.push({ value: v[i] });
+        if (i > 0) todo.push(',');
+      }
+      out += '[';
+    } else if (v && typeof v === 'object') {
+      const obj = v as Record<string, unknown>;
+      const keys = Object.keys(obj).sort();
+      todo.push('}');
+      for (let i = keys.length - 1; i >= 0; i--) {
+        todo.push({ value: obj[keys[i]] });
+        todo.push(`${i > 0 ? ',' : ''}${JSON.stringify(keys[i])}:`);
+      }
+      out += '{';
+    } else out += JSON.stringify(v) ?? 'null';
   }
-  return JSON.stringify(value) ?? 'null';
+  return out;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ChannelCreateRequest, describeIssues, UUID_PATTERN } from '../schemas';
 import { CHANNEL_RECORDING_AFTER_MS, channelState, channelView } from './channels';
-import type { OperationContext } from './operation';
+import { MAX_JSON_DEPTH, nestingRefusal, type OperationContext } from './operation';
 import { fail, ok, quote, type Reply } from './reply';
 import type { ChannelRecord } from './state';
 
@@ -17,6 +17,13 @@ const DEFAULT_REGION = 'sim-local-1';
 export function createChannel(c: OperationContext): Reply {
   const body = c.json();
   if (!body.ok) return fail(400, body.reason, { body: body.reason });
+  // expected_properties is JSON inside a string, which the schema parses: held to the body's depth first
+  const properties = (body.value as { expected_properties?: unknown } | null)?.expected_properties;
+  if (typeof properties === 'string' && nestingRefusal(properties)) {
+    return fail(422, 'invalid channel create request', {
+      expected_properties: `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`,
+    });
+  }
   const parsed = ChannelCreateRequest.safeParse(body.value);
   const fields = parsed.success ? {} : describeIssues(parsed.error);
   if ('(value)' in fields) {

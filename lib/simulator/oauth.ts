@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { SCOPE_RANK } from './auth';
 import { API_KEY_SCOPES, type ApiKeyScope } from './fixture-schema';
-import { readBodyAsync } from './http-io';
+import { type BodyBudget, BUSY_RETRY_AFTER_SECONDS, readBodyAsync } from './http-io';
 import { type PageFields, renderErrorPage, renderSignInPage } from './oauth-page';
 import type { SimulatorState } from './state';
 
@@ -23,6 +23,7 @@ export const TOKEN_PREFIX = 'sim-oauth-';
 
 export interface OAuthContext {
   readonly state: SimulatorState;
+  readonly bodies: BodyBudget;
   now(): number;
 }
 
@@ -30,6 +31,8 @@ type Params = Record<string, string>;
 const FLOW_PARAMS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'space_id'] as const;
 const LOOPBACK_NAMES = new Set(['localhost', '[::1]']);
 const FORM_LIMIT_BYTES = 64 * 1024;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+const CONTROL_CHARACTER = /[\x00-\x1f\x7f]/;
 
 export async function serveOAuth(ctx: OAuthContext, req: IncomingMessage, res: ServerResponse, rawQuery: string) {
   const method = req.method ?? 'GET';
@@ -39,9 +42,14 @@ export async function serveOAuth(ctx: OAuthContext, req: IncomingMessage, res: S
   let form: URLSearchParams;
   if (method === 'GET') form = new URLSearchParams(rawQuery);
   else {
-    const read = await readBodyAsync(req, FORM_LIMIT_BYTES);
+    const read = await readBodyAsync(req, res, ctx.bodies, FORM_LIMIT_BYTES);
     if (!read.ok) {
       if (read.reason === 'too_large') html(res, 413, renderErrorPage('the form is larger than 64 KB'));
+      if (read.reason === 'busy') {
+        html(res, 503, renderErrorPage('The sign-in service is busy; send the form again in a moment.'), {
+          'retry-after': String(BUSY_RETRY_AFTER_SECONDS),
+        });
+      }
       return;
     }
     const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
@@ -60,8 +68,10 @@ export async function serveOAuth(ctx: OAuthContext, req: IncomingMessage, res: S
   }
   const clientProblem = checkClientId(params.client_id);
   if (clientProblem) return html(res, 400, renderErrorPage(clientProblem));
-  const redirectProblem = checkRedirectUri(params.redirect_uri, ctx.state.fixture.oauth.redirect_hosts);
-  if (redirectProblem) return html(res, 400, renderErrorPage(redirectProblem));
+  const redirect_uri = checkRedirectUri(params.redirect_uri, ctx.state.fixture.oauth.redirect_hosts);
+  if ('problem' in redirect_uri) return html(res, 400, renderErrorPage(redirect_uri.problem));
+  // From here on (the page's hidden field, the Location header) the URL is the parsed one, as the check saw it.
+  params.redirect_uri = redirect_uri.href;
   if (duplicate === 'client_id' || duplicate === 'redirect_uri') {
     return html(res, 400, renderErrorPage(`${duplicate} is given more than once`));
   }
@@ -132,26 +142,38 @@ function checkClientId(value: string | undefined): string | null {
 
 /**
  * The redirect rule (the description registers no clients): an absolute http or https URL,
- * without a fragment (the token goes there) or user:password, whose host is loopback
- * (localhost, 127.0.0.0/8, [::1]) or one of the fixture's oauth.redirect_hosts.
+ * without control characters, a fragment (the token goes there) or user:password, whose host
+ * is loopback (localhost, 127.0.0.0/8, [::1]) or one of the fixture's oauth.redirect_hosts.
+ * Returns the URL as parsed (`href`), which is what is redirected to: the WHATWG parser drops
+ * tabs and line breaks anywhere, so the raw text may differ from the URL that was checked.
  */
-export function checkRedirectUri(value: string | undefined, extraHosts: readonly string[]): string | null {
-  if (value === undefined || value === '') return 'redirect_uri is required';
+export function checkRedirectUri(
+  value: string | undefined,
+  extraHosts: readonly string[],
+): { href: string } | { problem: string } {
+  if (value === undefined || value === '') return { problem: 'redirect_uri is required' };
+  if (CONTROL_CHARACTER.test(value)) {
+    return { problem: 'redirect_uri must not contain control characters (tab, line breaks and the like)' };
+  }
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    return 'redirect_uri must be an absolute URL';
+    return { problem: 'redirect_uri must be an absolute URL' };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'redirect_uri must be an http or https URL';
-  if (value.includes('#')) return 'redirect_uri must not have a fragment';
-  if (url.username || url.password) return 'redirect_uri must not carry a user name or password';
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return { problem: 'redirect_uri must be an http or https URL' };
+  }
+  if (value.includes('#')) return { problem: 'redirect_uri must not have a fragment' };
+  if (url.username || url.password) return { problem: 'redirect_uri must not carry a user name or password' };
   const host = url.hostname.toLowerCase();
   const loopback = LOOPBACK_NAMES.has(host) || (isIP(host) === 4 && host.startsWith('127.'));
   if (!loopback && !extraHosts.some((h) => h.toLowerCase() === host)) {
-    return `redirect_uri host ${host} is not allowed: use a loopback host (localhost, 127.0.0.1, [::1]) or list it under oauth.redirect_hosts in the fixture`;
+    return {
+      problem: `redirect_uri host ${host} is not allowed: use a loopback host (localhost, 127.0.0.1, [::1]) or list it under oauth.redirect_hosts in the fixture`,
+    };
   }
-  return null;
+  return { href: url.href };
 }
 
 function redirect(res: ServerResponse, params: Params, fragment: Record<string, string>): void {

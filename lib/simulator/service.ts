@@ -4,11 +4,19 @@ import { refuseContentType } from './content-type';
 import { errorBody } from './error-shapes';
 import type { Fault, FaultRegistry, MatchedFaults } from './faults';
 import type { ApiKeyScope } from './fixture-schema';
-import { BODY_LIMIT_BYTES, type BodyResult, readBody, send, sendTruncated } from './http-io';
+import {
+  BODY_LIMIT_BYTES,
+  type BodyBudget,
+  type BodyResult,
+  BUSY_RETRY_AFTER_SECONDS,
+  readBody,
+  send,
+  sendTruncated,
+} from './http-io';
 import { canonicalJson, type IdempotencyStore } from './idempotency';
 import { getJob, submitJob } from './job-routes';
 import { createChannel, deleteEvent, getChannel, stopChannel } from './livecapture-routes';
-import { type JsonBody, type OperationContext, parseJsonText } from './operation';
+import { type JsonBody, nestingRefusal, type OperationContext, parseJsonText } from './operation';
 import { fail, type Reply } from './reply';
 import type { RawLogEntry, RequestLog } from './request-log';
 import { matchRoute, type RouteMatch, type RouteName } from './router';
@@ -21,6 +29,8 @@ export interface ServiceContext {
   readonly faults: FaultRegistry;
   readonly log: RequestLog;
   readonly idempotency: IdempotencyStore;
+  /** Bytes of request bodies held at once, across requests. */
+  readonly bodies: BodyBudget;
   now(): number;
   /** A real-time wait that close() can cancel. */
   sleep(ms: number): Promise<void>;
@@ -96,9 +106,9 @@ const MAX_IDEMPOTENCY_KEY = 255;
 
 /**
  * Serves one request of the workflow or live-capture area. The pipeline:
- *   route (404/405) -> body (413) -> faults chosen (and counted)
+ *   route (404/405) -> body (413; 503 past the body budget) -> faults chosen (and counted)
  *   -> `before` drop/status/truncate -> authorisation -> Content-Type (415)
- *   -> Idempotency-Key
+ *   -> nesting depth (400, answered by the operation) -> Idempotency-Key
  *   (replay / 409 in flight / 422 different body) -> `before` latency
  *   -> the operation -> `after` latency/status/drop/truncate -> log.
  * The key is reserved before the latency so that a request held by injected
@@ -170,7 +180,9 @@ class Exchange {
         this.respond(out);
         return;
       }
-      readBody(this.req, BODY_LIMIT_BYTES, (read) => this.step(() => this.afterBody(match, read)));
+      readBody(this.req, this.res, this.ctx.bodies, BODY_LIMIT_BYTES, (read) =>
+        this.step(() => this.afterBody(match, read)),
+      );
     });
   }
 
@@ -183,9 +195,13 @@ class Exchange {
         this.end();
         return;
       }
-      const out = rendered(route, fail(413, 'the request body is larger than 5 MB'), entry.path);
-      // An undrained body leaves the connection unusable.
-      if (!read.drained) out.headers.connection = 'close';
+      const out =
+        read.reason === 'busy'
+          ? busyResponse(route, entry.path)
+          : rendered(route, fail(413, 'the request body is larger than 5 MB'), entry.path);
+      // An undrained body leaves the connection unusable. The rest of a refused body (5 MB at most)
+      // is read and thrown away, so the client hears the 503 instead of a reset mid-upload.
+      if (read.reason === 'too_large' && !read.drained) out.headers.connection = 'close';
       this.respond(out);
       return;
     }
@@ -215,7 +231,10 @@ class Exchange {
       const refused = refuseContentType(this.req.headers['content-type']);
       if (refused) this.out = rendered(route, fail(415, refused), entry.path);
     }
-    if (!this.out && this.space && op.fingerprint && entry.idempotencyKey !== null) {
+    // Too deep a body is refused before its key is reserved or JSON.parse builds it; the operation
+    // answers it as it answers any unreadable body, in its own error shape.
+    if (!this.out && this.space && op.body) this.json = nestingRefusal(this.bodyText());
+    if (!this.out && this.space && op.fingerprint && entry.idempotencyKey !== null && this.json === undefined) {
       this.out = this.reserveKey(this.space, match, op, entry.idempotencyKey);
     }
     const latency = this.use('latency', 'before');
@@ -373,6 +392,17 @@ function rendered(route: RouteName | undefined, reply: Reply, instance: string):
     return { status: reply.status, body: JSON.stringify(body), headers: { ...reply.headers } };
   }
   return { status: reply.status, body: reply.json, headers: { ...reply.headers } };
+}
+
+/** Past the body budget: the request is not read, and may be sent again in a moment. */
+function busyResponse(route: RouteName, instance: string): Outgoing {
+  const out = rendered(
+    route,
+    fail(503, 'the simulator is holding too many request bodies at once; send this one again shortly'),
+    instance,
+  );
+  out.headers['retry-after'] = String(BUSY_RETRY_AFTER_SECONDS);
+  return out;
 }
 
 function faultResponse(

@@ -1,11 +1,11 @@
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { ADMIN_PREFIX, type AdminTarget, serveAdmin } from './admin';
 import { SimClock } from './clock';
 import { FaultRegistry, FaultSpec, type FaultSpecInput } from './faults';
 import { loadFixture } from './fixture';
 import type { ApiKeyScope, Fixture, FixtureDocument } from './fixture-schema';
-import { send, splitTarget } from './http-io';
+import { BODY_BUDGET_BYTES, BodyBudget, send, splitTarget } from './http-io';
 import { IdempotencyStore } from './idempotency';
 import { OAUTH_PATH, serveOAuth } from './oauth';
 import { RequestLog, type RequestLogEntry } from './request-log';
@@ -23,7 +23,16 @@ export interface SimulatorOptions {
   manualClock?: boolean;
   /** Simulated time at start (ms since the epoch or an ISO date); default now. */
   startTime?: number | string;
+  /** ms a client has to send a request's headers before it gets 408 and the connection closes; default 15 s. */
+  headersTimeout?: number;
+  /** ms a client has to send a whole request (headers and body); default 60 s. */
+  requestTimeout?: number;
+  /** Bytes of request bodies held at once across requests, past which a request gets 503; default 64 MiB. */
+  bodyBufferLimit?: number;
 }
+
+export const DEFAULT_HEADERS_TIMEOUT_MS = 15_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 export interface SpaceInfo {
   space_id: string;
@@ -58,6 +67,8 @@ export interface Simulator {
   /** In-process twin of POST /__admin/faults; returns the fault id. */
   addFault(spec: FaultSpecInput): string;
   clearFaults(): void;
+  /** Bytes of request bodies the simulator holds right now (read, or answered, but not yet closed). */
+  bufferedBodyBytes(): number;
   close(): Promise<void>;
 }
 
@@ -72,6 +83,7 @@ class RunningSimulator implements Simulator, AdminTarget, ServiceContext {
   readonly faults = new FaultRegistry();
   readonly log = new RequestLog();
   readonly idempotency = new IdempotencyStore();
+  readonly bodies: BodyBudget;
   readonly clock: SimClock;
   readonly manualClock: boolean;
   private readonly server: http.Server;
@@ -83,18 +95,25 @@ class RunningSimulator implements Simulator, AdminTarget, ServiceContext {
     this.state = new SimulatorState(fixture);
     this.manualClock = opts.manualClock === true;
     this.clock = new SimClock(this.manualClock, parseStartTime(opts.startTime));
-    this.server = http.createServer({ noDelay: true }, (req, res) => this.dispatch(req, res));
+    this.bodies = new BodyBudget(positive(opts.bodyBufferLimit ?? BODY_BUDGET_BYTES, 'bodyBufferLimit'));
+    const headersTimeout = positive(opts.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT_MS, 'headersTimeout');
+    const requestTimeout = positive(opts.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS, 'requestTimeout');
+    if (headersTimeout > requestTimeout) throw new RangeError('headersTimeout must not be longer than requestTimeout');
+    // Node's own handling of bad requests stays in place (no 'clientError' listener): 400, 431, or 408
+    // for a client too slow with its headers or body, and the socket is destroyed. Ending it
+    // instead left a client dripping header bytes connected for good.
+    this.server = http.createServer(
+      {
+        noDelay: true,
+        headersTimeout,
+        requestTimeout,
+        // how often those timeouts are checked (Node's default, 30 s, would let them run half a minute over)
+        connectionsCheckingInterval: Math.min(1_000, Math.max(10, Math.floor(headersTimeout / 4))),
+      },
+      (req, res) => this.dispatch(req, res),
+    );
     // Longer than clients' usual idle timeouts (undici: 4 s), so pooled connections are reused, not raced.
     this.server.keepAliveTimeout = 30_000;
-    // Bytes that are not HTTP never reach a handler; answer them plainly instead of letting them surface as errors.
-    this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
-      if (!socket.writable) {
-        socket.destroy();
-        return;
-      }
-      const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
-      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-    });
   }
 
   get workflowUrl(): string {
@@ -199,6 +218,10 @@ class RunningSimulator implements Simulator, AdminTarget, ServiceContext {
     this.faults.clear();
   }
 
+  bufferedBodyBytes(): number {
+    return this.bodies.bytes;
+  }
+
   sleep(ms: number): Promise<void> {
     if (this.closed) return new Promise(() => {});
     return new Promise((resolve) => {
@@ -220,6 +243,11 @@ class RunningSimulator implements Simulator, AdminTarget, ServiceContext {
     this.server.closeAllConnections();
     await done;
   }
+}
+
+function positive(value: number, name: string): number {
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, got ${value}`);
+  return value;
 }
 
 function parseStartTime(value: number | string | undefined): number | undefined {

@@ -61,4 +61,17 @@ describe('canonicalJson', () => {
     expect(canonicalJson([])).toBe('[]');
     expect(canonicalJson({})).toBe('{}');
   });
+
+  it('writes what JSON.stringify writes for sorted input, whatever the nesting, without recursion', () => {
+    const flat = { a: [1, 'x', null, true, { b: [], c: {} }], d: -1.5e-7, e: 'quote " and \\ slash' };
+    expect(canonicalJson(flat)).toBe(JSON.stringify(flat));
+    let deep: unknown = 0;
+    for (let i = 0; i < 200_000; i++) deep = i % 2 ? [deep] : { k: deep };
+    // deeper than JSON.stringify itself goes: 100,000 of {"k":…} and 100,000 of […] around a 0
+    const text = canonicalJson(deep);
+    expect(text.length).toBe(100_000 * 6 + 100_000 * 2 + 1);
+    expect(text.slice(0, 8)).toBe('[{"k":[{');
+    expect(text.indexOf('0')).toBe(600_000);
+    expect(text.slice(599_994, 600_003)).toBe('[{"k":0}]');
+  });
 });
