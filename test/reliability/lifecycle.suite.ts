@@ -28,7 +28,8 @@ import { print, table, writeResults } from './support/results';
 
 const scheduleNode = nodeModule('media-spaces-schedule');
 const followNode = nodeModule('media-spaces-follow-job');
-const FOLLOWUP_WORKFLOW = DEMO.workflows.transcode;
+// "Transcode recording to proxy": the demo's follow-up, declaring the Programme variable and the recording nickname
+const FOLLOWUP_WORKFLOW = 'aaaaaaaa-0000-4000-8000-000000000006';
 const WINDOWS = 10;
 
 interface Seen {
