@@ -32,6 +32,7 @@ export async function createChannel(
 ): Promise<Outcome> {
   const { RED, node, settings, client, signal, progress } = ctx;
   const { idempotencyKey } = await resolveInputs(RED, node, msg, {}, CREATE_INPUTS);
+  if (msg.topic === 'stop') return stopRecording(msg, ctx, idempotencyKey);
   const request = channelRequest(settings, msg.payload);
   const slot = scheduledSlot(msg);
   if (!slot) {
@@ -70,6 +71,31 @@ export async function createChannel(
       traceId: error.traceId,
     });
   }
+}
+
+/**
+ * `msg.topic` "stop": ends the recording of the channel `msg.channel_id` (or
+ * the channel on msg.payload, as this node sends it), through the stop
+ * extension; a channel meant to record only for a while is not left running.
+ */
+async function stopRecording(
+  msg: NodeMessage,
+  { client, signal }: OperationContext<CreateChannelSettings>,
+  idempotencyKey: string | undefined,
+): Promise<Outcome> {
+  const id =
+    typeof msg.channel_id === 'string'
+      ? msg.channel_id
+      : isPlainObject(msg.payload) && typeof msg.payload.id === 'string'
+        ? msg.payload.id
+        : undefined;
+  if (!id) {
+    throw MediaSpacesError.invalidInput('a "stop" message needs msg.channel_id (or the channel on msg.payload)', {
+      channel_id: 'is required to stop a recording',
+    });
+  }
+  const response = await client.stopChannel(id, { idempotencyKey, signal });
+  return respond(msg, response, `stopped: ${summary(client.channelState(response.data))}`);
 }
 
 function summary(state: string | undefined): string {

@@ -15,7 +15,7 @@ import { ALL_NODES, DEMO, helper, initRuntime, waitFor } from '../support/node-r
 
 const require = createRequire(import.meta.url);
 const core = (file: string) => require(`@node-red/nodes/core/common/${file}`) as NodeModule;
-const CORE_NODES = [core('20-inject.js'), core('21-debug.js'), core('90-comment.js')];
+const CORE_NODES = [core('20-inject.js'), core('21-debug.js'), core('90-comment.js'), core('../function/15-change.js')];
 const POLLING_NODES = [nodeModule('media-spaces-wait-workflow'), nodeModule('media-spaces-watch-workflows')];
 
 type FlowNode = Record<string, unknown> & { id: string; type: string; z?: string; wires?: string[][] };
@@ -89,8 +89,12 @@ describe('examples', () => {
     };
     for (const [file, type] of Object.entries(expected)) {
       const flow = readExample(file);
+      // create-channel's example also stops the recording it started: a second inject and a change node
+      const extra = file === 'create-channel.json' ? ['inject', 'change'] : [];
       const types = flow.map((n) => n.type).sort();
-      expect(types, file).toEqual(['catch', 'comment', 'debug', 'debug', 'inject', 'media-spaces-config', type].sort());
+      expect(types, file).toEqual(
+        ['catch', 'comment', 'debug', 'debug', 'inject', 'media-spaces-config', type, ...extra].sort(),
+      );
       const op = flow.find((n) => n.type === type)!;
       const inject = flow.find((n) => n.type === 'inject')!;
       expect(inject.wires, file).toEqual([[op.id]]);
@@ -162,8 +166,25 @@ describe('examples', () => {
     });
     example.run();
     await waitFor(() => example.debug.channel.length > 1);
-    expect((example.debug.channel[1].payload as { id: string }).id).toBe((msg.payload as { id: string }).id);
+    const id = (msg.payload as { id: string }).id;
+    expect((example.debug.channel[1].payload as { id: string }).id).toBe(id);
     expect(sim.counts().channels).toBe(1);
+
+    // nothing is left recording: "stop the recording" stops the channel remembered in flow context
+    const stop = example.flow.find((n) => n.type === 'inject' && n.name === 'stop the recording');
+    sim.advance(3000); // the simulated channel records 2 s after its creation
+    (helper.getNode(String(stop?.id)) as HelperNode).receive({});
+    await waitFor(() => example.debug.channel.length > 2 || example.debug.errors.length > 0);
+    expect(example.debug.errors).toEqual([]);
+    expect(example.debug.channel[2].payload).toMatchObject({ id, state: 'FINISHING_RECORDING' });
+    sim.advance(3000);
+    const client = createClient({
+      workflowUrl: sim.workflowUrl,
+      spaceId: DEMO.space,
+      accessToken: DEMO.token,
+    });
+    expect((await client.getChannel(id)).data.state).toBe('INACTIVE');
+    await client.close();
   });
 
   it('wait-workflow.json passes the message on once QC check is active, with its id', async () => {
