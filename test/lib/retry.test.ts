@@ -451,4 +451,56 @@ describe('Transport retries (against a scripted server)', () => {
     expect(after.code).toBe('aborted');
     expect(after.message).toBe('Test call aborted: client closed');
   });
+
+  it('with a deadline, retries past the retry count until the deadline and reports each retry', async () => {
+    transport = make({ retries: 0 });
+    // 503 six times, then the answer: more attempts than retries allows
+    stub.handle((_req, res, i) => (i < 6 ? json(res, 503, { message: 'down' }) : json(res, 200, { ok: true, n: i })));
+    const notices: { attempt: number; status?: number; delayMs: number }[] = [];
+    const res = await transport.send(
+      req({
+        deadline: Date.now() + 10_000,
+        onRetry: (n) => notices.push({ attempt: n.attempt, status: n.error.status, delayMs: n.delayMs }),
+      }),
+      (b) => b,
+    );
+    expect(res.attempts).toBe(7);
+    expect(notices.map((n) => [n.attempt, n.status])).toEqual([1, 2, 3, 4, 5, 6].map((a) => [a, 503]));
+    // backoff capped (the policy's 50 ms cap here, and never more than the deadline step)
+    expect(notices.every((n) => n.delayMs <= 50)).toBe(true);
+  });
+
+  it('with a deadline, gives up with the last error when the next attempt would start past it', async () => {
+    transport = make({ retries: 0, baseDelayMs: 200, maxDelayMs: 200 });
+    stub.handle((_req, res) => json(res, 503, { message: 'down' }));
+    const deadline = Date.now() + 1_000;
+    const error = await fail(transport.send(req({ deadline }), (b) => b));
+    expect(error.status).toBe(503);
+    const attempts = stub.requests.length;
+    // one attempt per 100-200 ms step inside one second, none after the deadline
+    expect(attempts).toBeGreaterThanOrEqual(5);
+    expect(attempts).toBeLessThanOrEqual(11);
+    expect(Math.max(...stub.requests.map((r) => r.at))).toBeLessThan(deadline);
+  });
+
+  it('with a deadline, a POST without an Idempotency-Key is still sent once', async () => {
+    stub.handle((_req, res) => json(res, 503, { message: 'down' }));
+    const error = await fail(transport.send(req({ method: 'POST', body: {}, deadline: Date.now() + 5_000 }), (b) => b));
+    expect(error.status).toBe(503);
+    expect(stub.requests).toHaveLength(1);
+  });
+
+  it('a 409 the service replays for this key is its answer, not a request still in progress', async () => {
+    stub.handle((_req, res) =>
+      json(
+        res,
+        409,
+        { message: 'channel is ACTIVE; only a RECORDING channel can be stopped' },
+        { 'idempotent-replayed': 'true' },
+      ),
+    );
+    const error = await fail(transport.send(req({ method: 'POST', body: {}, idempotencyKey: 'k1' }), (b) => b));
+    expect(error.status).toBe(409);
+    expect(stub.requests).toHaveLength(1);
+  });
 });
