@@ -1,0 +1,97 @@
+import { createRequire } from 'node:module';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Simulator, startSimulator } from '../../../lib/simulator';
+import { nodeModule } from '../../support/node-modules';
+import { CONFIG_ID, configNode, credentials, helper, NODES, waitFor } from '../../support/node-red-runtime';
+
+/**
+ * Windows that record nothing, in a real runtime with the demo's wiring and
+ * real HTTP: no follow-up goes out for them; output 3 reports each once, and
+ * a failure (not an operator's pause) reaches the Catch node once.
+ */
+
+const require = createRequire(import.meta.url);
+const scheduleNode = nodeModule('media-spaces-schedule');
+const at = { z: 'tab', x: 100, y: 100 };
+
+type Msg = Record<string, unknown> & { topic?: string; payload?: Record<string, unknown>; error?: Msg };
+
+let sim: Simulator;
+beforeAll(async () => {
+  helper.init(require.resolve('node-red'));
+  sim = await startSimulator();
+});
+afterAll(async () => {
+  await sim.close();
+});
+afterEach(async () => {
+  sim.clearFaults();
+  await helper.unload();
+});
+
+async function load(scheduleId: string): Promise<Record<'end' | 'ctl' | 'caught', Msg[]>> {
+  const yaml = `windows:
+  - id: w
+    name: Refused
+    cron: "*/5 * * * * *"
+    timezone: UTC
+    duration: 3s
+`;
+  const flow = [
+    { id: 'tab', type: 'tab', label: 'missed' },
+    configNode(sim, { timeout: 1000 }),
+    {
+      id: 'sched',
+      ...at,
+      type: 'media-spaces-schedule',
+      source: 'yaml',
+      yaml,
+      scheduleId,
+      catchUp: false,
+      server: CONFIG_ID,
+      wires: [['cc'], ['end'], ['ctl']],
+    },
+    { id: 'cc', ...at, type: 'media-spaces-create-channel', name: '', server: CONFIG_ID, wires: [['sched']] },
+    { id: 'end', ...at, type: 'helper' },
+    { id: 'ctl', ...at, type: 'helper' },
+    { id: 'catcher', ...at, type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
+    { id: 'caught', ...at, type: 'helper' },
+  ];
+  await helper.load([NODES.config, NODES.channel, scheduleNode], flow, credentials());
+  const seen: Record<'end' | 'ctl' | 'caught', Msg[]> = { end: [], ctl: [], caught: [] };
+  for (const id of ['end', 'ctl', 'caught'] as const) helper.getNode(id).on('input', (m: unknown) => seen[id].push(m as Msg));
+  return seen;
+}
+
+describe('a window that records nothing', () => {
+  it('every creation refused: no follow-up, one missed report with the attempts, one Catch error', async () => {
+    sim.addFault({ route: 'create_channel', kind: 'status', status: 503 });
+    const seen = await load(`refused-${process.pid}-${Date.now()}`);
+    await waitFor(() => seen.ctl.some((m) => m.topic === 'missed'), 15_000);
+    const [missed] = seen.ctl.filter((m) => m.topic === 'missed');
+    const slot = String(missed.payload?.slot);
+    // the end of that slot came and went: nothing on output 2 for it
+    await new Promise((r) => setTimeout(r, 500));
+    expect(seen.end.filter((m) => (m.window as { slotKey?: string }).slotKey === slot)).toEqual([]);
+    expect(missed.payload).toMatchObject({ why: 'start_failed', window: { slotKey: slot, name: 'Refused' } });
+    expect(missed.payload?.attempts).toBeGreaterThan(1);
+    expect(String(missed.payload?.reason)).toMatch(/503/);
+    // one error for the slot, from the create-channel node that gave its start up
+    const errors = seen.caught.filter((m) => (m.window as { slotKey?: string } | undefined)?.slotKey === slot);
+    expect(errors).toHaveLength(1);
+    expect((errors[0].error as { source?: { id?: string } }).source?.id).toBe('cc');
+    expect(String((errors[0].error as { message?: string }).message)).toMatch(/the start of .* was given up/);
+    expect(sim.counts().channels).toBe(0);
+  }, 30_000);
+
+  it('paused: each start is reported skipped on output 3 at its instant, with no error and no request', async () => {
+    const seen = await load(`paused-${process.pid}-${Date.now()}`);
+    helper.getNode('sched').receive({ topic: 'pause' });
+    await waitFor(() => seen.ctl.some((m) => m.topic === 'missed'), 10_000);
+    const [missed] = seen.ctl.filter((m) => m.topic === 'missed');
+    expect(missed.payload).toMatchObject({ why: 'paused', reason: 'the schedule was paused at the start' });
+    expect(seen.caught).toEqual([]);
+    expect(seen.end).toEqual([]);
+    expect(sim.requests().filter((r) => r.route === 'create_channel')).toEqual([]);
+  }, 30_000);
+});
