@@ -97,6 +97,11 @@ export class InFlight {
     for (const r of recent.slice(0, RECENT_SHOWN)) r.show();
     this.totals.set('windows', recent.length);
     this.drop((key) => key.startsWith('slot|') && !seen.has(key));
+    this.recordings.sort((a, b) => a.slot.start - b.slot.start);
+    this.arrange(
+      'recording',
+      this.recordings.map((r) => r.key),
+    );
     this.arrange(
       'windows',
       recent.slice(0, RECENT_SHOWN).map((r) => r.key),
@@ -230,5 +235,6 @@ export class InFlight {
 }
 
 function timing(detail: string, slot: SlotView, now: number): string {
+  if (now >= slot.end) return `${detail} · ended ${span(now - slot.end)} ago`;
   return `${detail} · ${span(now - slot.start)} elapsed · ${span(slot.end - now)} left`;
 }
