@@ -15,6 +15,7 @@ import { screenshot } from './support/stack';
 
 const SCHEDULE = 'sidebarsched0001';
 const MINUTE = 60_000;
+const WORKFLOW = 'aaaaaaaa-0000-4000-8000-000000000001';
 const WINDOWS = [
   { id: 'flash', name: 'News flash', cron: '*/10 * * * *', timezone: 'UTC', duration: 300 },
   { id: 'studio', name: 'Studio B', cron: '30 * * * *', timezone: 'Europe/London', duration: 1200 },
@@ -59,7 +60,21 @@ describe('Media Spaces sidebar: a slot through its life', () => {
 
   beforeAll(async () => {
     const [tab, schedule] = activityFlow({ name: 'Recording schedule', windows: JSON.stringify(WINDOWS) });
-    stack = await startSidebarStack('stages', { flows: [tab, schedule] });
+    // a node that knows a workflow's name (the picker keeps it): the tab names the jobs' workflow by it
+    const submit = {
+      id: 'sidebarsubmit001',
+      type: 'media-spaces-submit-job',
+      z: tab.id,
+      x: 200,
+      y: 300,
+      name: 'Submit',
+      server: '',
+      workflowId: WORKFLOW,
+      workflowIdType: 'str',
+      workflowName: 'Transcode to proxy',
+      wires: [[]],
+    };
+    stack = await startSidebarStack('stages', { flows: [tab, schedule, submit] });
     t0 = await minuteNow();
     await widenSidebar(stack.page);
     await openSidebar(stack.page);
@@ -211,6 +226,37 @@ describe('Media Spaces sidebar: a slot through its life', () => {
       expect(await band.getAttribute('title')).toContain('too many starts to draw one by one');
     }
     await page.locator('.ms-view[data-view="6h"]').click();
+  });
+
+  it('lists finished jobs newest first, the 10 newest, with their end time, workflow name and whole name', async () => {
+    const { page } = stack;
+    const long = 'Proxy of Demo recording 2026-11-24 20:23:00 UTC, Studio B, camera 2 (ISO feed)';
+    for (let i = 1; i <= 12; i++) {
+      const job = { nodeId: 'sidebarjobs00001', jobId: `job-${i}`, workflowId: WORKFLOW, state: 'succeeded' };
+      const answer = await fetch(`${stack.nodeRed.url}/media-spaces-test/jobs`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify([{ ...job, name: i === 12 ? long : `Proxy ${i}`, progress: 100 }]),
+      });
+      expect(answer.status).toBe(200);
+      // each ends at its own millisecond
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const done = page.locator('.ms-fl-done');
+    await done.locator('.ms-fl-count', { hasText: '(10 of 12)' }).waitFor();
+    const titles = await done.locator('.ms-fl-title').allTextContents();
+    expect(titles).toEqual([long, ...[11, 10, 9, 8, 7, 6, 5, 4, 3].map((i) => `Proxy ${i}`)]);
+    const first = done.locator('.ms-fl-item').first();
+    expect(await first.locator('.ms-fl-detail').textContent()).toMatch(
+      /^workflow Transcode to proxy · succeeded at \d\d:\d\d:\d\d$/,
+    );
+    // the whole name at about the sidebar's default width, wrapped rather than cut
+    await widenSidebar(page, 340);
+    const title = first.locator('.ms-fl-title');
+    expect(await title.evaluate((e) => e.getBoundingClientRect().width)).toBeLessThan(300);
+    expect(await title.evaluate((e) => e.scrollWidth <= e.clientWidth && e.scrollHeight > 20)).toBe(true);
+    expect(await title.getAttribute('title')).toBe(long);
+    await widenSidebar(page);
   });
 
   it('shows every stage at once (screenshot)', async () => {
