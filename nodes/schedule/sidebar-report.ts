@@ -182,8 +182,9 @@ export class ScheduleSidebar {
     };
   }
 
+  /** The node's name; the feed names an unnamed schedule by its windows. */
   private name(): string {
-    return this.node.name || `schedule ${this.host()?.scheduler.scheduleId ?? this.node.id}`;
+    return this.node.name ?? '';
   }
 }
 

@@ -115,7 +115,12 @@ export interface JobReport {
 
 // ------------------------------------------------------------ what the editor receives
 
-export type SlotPhase = 'upcoming' | 'active' | 'past';
+/**
+ * upcoming: planned, not started; due: planned, its start passed and no report
+ * covers it (a schedule reports its starts at once, so this is brief, or the
+ * schedule does not report); active: reported, not over; past: over.
+ */
+export type SlotPhase = 'upcoming' | 'due' | 'active' | 'past';
 
 export interface SlotView {
   windowId: string;
@@ -125,6 +130,11 @@ export interface SlotView {
   channel?: { state: string; id?: string };
   life?: SlotLife;
   outcome?: SlotOutcome;
+  /**
+   * planned starts too dense to list one by one (an every-minute window over
+   * a week): the window keeps starting as its cron says from `start` to `end`
+   */
+  band?: true;
 }
 
 export interface ScheduleView {

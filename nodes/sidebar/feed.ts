@@ -25,6 +25,8 @@ export const AHEAD_MS = 7 * 24 * HOUR_MS;
 /** Bounds on what is kept, whatever the nodes report. */
 export const MAX_HISTORY_PER_SCHEDULE = 500;
 export const MAX_JOBS = 5000;
+/** Ended jobs kept for the tab's "finished" list (the newest; older ones are dropped). */
+export const MAX_ENDED_JOBS = 200;
 
 const ACTION_METHODS: Record<ActionName, keyof ScheduleControl> = {
   pause: 'pause',
@@ -156,6 +158,7 @@ export class ActivityFeed {
       terminal: this.terminal.has(report.state.toLowerCase()),
     });
     this.pruneJobs();
+    if (this.jobs.get(key)?.terminal) this.pruneEnded();
     this.signal.mark('jobs');
   }
 
@@ -213,7 +216,7 @@ export class ActivityFeed {
     if (part === 'jobs') return { now, signal: this.revision, range, schedules: [], jobs, days: [] };
     const schedules = [...this.schedules.values()].map((entry) => ({
       nodeId: entry.registration.nodeId,
-      name: entry.registration.name,
+      name: entry.registration.name || unnamedSchedule(entry.registration),
       ...(entry.registration.z ? { z: entry.registration.z } : {}),
       paused: entry.registration.paused,
       actions: (Object.keys(ACTION_METHODS) as ActionName[]).filter(
@@ -268,8 +271,14 @@ export class ActivityFeed {
     const out: SlotView[] = [];
     for (const slot of reported.values()) if (slot.end >= range.from) out.push(slot);
     for (const slot of entry.planned.slots) {
-      if (slot.end <= now || slot.start >= range.to || reported.has(`${slot.windowId}@${slot.start}`)) continue;
-      out.push(slot.start <= now ? { ...slot, phase: 'active' } : slot);
+      if (slot.end <= now || slot.start >= range.to) continue;
+      if (slot.band) {
+        out.push(slot);
+        continue;
+      }
+      if (reported.has(`${slot.windowId}@${slot.start}`)) continue;
+      // a start no report covers (not yet, or never: paused, skipped, not wired) is not a recording
+      out.push(slot.start <= now ? { ...slot, phase: 'due' } : slot);
     }
     return out.sort((a, b) => a.start - b.start);
   }
@@ -286,6 +295,18 @@ export class ActivityFeed {
     });
   }
 
+  /** Drops the oldest ended jobs beyond MAX_ENDED_JOBS (the map is in order of last report). */
+  private pruneEnded(): void {
+    let ended = 0;
+    for (const job of this.jobs.values()) if (job.terminal) ended += 1;
+    for (const [key, job] of this.jobs) {
+      if (ended <= MAX_ENDED_JOBS) return;
+      if (!job.terminal) continue;
+      this.jobs.delete(key);
+      ended -= 1;
+    }
+  }
+
   private pruneJobs(): void {
     if (this.jobs.size <= MAX_JOBS) return;
     for (const [key, job] of this.jobs) {
@@ -293,6 +314,14 @@ export class ActivityFeed {
       if (job.terminal) this.jobs.delete(key);
     }
   }
+}
+
+/** "Schedule: Evening news, Live desk" for a schedule node without a name. */
+function unnamedSchedule(r: ScheduleRegistration): string {
+  const names = r.windows.map((w) => w.name || w.id);
+  if (names.length === 0) return 'Schedule (no windows)';
+  const shown = names.slice(0, 3).join(', ');
+  return `Schedule: ${shown}${names.length > 3 ? ` and ${names.length - 3} more` : ''}`;
 }
 
 function copyRegistration(r: ScheduleRegistration): ScheduleRegistration {

@@ -6,7 +6,9 @@ export const MAX_STARTS_PER_WINDOW = 400;
 /**
  * The starts of a window's cron in its zone whose slot overlaps [from, to),
  * as lib/schedule's scheduler computes them; a window still running at
- * `from` is included. A cron that no longer compiles yields no slots.
+ * `from` is included. Past MAX_STARTS_PER_WINDOW starts, the rest of the
+ * range is one `band` slot (the window goes on starting; it does not stop
+ * where the list does). A cron that no longer compiles yields no slots.
  */
 export function plannedSlots(window: WindowPlan, from: number, to: number): SlotView[] {
   if (window.enabled === false) return [];
@@ -22,9 +24,13 @@ export function plannedSlots(window: WindowPlan, from: number, to: number): Slot
   }
   const slots: SlotView[] = [];
   let cursor = from - durationMs - 1;
-  while (slots.length < MAX_STARTS_PER_WINDOW) {
+  for (;;) {
     const start = nextOccurrence(spec, cursor, window.timezone);
     if (start === null || start >= to) break;
+    if (slots.length === MAX_STARTS_PER_WINDOW) {
+      slots.push({ windowId: window.id, start, end: to, phase: 'upcoming', band: true });
+      break;
+    }
     cursor = start;
     if (start + durationMs > from)
       slots.push({ windowId: window.id, start, end: start + durationMs, phase: 'upcoming' });

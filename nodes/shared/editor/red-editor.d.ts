@@ -47,6 +47,7 @@ interface EditorRED {
   nodes: {
     registerType<T extends EditorNodeInstance>(type: string, definition: EditorNodeDefinition<T>): void;
     node(id: string): EditorNodeInstance | null;
+    eachNode(callback: (node: EditorNodeInstance) => boolean | undefined): void;
     dirty(dirty?: boolean): boolean;
   };
   validators: {

@@ -1,13 +1,8 @@
 import { noticeText } from '../../shared/editor/as-text';
 import type { ActionName, ActivitySnapshot, ScheduleView } from '../activity-types';
 import { postAction } from './api';
+import { question } from './questions';
 
-const QUESTIONS: Record<ActionName, (name: string) => string> = {
-  pause: (n) => `Pause the schedule "${n}"? No window starts until it is resumed.`,
-  resume: (n) => `Resume the schedule "${n}"?`,
-  start: (n) => `Start the next window of "${n}" now?`,
-  skip: (n) => `Skip the next window of "${n}"?`,
-};
 const BUTTONS: Record<ActionName, string> = { pause: 'Pause', resume: 'Resume', start: 'Start now', skip: 'Skip' };
 
 /**
@@ -18,9 +13,10 @@ const BUTTONS: Record<ActionName, string> = { pause: 'Pause', resume: 'Resume', 
 export function confirmAndAct(
   schedule: ScheduleView,
   action: ActionName,
+  now: number,
   done: (snapshot: ActivitySnapshot) => void,
 ): void {
-  const dialog = RED.notify(noticeText(QUESTIONS[action](schedule.name)), {
+  const dialog = RED.notify(noticeText(question(schedule, action, now)), {
     modal: true,
     fixed: true,
     type: 'warning',

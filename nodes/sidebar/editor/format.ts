@@ -2,25 +2,26 @@
 
 const formats = new Map<string, Intl.DateTimeFormat>();
 
-function format(timeZone: string, kind: 'time' | 'zone' | 'day'): Intl.DateTimeFormat {
+function format(timeZone: string, kind: 'time' | 'seconds' | 'zone' | 'day'): Intl.DateTimeFormat {
   const key = `${kind}|${timeZone}`;
   let f = formats.get(key);
   if (!f) {
     const options: Intl.DateTimeFormatOptions =
-      kind === 'time'
+      kind === 'time' || kind === 'seconds'
         ? { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }
         : kind === 'zone'
           ? { timeZone, hour: '2-digit', timeZoneName: 'short', hourCycle: 'h23' }
           : { timeZone, weekday: 'short', day: 'numeric', month: 'short' };
+    if (kind === 'seconds') options.second = '2-digit';
     f = new Intl.DateTimeFormat('en-GB', options);
     formats.set(key, f);
   }
   return f;
 }
 
-/** "18:00" in the zone. */
-export function timeIn(instant: number, timeZone: string): string {
-  return format(timeZone, 'time').format(instant);
+/** "18:00" in the zone ("18:00:05" with seconds). */
+export function timeIn(instant: number, timeZone: string, seconds = false): string {
+  return format(timeZone, seconds ? 'seconds' : 'time').format(instant);
 }
 
 /** The zone's short name at the instant: "GMT", "BST", "UTC+2". */
@@ -47,7 +48,24 @@ export function span(ms: number): string {
   return `${Math.floor(h / 24)} d ${h % 24} h`;
 }
 
+/**
+ * "18:00–19:00 GMT (Europe/London)"; "20:23:00–20:23:40 UTC": seconds when
+ * minutes alone would hide them, the zone's id only when its short name is not it.
+ */
+export function slotTimes(start: number, end: number, timeZone: string): string {
+  const seconds = start % 60_000 !== 0 || end % 60_000 !== 0;
+  const short = zoneName(start, timeZone);
+  const zone = short === timeZone ? short : `${short} (${timeZone})`;
+  return `${timeIn(start, timeZone, seconds)}–${timeIn(end, timeZone, seconds)} ${zone}`;
+}
+
 /** "Evening news 18:00–19:00 GMT (Europe/London)". */
 export function slotLabel(name: string, start: number, end: number, timeZone: string): string {
-  return `${name} ${timeIn(start, timeZone)}–${timeIn(end, timeZone)} ${zoneName(start, timeZone)} (${timeZone})`;
+  return `${name} ${slotTimes(start, end, timeZone)}`;
+}
+
+/** slotTimes, after the day ("Sun 29 Mar 18:00–19:00 …") when the slot starts on another day than `now` in its zone. */
+export function slotWhen(start: number, end: number, timeZone: string, now: number): string {
+  const day = dayIn(start, timeZone);
+  return `${day === dayIn(now, timeZone) ? '' : `${day} `}${slotTimes(start, end, timeZone)}`;
 }

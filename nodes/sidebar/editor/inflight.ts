@@ -1,7 +1,12 @@
 import type { JobView, ScheduleView, SlotView } from '../activity-types';
 import { el, setClass, setText } from './dom';
-import { span } from './format';
-import { outcomeText } from './timeline';
+import { slotWhen, span, timeIn } from './format';
+import { describeSlot, listOf } from './slot-text';
+import { classWord } from './timeline';
+
+/** How many recent windows and finished jobs are listed (the newest). */
+export const RECENT_SHOWN = 10;
+const LOCAL_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 interface Item {
   root: HTMLElement;
@@ -13,26 +18,34 @@ interface Item {
   section: SectionName;
 }
 
-type SectionName = 'recording' | 'jobs' | 'failures' | 'done';
+type SectionName = 'recording' | 'jobs' | 'failures' | 'windows' | 'done';
 const SECTION_TITLES: Record<SectionName, string> = {
-  recording: 'Recording',
+  recording: 'Windows in progress',
   jobs: 'Jobs in progress',
   failures: 'Failures',
+  windows: 'Recent windows',
   done: 'Finished jobs',
 };
 
 /**
- * What is happening now: channels being recorded, jobs being followed (a
- * progress bar each), and failures with their reason. Keyed: a job update
- * touches that job's row only; a job that ends moves to its section.
+ * What is happening now: windows in progress (starting, recording,
+ * stopping), jobs being followed (a progress bar each), failures and missed
+ * windows with their reason, and the newest windows and jobs that ended.
+ * Keyed: a job update touches that job's row only; a job that ends moves to its section.
  */
 export class InFlight {
   readonly root = el('div', 'ms-fl');
   private readonly sections = new Map<SectionName, { box: HTMLElement; count: HTMLElement; list: HTMLElement }>();
   private readonly items = new Map<string, Item>();
-  private recordings: { key: string; slot: SlotView }[] = [];
+  private recordings: { key: string; slot: SlotView; detail: string }[] = [];
+  /** sections listing fewer than they have: how many they have */
+  private readonly totals = new Map<SectionName, number>();
 
-  constructor(private readonly reveal: (nodeId: string) => void) {
+  constructor(
+    private readonly reveal: (nodeId: string) => void,
+    /** a workflow's name, where the editor knows it */
+    private readonly workflowName: (workflowId: string) => string | undefined = () => undefined,
+  ) {
     for (const name of Object.keys(SECTION_TITLES) as SectionName[]) {
       const box = el('div', `ms-fl-section ms-fl-${name}`);
       const head = el('div', 'ms-fl-head', SECTION_TITLES[name]);
@@ -45,56 +58,103 @@ export class InFlight {
     }
   }
 
-  /** Slots recording now, and the past day's failed slots. */
+  /**
+   * Each reported slot by its stage, with its start (and end) in its
+   * window's zone: in progress, missed or failed, and the newest that ended.
+   * Planned slots are the timeline's: a start that passed unreported is not a recording.
+   */
   updateSchedules(schedules: ScheduleView[], now: number): void {
     const seen = new Set<string>();
+    const recent: { key: string; start: number; show: () => void }[] = [];
     this.recordings = [];
     for (const schedule of schedules) {
-      const names = new Map(schedule.windows.map((w) => [w.id, w.name]));
+      const windows = new Map(schedule.windows.map((w) => [w.id, w]));
       for (const slot of schedule.slots) {
-        const failed = slot.phase === 'past' && slot.outcome?.channel === 'failed';
-        if (slot.phase !== 'active' && !failed) continue;
+        const window = windows.get(slot.windowId);
+        const zone = window?.timezone ?? 'UTC';
+        const text = describeSlot(slot, zone);
+        const section = listOf(slot, text);
+        if (!section) continue;
         const key = `slot|${schedule.nodeId}|${slot.windowId}@${slot.start}`;
-        seen.add(key);
-        const title = `${names.get(slot.windowId) ?? slot.windowId} · ${schedule.name}`;
-        if (failed) {
-          this.put(
-            key,
-            'failures',
-            schedule.nodeId,
-            title,
-            'channel failed',
-            slot.outcome?.reason ?? outcomeText(slot),
-          );
-        } else {
-          this.recordings.push({ key, slot });
-          this.put(key, 'recording', schedule.nodeId, title, slot.channel?.state ?? 'in window', timing(slot, now));
+        const title = `${window?.name ?? slot.windowId} · ${schedule.name}`;
+        const detail = `${slotWhen(slot.start, slot.end, zone, now)} · ${text.headline}`;
+        const show = () => {
+          seen.add(key);
+          const shown = section === 'recording' ? timing(detail, slot, now) : detail;
+          const item = this.put(key, section, schedule.nodeId, title, text.stage, shown);
+          item.root.dataset.stage = text.stage;
+          item.root.dataset.start = String(slot.start);
+        };
+        if (section === 'windows') {
+          recent.push({ key, start: slot.start, show });
+          continue;
         }
+        if (section === 'recording') this.recordings.push({ key, slot, detail });
+        show();
       }
     }
+    recent.sort((a, b) => b.start - a.start);
+    for (const r of recent.slice(0, RECENT_SHOWN)) r.show();
+    this.totals.set('windows', recent.length);
     this.drop((key) => key.startsWith('slot|') && !seen.has(key));
+    this.recordings.sort((a, b) => a.slot.start - b.slot.start);
+    this.arrange(
+      'recording',
+      this.recordings.map((r) => r.key),
+    );
+    this.arrange(
+      'windows',
+      recent.slice(0, RECENT_SHOWN).map((r) => r.key),
+    );
   }
 
+  /** Jobs in progress; ended ones newest first (the RECENT_SHOWN newest), with the time they ended. */
   updateJobs(jobs: JobView[]): void {
     const seen = new Set<string>();
+    const ended = jobs.filter((j) => j.terminal && j.state !== 'failed').sort((a, b) => b.updatedAt - a.updatedAt);
+    const shownEnded = new Set(ended.slice(0, RECENT_SHOWN));
+    const names = new Map<string, string | undefined>();
     for (const job of jobs) {
+      if (job.terminal && job.state !== 'failed' && !shownEnded.has(job)) continue;
       const key = `job|${job.nodeId}/${job.jobId}`;
       seen.add(key);
       const section: SectionName = !job.terminal ? 'jobs' : job.state === 'failed' ? 'failures' : 'done';
-      const detail = job.reason ?? `workflow ${job.workflowId}`;
+      if (!names.has(job.workflowId)) names.set(job.workflowId, this.workflowName(job.workflowId));
+      const workflow = names.get(job.workflowId);
+      const parts = [job.reason, workflow ? `workflow ${workflow}` : `workflow ${job.workflowId}`];
+      if (job.terminal) parts.push(`${job.state} at ${timeIn(job.updatedAt, LOCAL_ZONE, true)}`);
+      const detail = parts.filter(Boolean).join(' · ');
       const item = this.put(key, section, job.nodeId, job.name || job.jobId, job.state, detail, job.progress ?? 0);
       item.root.dataset.state = job.state;
     }
+    this.totals.set('done', ended.length);
     this.drop((key) => key.startsWith('job|') && !seen.has(key));
+    this.arrange(
+      'done',
+      [...shownEnded].map((j) => `job|${j.nodeId}/${j.jobId}`),
+    );
   }
 
-  /** Elapsed and remaining time of the recordings. */
+  /** Elapsed and remaining time of the windows in progress. */
   tick(now: number): void {
-    for (const { key, slot } of this.recordings) {
+    for (const { key, slot, detail } of this.recordings) {
       const item = this.items.get(key);
-      if (item) setText(item.detail, timing(slot, now));
+      if (item) setText(item.detail, timing(detail, slot, now));
     }
     this.count();
+  }
+
+  /** Puts a section's items in the given order, moving only those out of place. */
+  private arrange(section: SectionName, keys: string[]): void {
+    const list = this.sections.get(section)?.list;
+    if (!list) return;
+    let expected = list.firstElementChild;
+    for (const key of keys) {
+      const node = this.items.get(key)?.root;
+      if (!node) continue;
+      if (node !== expected) list.insertBefore(node, expected);
+      expected = node.nextElementSibling;
+    }
   }
 
   private put(
@@ -119,8 +179,9 @@ export class InFlight {
     if (sig === item.sig) return item;
     item.sig = sig;
     setText(item.title, title);
+    item.title.title = title;
     setText(item.state, state);
-    setClass(item.state, `ms-fl-state ms-state-${state.toLowerCase().replace(/[^a-z]/g, '')}`);
+    setClass(item.state, `ms-fl-state ms-state-${classWord(state)}`);
     setText(item.detail, detail);
     if (item.bar && progress !== undefined) {
       item.bar.style.width = `${progress}%`;
@@ -164,14 +225,16 @@ export class InFlight {
   }
 
   private count(): void {
-    for (const { box, count, list } of this.sections.values()) {
+    for (const [name, { box, count, list }] of this.sections) {
       const n = list.childElementCount;
-      setText(count, n ? ` (${n})` : '');
+      const total = this.totals.get(name) ?? n;
+      setText(count, n === 0 ? '' : total > n ? ` (${n} of ${total})` : ` (${n})`);
       box.classList.toggle('ms-none', n === 0);
     }
   }
 }
 
-function timing(slot: SlotView, now: number): string {
-  return `${span(now - slot.start)} elapsed · ${span(slot.end - now)} left`;
+function timing(detail: string, slot: SlotView, now: number): string {
+  if (now >= slot.end) return `${detail} · ended ${span(now - slot.end)} ago`;
+  return `${detail} · ${span(now - slot.start)} elapsed · ${span(slot.end - now)} left`;
 }

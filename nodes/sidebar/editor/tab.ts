@@ -17,9 +17,10 @@ export function createTab(): void {
   const reveal = (nodeId: string) => RED.view.reveal(nodeId);
   const timeline = new Timeline({
     reveal,
-    act: (schedule, action) => confirmAndAct(schedule, action, (snapshot) => refresher.accept(snapshot)),
+    act: (schedule, action) =>
+      confirmAndAct(schedule, action, timeline.now(), (snapshot) => refresher.accept(snapshot)),
   });
-  const inflight = new InFlight(reveal);
+  const inflight = new InFlight(reveal, workflowName);
   const body = el('div', 'ms-body');
   body.append(el('div', 'ms-heading', 'Timeline'), timeline.root, inflight.root);
   content.append(toolbar, message, body);
@@ -58,6 +59,17 @@ export function createTab(): void {
     inflight.tick(timeline.now());
   }, 5_000);
   setInterval(() => refresher.signal(), 60_000);
+}
+
+/** A workflow's name as a node on the canvas holds it (the picker keeps the chosen workflow's name). */
+function workflowName(workflowId: string): string | undefined {
+  let name: string | undefined;
+  RED.nodes.eachNode((node) => {
+    if (node.workflowId !== workflowId || typeof node.workflowName !== 'string' || !node.workflowName) return true;
+    name = node.workflowName;
+    return false;
+  });
+  return name;
 }
 
 function viewButtons(toolbar: HTMLElement, timeline: Timeline): void {

@@ -1,6 +1,7 @@
 import type { ActionName, ActivitySnapshot, ScheduleView, SlotView, ZoneDay } from '../activity-types';
 import { el, setClass, setText } from './dom';
 import { dayIn, slotLabel, span, timeIn } from './format';
+import { describeSlot, type SlotText } from './slot-text';
 
 const HOUR = 3_600_000;
 const LANE_PX = 20;
@@ -24,6 +25,7 @@ interface Bar {
   sig: string;
   slot: SlotView;
   label: string;
+  headline: string;
 }
 
 interface Row {
@@ -105,7 +107,9 @@ export class Timeline {
     this.nowLine.style.left = pct(now - from, to - from);
     for (const row of this.rows.values()) {
       for (const bar of row.bars.values()) {
-        if (bar.slot.phase === 'active') setText(bar.text, `${bar.label} · ${span(bar.slot.end - now)} left`);
+        if (bar.slot.phase === 'active') {
+          setText(bar.text, `${bar.label} · ${bar.headline} · ${span(bar.slot.end - now)} left`);
+        }
       }
     }
   }
@@ -160,6 +164,7 @@ export class Timeline {
     if (sig !== row.sig) {
       row.sig = sig;
       setText(row.title, schedule.name);
+      row.title.title = schedule.name;
       setText(row.state, schedule.paused ? 'paused' : '');
       row.root.classList.toggle('ms-paused', schedule.paused);
       row.track.style.height = `${Math.max(1, schedule.windows.length) * LANE_PX}px`;
@@ -240,24 +245,32 @@ export class Timeline {
         part.dataset.start = String(slot.start);
       }
       node.addEventListener('click', () => this.hooks.reveal(row.schedule.nodeId));
-      bar = { node, text, sig: '', slot, label: '' };
+      bar = { node, text, sig: '', slot, label: '', headline: '' };
       row.bars.set(key, bar);
       row.track.append(node, text);
     }
     bar.slot = slot;
-    const label = slotLabel(windowName, slot.start, slot.end, timezone);
-    const sig = JSON.stringify([label, slot.phase, slot.channel, slot.outcome, lane, row.schedule.name]);
+    const label = slot.band
+      ? `${windowName}: starts go on as planned from ${timeIn(slot.start, timezone)}`
+      : slotLabel(windowName, slot.start, slot.end, timezone);
+    const text = describeSlot(slot, timezone);
+    const sig = JSON.stringify([label, slot.phase, slot.channel, slot.life, slot.outcome, lane, row.schedule.name]);
     if (sig !== bar.sig) {
       bar.sig = sig;
       bar.label = label;
-      setClass(bar.node, `ms-tl-bar ms-${slot.phase}${outcomeClass(slot)}`);
-      setClass(bar.text, `ms-tl-bar-text ms-${slot.phase}${outcomeClass(slot)}`);
-      bar.node.dataset.phase = slot.phase;
-      bar.text.dataset.phase = slot.phase;
-      bar.node.style.top = `${lane * LANE_PX}px`;
-      bar.text.style.top = `${lane * LANE_PX}px`;
-      setText(bar.text, slot.phase === 'past' ? `${label} · ${outcomeText(slot)}` : label);
-      bar.node.title = `${label}\nschedule: ${row.schedule.name}\n${slot.phase === 'past' ? outcomeText(slot) : slot.phase}`;
+      bar.headline = text.headline;
+      const classes = `ms-${slot.phase} ms-stage-${classWord(text.stage)}${slot.band ? ' ms-band' : ''}${toneClass(slot, text)}`;
+      setClass(bar.node, `ms-tl-bar ${classes}`);
+      setClass(bar.text, `ms-tl-bar-text ${classes}`);
+      for (const part of [bar.node, bar.text]) {
+        part.dataset.phase = slot.phase;
+        part.dataset.stage = text.stage;
+        part.style.top = `${lane * LANE_PX}px`;
+      }
+      const shown = slot.phase === 'past' || slot.phase === 'due' ? `${label} · ${text.headline}` : label;
+      setText(bar.text, shown);
+      const what = slot.band ? 'too many starts to draw one by one: one band to the end of the view' : text.headline;
+      bar.node.title = `${label}\nschedule: ${row.schedule.name}\n${what}`;
     }
     const start = Math.max(slot.start, from);
     place(bar.node, start - from, Math.min(slot.end, to) - start, to - from);
@@ -272,18 +285,15 @@ const ACTION_LABELS: Record<ActionName, string> = {
   skip: 'Skip next',
 };
 
-function outcomeClass(slot: SlotView): string {
-  if (!slot.outcome) return '';
-  if (slot.outcome.channel === 'failed' || slot.outcome.job?.state === 'failed') return ' ms-failed';
-  return ' ms-ok';
+/** Red for an alarm (missed, failed), green for a slot over with something recorded. */
+function toneClass(slot: SlotView, text: SlotText): string {
+  if (text.alarm) return ' ms-failed';
+  return slot.phase === 'past' && text.stage !== 'skipped' ? ' ms-ok' : '';
 }
 
-/** "channel created · job succeeded", "channel failed: the service refused the channel name". */
-export function outcomeText(slot: SlotView): string {
-  const o = slot.outcome;
-  if (!o) return 'no outcome reported';
-  const channel = o.channel === 'failed' ? `channel failed${o.reason ? `: ${o.reason}` : ''}` : 'channel created';
-  return o.job ? `${channel} · job ${o.job.state}` : channel;
+/** A stage (or a channel state from the service) as a class name: letters only. */
+export function classWord(stage: string): string {
+  return stage.toLowerCase().replace(/[^a-z]/g, '');
 }
 
 /** A bar's label runs from the bar's end to the next bar of its lane (or the view's end), cut short with an ellipsis. */

@@ -59,7 +59,8 @@ async function load(scheduleId: string): Promise<Record<'end' | 'ctl' | 'caught'
   ];
   await helper.load([NODES.config, NODES.channel, scheduleNode], flow, credentials());
   const seen: Record<'end' | 'ctl' | 'caught', Msg[]> = { end: [], ctl: [], caught: [] };
-  for (const id of ['end', 'ctl', 'caught'] as const) helper.getNode(id).on('input', (m: unknown) => seen[id].push(m as Msg));
+  for (const id of ['end', 'ctl', 'caught'] as const)
+    helper.getNode(id).on('input', (m: unknown) => seen[id].push(m as Msg));
   return seen;
 }
 

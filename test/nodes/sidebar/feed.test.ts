@@ -47,7 +47,8 @@ describe('activity feed: the registry', () => {
   it('shows a slot in progress as active, its reported channel state, and a finished one with its outcome', async () => {
     const { feed, clock } = feedAt(Date.UTC(2026, 5, 15, 17, 20));
     feed.registerSchedule(eveningNews);
-    expect(feed.snapshot().schedules[0].slots[0]).toMatchObject({ phase: 'active', start: Date.UTC(2026, 5, 15, 17) });
+    // planned, its start passed, nothing reported: due, not a recording
+    expect(feed.snapshot().schedules[0].slots[0]).toMatchObject({ phase: 'due', start: Date.UTC(2026, 5, 15, 17) });
     feed.reportSlot('sched1', {
       windowId: 'news',
       start: Date.UTC(2026, 5, 15, 17),
