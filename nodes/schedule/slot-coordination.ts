@@ -54,6 +54,8 @@ const END_GRACE_MS = 5 * 60_000;
 /** Backoff between two tries of a step while Redis cannot be used (timeouts, reconnecting). */
 const REDIS_RETRY_FIRST_MS = 250;
 const REDIS_RETRY_MAX_MS = 2_000;
+/** How often an end that knows of no start is claimed again, while another instance may know of one. */
+const UNSTARTED_RETRY_MS = 1_000;
 
 /**
  * One schedule node's part in the coordination of several Node-RED
@@ -187,6 +189,11 @@ export class SlotCoordination {
     const ref = slotRef(slot, 'end');
     // an end this instance sent before a restart (its message was kept) is done, whatever Redis remembers
     const sent = event.replay === true && isPlainObject(event.message) ? event.message : undefined;
+    // this instance's journal holds the channel: Redis learns the start again if it lost it, so that
+    // whichever instance ends the window finds the recording
+    if (event.channel !== undefined) {
+      await coordinator.claim(slotRef(slot, 'start'), { locallyDone: { result: event.channel } });
+    }
     const result = await this.claim(coordinator, ref, slot, slot.end + END_GRACE_MS, {
       locallyDone: sent ? { result: { idempotency_key: sent.idempotency_key } } : false,
     });
@@ -204,6 +211,13 @@ export class SlotCoordination {
       slot.reason === 'manual' ||
       this.startedAlone.delete(slot.key);
     const failed = isPlainObject(start?.result) && typeof start.result.failed === 'string' ? start.result.failed : '';
+    if (!started && !failed && Date.now() < slot.end + this.unstartedGraceMs(coordinator)) {
+      // another instance may hold the channel in its journal (Redis lost the start): it gets the end
+      keeper.stop();
+      await coordinator.release(ref, result.token).catch(() => false);
+      if (!(await pause(UNSTARTED_RETRY_MS, this.abort.signal))) return;
+      return this.runEnd(event);
+    }
     if (!started || (failed && event.channel === undefined)) {
       keeper.stop();
       const reason = failed || 'no instance started this window (no channel, no start in Redis)';
@@ -218,6 +232,15 @@ export class SlotCoordination {
       if (sent) this.finish({ ref, token: result.token, coordinator }, slot.key, 'end', { sentAt: Date.now() });
       else void coordinator.release(ref, result.token).catch(() => false);
     });
+  }
+
+  /**
+   * How long past the end an instance that knows of no start leaves the end to
+   * others before it reports the window missed: long enough for one waiting
+   * on the end claim to take it (they look again when a lease would end).
+   */
+  private unstartedGraceMs(coordinator: Coordinator): number {
+    return coordinator.leaseMs * 1.5 + 5_000;
   }
 
   /** claim, and while another instance holds the step, stand by and claim again when its lease ends. */
@@ -363,8 +386,12 @@ export class SlotCoordination {
 
   /** Redis could not be used in time: the config node's policy. */
   private unusable(event: StartEvent | EndEvent, phase: 'start' | 'end', err: CoordinationError, alone: boolean) {
+    const skipped =
+      phase === 'start'
+        ? 'start skipped by this instance (another may have started it before Redis stalled)'
+        : 'end skipped: nothing stopped or followed up by this instance';
     this.host.warn(
-      `${event.slot.key}: Redis coordination unusable (${err.message}): ${alone ? `${phase} sent by this instance alone` : `${phase} skipped`}`,
+      `${event.slot.key}: Redis coordination unusable (${err.message}): ${alone ? `${phase} sent by this instance alone` : skipped}`,
     );
     this.setRole(
       'unreachable',

@@ -139,9 +139,23 @@ describe('schedule slots shared by two instances', () => {
     expect(b.ends[0].channel).toEqual({ id: 'ch-from-a' });
   });
 
+  it('Redis lost the start: the instance whose journal holds the channel ends the window, nobody reports it missed', async () => {
+    const [a, b] = pair();
+    const s = slot(-3000, 2000);
+    // b knows of no start and claims the end first; a holds the channel in its journal
+    b.coordination.end({ slot: s, window });
+    await new Promise((r) => setTimeout(r, 50));
+    a.coordination.end({ slot: s, window, channel: { id: 'ch-a' } });
+    await waitFor(() => a.ends.length + b.ends.length === 1, 10_000);
+    await new Promise((r) => setTimeout(r, LEASE_MS * 3));
+    expect([...a.ends, ...b.ends].map((e) => e.channel)).toEqual([{ id: 'ch-a' }]);
+    expect(a.missed.length + b.missed.length).toBe(0);
+  });
+
   it('sends no end for a slot nobody started: one instance reports it missed', async () => {
     const [a, b] = pair();
-    const s = slot(-1000);
+    // ended longer ago than an instance leaves an unstarted end to the others
+    const s = slot(-20_000);
     a.coordination.end({ slot: s, window });
     b.coordination.end({ slot: s, window });
     await waitFor(() => a.missed.length + b.missed.length === 1);
@@ -193,7 +207,7 @@ describe('schedule slots shared by two instances', () => {
     await waitFor(() => skip.warnings.length === 2, 8000);
     expect(skip.starts).toEqual([]);
     expect(skip.warnings[0]).toMatch(/refused the connection.*: the start is tried again until /);
-    expect(skip.warnings[1]).toMatch(/refused the connection.*: start skipped$/);
+    expect(skip.warnings[1]).toMatch(/refused the connection.*: start skipped by this instance/);
     expect(skip.coordination.role?.text).toBe('Redis unreachable: skipping slots');
     expect(alone.coordination.role?.text).toBe('Redis unreachable: acting alone');
   });

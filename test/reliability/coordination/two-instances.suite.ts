@@ -394,7 +394,8 @@ describe('coordination: two Node-RED instances share one Redis', () => {
       const [s] = slots.filter((x) => x.windowId === WINDOWS[0].id && x.start === slot);
       expect([s.key, s.channelCreated, s.stopsAccepted, s.submitCreated]).toEqual([s.key, 1, 1, 1]);
       expect(c.lines().some((l) => /the (start|end) is tried again until/.test(l.text))).toBe(true);
-      expect(c.lines().some((l) => /skipped|nothing recorded/.test(l.text))).toBe(false);
+      // a standby instance may give its claim up at the deadline; no instance may miss the slot
+      expect(c.lines().some((l) => /nothing recorded|end skipped/.test(l.text))).toBe(false);
       expect(errorLines(c)).toEqual([]);
       expect(to).toBeGreaterThan(slot);
     }, 120_000);
