@@ -160,8 +160,8 @@ const LATE_MS = 60_000;
  * - Paused: no starts (they are skipped, not caught up later); ends still
  *   happen, so channels do not record forever.
  * - Delivery across restarts is at least once: a scheduler started from a
- *   saved state emits again the ends of the last `replayMs` (unless told it
- *   is a redeploy, where no crash lost anything; the follow-up
+ *   saved state emits again the ends of the last `replayMs` that recorded
+ *   something (unless told it is a redeploy, where no crash lost anything; the follow-up
  *   they triggered may not have reached the service, or its follower may not
  *   have saved it), and, when the flow routes channels back, the starts of
  *   slots in progress (or ended within `replayMs`) whose channel never came
@@ -581,6 +581,9 @@ export class Scheduler {
     // older records are pruned by the tick that follows
     const recent = ends ? (this.state.ended ?? []).filter((s) => now - s.endedAt <= this.replayMs) : [];
     for (const slot of recent) {
+      // a slot that recorded nothing (its start given up, or no channel came back in a flow that routes them)
+      // was reported missed as it ended, in the same turn as its record was saved: the report is not repeated
+      if (slot.startFailure || (this.state.routesChannels && slot.channel === undefined)) continue;
       const current = this.config.windows.find((w) => w.id === slot.windowId) ?? slot.window;
       const { window: _snapshot, channel, endedAt: _at, message, ...plain } = slot;
       this.safely(() => this.options.onEnd({ slot: plain, window: current, channel, replay: true, message }));

@@ -88,7 +88,8 @@ export function getChannel(c: OperationContext): Reply {
  * POST /{space_id}/channels/{id}/stop (extension): ends a recording, which
  * otherwise goes on (recording_duration is a window, not a length). Stopping a channel that
  * is already finishing or inactive answers its state again (a retry is safe);
- * a channel that has not started recording yet cannot be stopped (409).
+ * a channel that has not started recording yet cannot be stopped (409). A stop sent again
+ * with the same Idempotency-Key gets the first answer, 409 included (service.ts).
  */
 export function stopChannel(c: OperationContext): Reply {
   const found = findChannel(c);

@@ -88,7 +88,10 @@ const OPERATIONS: Record<RouteName, Operation> = {
     body: true,
   },
   channel: { run: getChannel },
-  stop_channel: { run: stopChannel },
+  // The stop extension honours Idempotency-Key like the other POSTs: a stop sent again after a client's
+  // restart is answered from the first one (or 409 while that one is still held). The channel is part of
+  // the fingerprint: one key reused for another channel is a different request.
+  stop_channel: { run: stopChannel, fingerprint: (c) => `${c.params[1].toLowerCase()} ${c.text}` },
   delete_event: { run: deleteEvent },
 };
 

@@ -92,6 +92,31 @@ describe('schedule replay after a restart', () => {
     expect(store.state?.ended ?? []).toEqual([]);
   });
 
+  it('does not replay the end of a slot that recorded nothing: its missed report went once', async () => {
+    const clock = new ManualClock(T('2024-11-22T17:59:00Z'));
+    const store = new MemoryStore();
+    const first = await scheduler(clock, store);
+    await clock.advance(60_000);
+    first.s.rememberStartFailure(KEY, { message: 'HTTP 503', attempts: 9 });
+    await clock.advance(30 * 60_000);
+    expect(first.ends.map((e) => [e.slot.key, e.startFailure?.attempts])).toEqual([[KEY, 9]]);
+    first.s.stop();
+    const afterFailure = await scheduler(clock, store);
+    expect(afterFailure.ends).toEqual([]);
+    afterFailure.s.stop();
+
+    // the next day, in a flow that routes channels back, no channel came back: missed, and not replayed either
+    const nextKey = 'sched:news:2024-11-23T18:00:00Z';
+    store.state = { ...(store.state as SchedulerState), routesChannels: true };
+    const second = await scheduler(clock, store);
+    await clock.advance(24 * 3600_000 + 20_000); // the end waited 15 s for a channel, then went without
+    expect(second.ends.map((e) => [e.slot.key, e.channel])).toEqual([[nextKey, undefined]]);
+    second.s.stop();
+    const afterNoChannel = await scheduler(clock, store);
+    expect(afterNoChannel.ends).toEqual([]);
+    expect(afterNoChannel.starts).toEqual([]);
+  });
+
   it('replays no end on a redeploy (replayEnds false), only after a restart', async () => {
     const clock = new ManualClock(T('2024-11-22T17:59:00Z'));
     const store = new MemoryStore();

@@ -2,29 +2,45 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FaultSpecInput, type Simulator, startSimulator } from '../../lib/simulator';
-import { freePort, type NodeRedProcess, prepareUserDir, ROOT, sleep, startNodeRed } from './support-restart/node-red';
+import {
+  freePort,
+  httpJson,
+  type NodeRedProcess,
+  prepareUserDir,
+  ROOT,
+  sleep,
+  startNodeRed,
+  waitFor,
+} from './support-restart/node-red';
 import {
   channelName,
   DURATION_MS,
   jobName,
   PERIOD_MS,
   recordingFlow,
+  SCHEDULE_NODE,
   type WindowPlan,
   windowPlans,
 } from './support-restart/recording-flow';
+import { countRequests, slotKeyOf } from './support-restart/slot-facts';
 
 /**
  * Restart reliability: a real Node-RED process (red.js, file-backed context
  * flushed every second) runs the recording automation (schedule -> create
- * channel -> back into the schedule; end -> submit job -> watch) against a
- * simulator in this process, and is killed with SIGKILL at chosen moments:
- * just after a window ends (its follow-up being followed), just after a window
- * opens (its channel being created), while a follow-up submission is in flight
- * and while a channel creation is in flight; then restarted on the same user
- * directory. Afterwards, from the simulator's own records:
+ * channel -> back into the schedule; end: the recording stopped and finished,
+ * then submit job -> watch) against a simulator in this process, and is killed
+ * with SIGKILL at chosen moments: just after a follow-up was submitted (being
+ * followed), just after a window opens (its channel being created), while a
+ * follow-up submission is in flight, while a channel creation is in flight,
+ * and just after a window's stop (its recording finishing); then restarted on
+ * the same user directory. At the end the schedule is paused and the slots in
+ * progress run to their follow-ups before Node-RED stops. Afterwards, from the
+ * simulator's own records:
  * - every slot (one occurrence of a window) that was open while Node-RED ran
- *   has exactly one channel, and every such slot that ended has exactly one
- *   follow-up job, referencing that slot's channel;
+ *   has exactly one channel, stopped exactly once (one stop carried out; a stop
+ *   sent again after a restart carries the same key and is answered as a
+ *   replay) and INACTIVE, and exactly one follow-up job, referencing that
+ *   slot's channel;
  * - every follow-up job was read by the follow-job node at or after the moment it
  *   reached its terminal state, and reported by the flow (REL-DONE line);
  * - no error reached the flow's Catch node.
@@ -36,7 +52,7 @@ import {
 const LONG = process.env.RELIABILITY_SIZE === 'long';
 const SEED = Number(process.env.RELIABILITY_SEED ?? 20251122) >>> 0;
 const WINDOW_COUNT = LONG ? 5 : 3;
-/** Node-RED runs this long after the last restart, then stops gracefully. */
+/** Node-RED runs this long after the last restart, then the schedule is paused and Node-RED stops once it is idle. */
 const FINAL_RUN_MS = 22_000;
 /** Job duration of the follow-up workflow in the demo fixture, plus its 500 ms start delay. */
 const JOB_MS = 6_500;
@@ -47,8 +63,12 @@ type EventKind = 'start' | 'end';
 
 interface KillPlan {
   name: string;
-  /** Kill this long after the next start or end of the window. */
-  event: EventKind;
+  /**
+   * Kill this long after the next start or end of the window, or, for
+   * `followup`, after the follow-up of the window's next slot was answered
+   * (with a fault: after a follow-up submission reached the service and is held).
+   */
+  event: EventKind | 'followup';
   window: number;
   offsetMs: number;
   /** Wait this long after the kill before starting Node-RED again. */
@@ -62,12 +82,12 @@ const CHANNEL_SLOW: FaultSpecInput = { route: 'create_channel', kind: 'latency',
 
 function ciPlans(): KillPlan[] {
   return [
-    { name: 'follow-up just submitted and followed', event: 'end', window: 0, offsetMs: 500, downtimeMs: 0 },
+    { name: 'follow-up just submitted and followed', event: 'followup', window: 0, offsetMs: 300, downtimeMs: 0 },
     // down for longer than the rest of the window: its end falls while Node-RED is down
     { name: 'window just opened, down past its end', event: 'start', window: 1, offsetMs: 150, downtimeMs: 6500 },
     {
       name: 'follow-up submission in flight',
-      event: 'end',
+      event: 'followup',
       window: 2,
       offsetMs: 800,
       downtimeMs: 0,
@@ -81,6 +101,8 @@ function ciPlans(): KillPlan[] {
       downtimeMs: 0,
       fault: CHANNEL_SLOW,
     },
+    // the stop answered, the recording finishing, its follow-up not sent yet
+    { name: 'stopped, recording finishing', event: 'end', window: 1, offsetMs: 700, downtimeMs: 0 },
   ];
 }
 
@@ -100,7 +122,7 @@ function longPlans(): KillPlan[] {
     const downtimeMs = between(0, 8000);
     switch (i % 4) {
       case 0:
-        plans.push({ name: 'after an end', event: 'end', window, offsetMs: between(20, 1500), downtimeMs });
+        plans.push({ name: 'after an end', event: 'end', window, offsetMs: between(20, 2500), downtimeMs });
         break;
       case 1:
         plans.push({ name: 'after a start', event: 'start', window, offsetMs: between(20, 1500), downtimeMs });
@@ -108,9 +130,9 @@ function longPlans(): KillPlan[] {
       case 2:
         plans.push({
           name: 'submission in flight',
-          event: 'end',
+          event: 'followup',
           window,
-          offsetMs: between(300, 2200),
+          offsetMs: between(100, 2200),
           downtimeMs,
           fault: SUBMIT_SLOW,
         });
@@ -139,6 +161,7 @@ function nextEvent(w: WindowPlan, kind: EventKind, from: number): number {
 interface Channel {
   id: string;
   name: string;
+  state: string;
   created_at: string;
 }
 interface Job {
@@ -172,6 +195,7 @@ describe('restart: SIGKILL during open windows and followed jobs', () => {
   const processes: NodeRedProcess[] = [];
   const cycles: Cycle[] = [];
   let stopAt = 0;
+  let pausedAt = 0;
   let finalUpAt = 0;
   let testStart = 0;
   let channels: Channel[] = [];
@@ -212,11 +236,16 @@ describe('restart: SIGKILL during open windows and followed jobs', () => {
       for (const plan of plans) {
         const w = windows[plan.window];
         // let the restarted runtime load its state and settle for a moment first
-        const target = nextEvent(w, plan.event, Math.max(Date.now() + 1200, red.startedAt + 2500));
-        const faultAt = target - 300;
-        if (plan.fault) {
-          await sleep(Math.max(0, faultAt - Date.now()));
-          sim.addFault(plan.fault);
+        const settled = Math.max(Date.now() + 1200, red.startedAt + 2500);
+        let target: number;
+        if (plan.event === 'followup') {
+          target = await followupSent(w, nextEvent(w, 'end', settled), plan.fault);
+        } else {
+          target = nextEvent(w, plan.event, settled);
+          if (plan.fault) {
+            await sleep(Math.max(0, target - 300 - Date.now()));
+            sim.addFault(plan.fault);
+          }
         }
         await sleep(Math.max(0, target + plan.offsetMs - Date.now()));
         const killAt = Date.now();
@@ -238,6 +267,11 @@ describe('restart: SIGKILL during open windows and followed jobs', () => {
       }
       finalUpAt = red.startedAt;
       await sleep(Math.max(0, finalUpAt + FINAL_RUN_MS - Date.now()));
+      // no new windows: those in progress are stopped and followed up, and their jobs followed to the end
+      const paused = await httpJson(`${red.url}/media-spaces/schedules/${SCHEDULE_NODE}/pause`, { method: 'POST' });
+      expect(paused.status, paused.text).toBe(200);
+      pausedAt = Date.now();
+      await untilIdle();
       stopAt = Date.now();
       await red.stop();
 
@@ -249,10 +283,58 @@ describe('restart: SIGKILL during open windows and followed jobs', () => {
     (LONG ? 20 : 6) * 60_000,
   );
 
-  /** Up intervals of Node-RED: [flows started, killed or stopped]. */
+  /**
+   * The moment the follow-up of the slot ending at `end` was answered; with a
+   * fault, the moment a follow-up submission reached the service and is held.
+   */
+  async function followupSent(w: WindowPlan, end: number, fault: FaultSpecInput | undefined): Promise<number> {
+    if (fault) {
+      // the follow-up goes once the stopped recording has finished, a couple of seconds after the end
+      await sleep(Math.max(0, end - Date.now()));
+      sim.addFault(fault);
+      await waitFor(
+        async () => (await admin<{ faults: unknown[] }>('/faults')).faults.length === 0,
+        'a held submission',
+        {
+          timeoutMs: 20_000,
+          intervalMs: 5,
+        },
+      );
+      return Date.now();
+    }
+    const key = `${slotKeyOf(w.id, end - DURATION_MS)}:end`;
+    await waitFor(
+      () => sim.requests().some((r) => r.route === 'submit' && r.idempotency_key === key && r.status === 200),
+      `the follow-up ${key}`,
+      { timeoutMs: 20_000, intervalMs: 5 },
+    );
+    return Date.now();
+  }
+
+  /**
+   * Until every channel is INACTIVE with its follow-up job, and every job is
+   * terminal and reported by the flow (or a minute passed: check() says what is missing).
+   */
+  async function untilIdle(): Promise<void> {
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      const chs = (await admin<{ channels: Channel[] }>(`/spaces/${space}/channels`)).channels;
+      const js = (await admin<{ jobs: Job[] }>(`/spaces/${space}/jobs`)).jobs;
+      const done = allLines().filter((l) => l.text.includes('REL-DONE'));
+      const idle =
+        chs.every((c) => c.state === 'INACTIVE' && js.some((j) => j.name === c.name.replace(/^rel /, 'followup '))) &&
+        js.every(
+          (j) => ['succeeded', 'failed', 'stopped'].includes(j.state) && done.some((l) => l.text.includes(j.id)),
+        );
+      if (idle) return;
+      await sleep(250);
+    }
+  }
+
+  /** Up intervals of Node-RED: [flows started, killed or paused]. */
   function upIntervals(): Array<[number, number]> {
     const out: Array<[number, number]> = cycles.map((c) => [c.upAt, c.killAt]);
-    out.push([finalUpAt, stopAt]);
+    out.push([finalUpAt, pausedAt]);
     return out;
   }
 
@@ -262,19 +344,23 @@ describe('restart: SIGKILL during open windows and followed jobs', () => {
     end: number;
     /** Open while Node-RED ran: must have a channel. */
     required: boolean;
-    /** Ended while (or before) Node-RED ran for long enough: must have a follow-up job. */
+    /** Has a channel: must have been stopped once and followed up once. */
     mustHaveJob: boolean;
     channels: Channel[];
     jobs: Job[];
+    /** The stop requests for the slot's channel, as the service answered them. */
+    stops: ReturnType<typeof countRequests>;
   }
 
   function slots(): SlotFacts[] {
     const up = upIntervals();
+    const requests = sim.requests();
     const out: SlotFacts[] = [];
     for (const w of windows) {
       for (let s = nextEvent(w, 'start', testStart - PERIOD_MS); s < stopAt; s += PERIOD_MS) {
         const end = s + DURATION_MS;
         const epoch = Math.floor(s / 1000);
+        const slotChannels = channels.filter((c) => c.name === channelName(w.id, epoch));
         // a start emitted while running (300 ms to reach the service), or caught up at a start-up with 1 s left
         const required = up.some(([u0, u1]) => (s >= u0 && s < u1 - 300) || (s < u0 && end > u0 + 1000));
         out.push({
@@ -283,13 +369,18 @@ describe('restart: SIGKILL during open windows and followed jobs', () => {
           end,
           required,
           mustHaveJob: false,
-          channels: channels.filter((c) => c.name === channelName(w.id, epoch)),
+          channels: slotChannels,
           jobs: jobs.filter((j) => j.name === jobName(w.id, epoch)),
+          stops: countRequests(
+            requests.filter(
+              (r) => r.route === 'stop_channel' && slotChannels.some((c) => r.path.includes(`/channels/${c.id}/`)),
+            ),
+          ),
         });
       }
     }
-    // a slot with a channel whose end passed at least 1.5 s before the final stop has been ended by some process
-    for (const slot of out) slot.mustHaveJob = slot.channels.length > 0 && slot.end < stopAt - 1500;
+    // the schedule was paused and the slots in progress ran to their follow-ups before the final stop
+    for (const slot of out) slot.mustHaveJob = slot.channels.length > 0;
     return out;
   }
 
@@ -323,6 +414,12 @@ describe('restart: SIGKILL during open windows and followed jobs', () => {
       channels: channels.length,
       jobs: jobs.length,
       slotsNeedingJob: all.filter((s) => s.mustHaveJob).length,
+      // per slot with a channel: stops the service carried out, stops answered from an earlier one (same key)
+      stopsCarriedOut: all.reduce((n, s) => n + s.stops.carriedOut, 0),
+      stopsReplayed: all.reduce((n, s) => n + s.stops.replayed, 0),
+      stops409: all.reduce((n, s) => n + s.stops.conflicts, 0),
+      slotsStoppedOnce: all.filter((s) => s.channels.length > 0 && s.stops.carriedOut === 1).length,
+      channelsInactive: channels.filter((c) => c.state === 'INACTIVE').length,
       doneLines: done.length,
       // a job reported twice: finished, reported, and killed before the follow-job node's context was flushed
       jobsReportedTwice: jobs.filter((j) => done.filter((l) => l.text.includes(j.id)).length > 1).length,
@@ -351,6 +448,13 @@ describe('restart: SIGKILL during open windows and followed jobs', () => {
       if (s.jobs.length > 1) problems.push(`${name(s)}: ${s.jobs.length} follow-up jobs`);
       if (s.mustHaveJob && s.jobs.length === 0) problems.push(`${name(s)}: ended, but no follow-up job`);
       if (s.jobs.length > 0 && s.channels.length === 0) problems.push(`${name(s)}: a follow-up job without a channel`);
+      if (s.channels.length > 0 && s.stops.carriedOut !== 1) {
+        problems.push(`${name(s)}: ${s.stops.carriedOut} stops carried out (${s.stops.replayed} replayed)`);
+      }
+      const stopKey = `${slotKeyOf(s.windowId, s.start)}:stop`;
+      for (const key of s.stops.keys) if (!key.startsWith(stopKey)) problems.push(`${name(s)}: a stop keyed ${key}`);
+      for (const c of s.channels)
+        if (c.state !== 'INACTIVE') problems.push(`${name(s)}: channel ${c.id} is ${c.state}`);
       for (const j of s.jobs) {
         const recording = JSON.stringify(j.input?.media_nicknames ?? []);
         if (s.channels[0] && !recording.includes(s.channels[0].id)) {

@@ -226,6 +226,34 @@ describe('channel lifecycle (GET and stop extensions)', () => {
     expect(again.body.recording.outputs).toHaveLength(2);
   });
 
+  it('a stop sent again with its Idempotency-Key gets the first answer, its 409 too, and is logged as a replay', async () => {
+    const keyed = (id: string, key: string) =>
+      call('POST', `${base()}/channels/${id}/stop`, { key: LIVE.token, headers: { 'idempotency-key': key } });
+    const id = (await create({ name: 'Keyed stop' })).body.id;
+    const other = (await create({ name: 'Another' })).body.id;
+    expect((await keyed(id, 'slot:stop')).status).toBe(409);
+    sim.advance(2000);
+    // the key keeps its 409: a stop once the channel records needs a new key
+    expect((await keyed(id, 'slot:stop')).status).toBe(409);
+    const first = await keyed(id, 'slot:stop:2');
+    expect(first.status).toBe(200);
+    expect(first.body.state).toBe('FINISHING_RECORDING');
+
+    sim.advance(5000);
+    const again = await keyed(id, 'slot:stop:2');
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect((await keyed(other, 'slot:stop:2')).status).toBe(422);
+    const log = sim.requests().filter((r) => r.route === 'stop_channel' && r.path.includes(id));
+    expect(log.map((r) => [r.idempotency_key, r.status, r.replayed === true])).toEqual([
+      ['slot:stop', 409, false],
+      ['slot:stop', 409, true],
+      ['slot:stop:2', 200, false],
+      ['slot:stop:2', 200, true],
+    ]);
+  });
+
   it('400 {errors} for a channel id that is not a UUID, 404 {error_message} for an unknown one', async () => {
     const bad = await getChannel('abc');
     expect(bad.status).toBe(400);
