@@ -3,24 +3,27 @@
 //
 //  1. `npm pack`; the tarball holds what a user needs and nothing of the
 //     development tree (dist/, examples/, README.md, LICENSE, package.json).
-//  2. For Node-RED 4 on this Node (the node-red dev dependency) and Node-RED 5
-//     on Node 22 (`npx -y -p node@22`, node-red@5 installed in a scratch
-//     directory): install the tarball into a fresh user directory, start
-//     Node-RED, and check that every node type registers without a warning,
-//     that the examples are listed and readable, and that the example flows
-//     deploy and run against the package's own simulator (POST /flows with
-//     credentials, POST /inject/:id, the simulator's request log).
+//  2. For Node-RED 4.1 on Node.js 20 (Debian's /usr/bin/node, else `npx -p
+//     node@20`; node-red@~4.1 installed in a scratch directory) and Node-RED 5
+//     on Node.js 22 (the node and node-red dev dependencies): install the
+//     tarball into a fresh user directory, start Node-RED, check the versions it
+//     reports, and that every node type registers without a warning, that the
+//     examples are listed and readable, and that the example flows deploy and
+//     run against the package's own simulator (POST /flows with credentials,
+//     POST /inject/:id, the simulator's request log); then the browser smoke
+//     test in chromium (scripts/browser-smoke.mjs).
 //  3. `node-red-dev validate`, the Flow Library's checker; its output goes to
 //     test/e2e/node-red-dev-validate.txt. Checks that need catalogue.nodered.org
 //     (unreachable here) are reported, not failed.
 //
-// Options: --skip-nr5, --skip-validate, --keep (leave the scratch directory).
+// Options: --skip-nr4, --skip-nr5, --skip-validate, --skip-browser, --keep (leave the scratch directory).
 // Prints one line per check and a closing "N passed, N failed" line.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { browserSmoke } from './browser-smoke.mjs';
 import {
   adminApi,
   NODE_TYPES,
@@ -37,6 +40,9 @@ const WORK = join(ROOT, 'test/.tmp/pack-check');
 const VALIDATE_OUT = join(ROOT, 'test/e2e/node-red-dev-validate.txt');
 const NODE_RED_DEV = 'node-red-dev@0.1.6';
 const require = createRequire(import.meta.url);
+const RUNTIME_4 = 'Node-RED 4.1';
+const RUNTIME_5 = 'Node-RED 5';
+const userDirName = (label) => `userdir-${label.replace(/\W+/g, '-')}`;
 const args = new Set(process.argv.slice(2));
 
 // ------------------------------------------------------------------ reporting
@@ -187,31 +193,42 @@ async function checkSidebarPlugin(label, url) {
   );
 }
 
-function node22() {
-  const out = execFileSync('npx', ['-y', '-p', 'node@22', 'node', '-p', 'process.execPath'], {
+/** A Node.js binary of the given major version: one on this machine, else the `node` package from the registry. */
+function nodeOfMajor(major, candidates) {
+  for (const bin of candidates) {
+    if (!bin || !existsSync(bin)) continue;
+    const r = spawnSync(bin, ['-p', 'process.versions.node'], { encoding: 'utf8' });
+    if (r.status === 0 && r.stdout.trim().split('.')[0] === String(major)) return bin;
+  }
+  const out = execFileSync('npx', ['-y', '-p', `node@${major}`, 'node', '-p', 'process.execPath'], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   return out.trim().split('\n').at(-1);
 }
 
-function installNodeRed5() {
-  const dir = join(WORK, 'nr5');
+/** node-red at `spec` in a scratch directory of its own (kept between runs). */
+function installNodeRed(name, spec) {
+  const dir = join(WORK, name);
   const redJs = join(dir, 'node_modules/node-red/red.js');
-  if (!existsSync(redJs)) {
+  const versionOf = () => JSON.parse(readFileSync(join(dir, 'node_modules/node-red/package.json'), 'utf8')).version;
+  if (!existsSync(redJs) || !satisfies(versionOf(), spec)) {
+    rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'nr5', private: true }));
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true }));
     const r = spawnSync(
       'npm',
-      ['install', 'node-red@5', '--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline'],
-      {
-        cwd: dir,
-        encoding: 'utf8',
-      },
+      ['install', `node-red@${spec}`, '--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline'],
+      { cwd: dir, encoding: 'utf8' },
     );
-    if (r.status !== 0) throw new Error(`npm install node-red@5 failed:\n${r.stderr}`);
+    if (r.status !== 0) throw new Error(`npm install node-red@${spec} failed:\n${r.stderr}`);
   }
-  return { redJs, version: JSON.parse(readFileSync(join(dir, 'node_modules/node-red/package.json'), 'utf8')).version };
+  return { redJs, version: versionOf() };
+}
+
+/** `~4.1` or `5`: the version starts with those numbers. */
+function satisfies(version, spec) {
+  return `${version}.`.startsWith(`${spec.replace(/^[~^]/, '')}.`);
 }
 
 /** One example flow, deployable on its own: on a tab, its config nodes pointed at the simulator with credentials. */
@@ -240,8 +257,8 @@ const EXAMPLE_ROUTES = {
   'media-spaces-watch-workflows': 'list',
 };
 
-async function checkRuntime(label, { nodeBin, redJs, tarball }) {
-  const userDir = join(WORK, `userdir-${label.replace(/\W+/g, '-')}`);
+async function checkRuntime(label, { nodeBin, redJs, tarball, expect }) {
+  const userDir = join(WORK, userDirName(label));
   let t = Date.now();
   prepareUserDir(userDir, { tarball });
   note(`tarball installed into ${userDir} in ${Date.now() - t} ms`);
@@ -257,6 +274,12 @@ async function checkRuntime(label, { nodeBin, redJs, tarball }) {
     const versionLine = nodeRed.log().match(/Node-RED version: (\S+)/)?.[1];
     const nodeLine = nodeRed.log().match(/Node\.js\s+version: (\S+)/)?.[1];
     note(`Node-RED ${versionLine}, Node.js ${nodeLine}`);
+    check(
+      `${label}: runs Node-RED ${expect.nodeRed}.x on Node.js ${expect.node}`,
+      satisfies(versionLine?.replace(/^v/, '') ?? '', expect.nodeRed) &&
+        satisfies(nodeLine?.replace(/^v/, '') ?? '', String(expect.node)),
+      `Node-RED ${versionLine}, Node.js ${nodeLine}`,
+    );
 
     // every type registered, no load error
     const nodes = await adminApi(nodeRed.url, 'GET', '/nodes');
@@ -363,6 +386,13 @@ async function checkRuntime(label, { nodeBin, redJs, tarball }) {
         problems.join(' | '),
       );
     }
+
+    if (!args.has('--skip-browser')) {
+      const example = Object.keys(docs).find((fn) => /list-workflows/.test(fn));
+      if (check(`${label}: the list-workflows example is there for the browser smoke test`, Boolean(example))) {
+        await browserSmoke(label, nodeRed.url, deployableExample(example, docs[example], info), check);
+      }
+    }
   } finally {
     await nodeRed?.stop();
     await sim.close();
@@ -441,19 +471,27 @@ const packed = await step('npm pack', async () => {
 });
 
 if (packed) {
-  await step('Node-RED 4 on this Node.js', () =>
-    checkRuntime('Node-RED 4', {
-      nodeBin: process.execPath,
-      redJs: require.resolve('node-red/red.js', { paths: [ROOT] }),
-      tarball: packed.tarball,
-    }),
-  );
+  if (!args.has('--skip-nr4')) {
+    await step('Node-RED 4.1 on Node.js 20', async () => {
+      const nodeBin = nodeOfMajor(20, [process.env.NODE20_BIN, '/usr/bin/node']);
+      const { redJs, version } = installNodeRed('nr4', '~4.1');
+      note(`node-red@${version} (${redJs}), ${nodeBin}`);
+      return checkRuntime(RUNTIME_4, {
+        nodeBin,
+        redJs,
+        tarball: packed.tarball,
+        expect: { nodeRed: '4.1', node: 20 },
+      });
+    });
+  }
   if (!args.has('--skip-nr5')) {
     await step('Node-RED 5 on Node.js 22', async () => {
-      const nodeBin = node22();
-      const { redJs, version } = installNodeRed5();
-      note(`node-red@${version}, ${nodeBin}`);
-      return checkRuntime('Node-RED 5', { nodeBin, redJs, tarball: packed.tarball });
+      // `npm run` runs this script on the node dev dependency (Node 22); run directly on another Node, it fetches one
+      const nodeBin = nodeOfMajor(22, [process.execPath]);
+      const redJs = require.resolve('node-red/red.js', { paths: [ROOT] });
+      const version = JSON.parse(readFileSync(join(dirname(redJs), 'package.json'), 'utf8')).version;
+      note(`node-red@${version} (the dev dependency), ${nodeBin}`);
+      return checkRuntime(RUNTIME_5, { nodeBin, redJs, tarball: packed.tarball, expect: { nodeRed: '5', node: 22 } });
     });
   }
   if (!args.has('--skip-validate')) {
@@ -462,7 +500,7 @@ if (packed) {
 }
 
 if (!args.has('--keep')) {
-  for (const dir of ['unpacked', 'userdir-Node-RED-4', 'userdir-Node-RED-5'])
+  for (const dir of ['unpacked', userDirName(RUNTIME_4), userDirName(RUNTIME_5)])
     rmSync(join(WORK, dir), { recursive: true, force: true });
 }
 console.log('\n== timings');

@@ -7,7 +7,15 @@ import { twentyWindows } from '../nodes/sidebar/scale-fixture';
 import { activityFlow, adminAuthSettings, PASSWORDS } from '../nodes/sidebar/support';
 import { waitForStatus } from './support/editor';
 import { INSTALLED_PACKAGE } from './support/paths';
-import { openSidebar, type SidebarStack, startSidebarStack, widenSidebar } from './support/sidebar-stack';
+import {
+  openSidebar,
+  SHORT_TAB_PX,
+  type SidebarStack,
+  startSidebarStack,
+  tabSize,
+  widenSidebar,
+} from './support/sidebar-stack';
+import { isNodeHighlighted, showSidebarTab, sidebarTabName } from './support/sidebar-tabs';
 import { screenshot } from './support/stack';
 
 /**
@@ -201,8 +209,7 @@ describe('Media Spaces sidebar', () => {
   });
 
   it('is a sidebar tab labelled "Media Spaces"', async () => {
-    const label = stack.page.locator('#red-ui-sidebar a.red-ui-tab-label[href="#media-spaces"] span');
-    expect(await label.textContent()).toBe('Media Spaces');
+    expect(await sidebarTabName(stack.page, 'media-spaces')).toBe('Media Spaces');
     expect(await stack.page.locator('.ms-tl-row').count()).toBe(1);
   });
 
@@ -278,10 +285,7 @@ describe('Media Spaces sidebar', () => {
   it('reveals the node of a clicked item in the workspace', async () => {
     const { page } = stack;
     await page.locator(`.ms-fl-done .ms-fl-item[data-key^="job|${FOLLOW}/"]`).first().click();
-    await page.waitForFunction((id) => {
-      const g = document.querySelector(`g.red-ui-flow-node-group[id="${id}"]`);
-      return Boolean(g?.querySelector('.red-ui-flow-node-highlighted'));
-    }, FOLLOW);
+    await expect.poll(() => isNodeHighlighted(page, FOLLOW), { timeout: 10_000 }).toBe(true);
   });
 
   it("pauses the schedule from the tab after a confirmation, through the schedule's own pause, and resumes it", async () => {
@@ -351,6 +355,58 @@ describe('Media Spaces sidebar', () => {
     await page.locator('.ms-view[data-view="24h"]').click();
     // the restart's lost connection is logged by the editor itself; nothing else
     expect(stack.pageErrors.filter((e) => !/ERR_CONNECTION_REFUSED|WebSocket/.test(e))).toEqual([]);
+  });
+
+  it('fits a pane of about 300 × 300 px: the timeline row and the jobs in flight readable, the full layout again with the whole height', async () => {
+    const { page } = stack;
+    const viewport = page.viewportSize() ?? { width: 1600, height: 1000 };
+    await widenSidebar(page, 300);
+    // Node-RED 5 opens the tab in the top half with Debug below; Node-RED 4 has one pane, so a short window makes it short
+    await showSidebarTab(page, 'debug', '.red-ui-debug-content');
+    if (!(await page.locator('.ms-sidebar').isVisible())) {
+      await showSidebarTab(page, 'media-spaces', '.ms-sidebar');
+      const { height } = await tabSize(page);
+      await page.setViewportSize({ width: viewport.width, height: viewport.height - (height - 290) });
+    }
+    const pane = await tabSize(page);
+    expect(pane.height).toBeLessThan(SHORT_TAB_PX);
+    expect(pane.width).toBeLessThan(340);
+
+    // a job in flight beside the window being recorded
+    await page.locator('g.red-ui-flow-node-group[id="sidebarinjectok1"] .red-ui-flow-node-button').click();
+    const job = page.locator('.ms-fl-jobs .ms-fl-item', { hasText: 'Transcode evening news' });
+    await job.waitFor();
+    const recording = page.locator('.ms-fl-recording .ms-fl-item').first();
+    const row = page.locator(`.ms-tl-row[data-node="${SCHEDULE}"]`);
+    const body = await page.locator('.ms-body').boundingBox();
+    // each in view without scrolling, none wider than the pane
+    for (const [what, item] of [
+      ['the schedule row', row],
+      ['the recording', recording],
+      ['the job', job],
+    ] as const) {
+      const box = await item.boundingBox();
+      expect(box, what).not.toBeNull();
+      if (!box || !body) continue;
+      expect(box.y, `${what} starts in the pane`).toBeGreaterThanOrEqual(body.y - 1);
+      expect(box.y + box.height, `${what} ends in the pane`).toBeLessThanOrEqual(body.y + body.height + 1);
+      expect(box.x + box.width, `${what} fits the width`).toBeLessThanOrEqual(body.x + body.width + 1);
+    }
+    expect(await job.locator('.ms-fl-progress').isVisible()).toBe(true);
+    expect(await recording.textContent()).toMatch(/min left/);
+    expect(await page.locator('.ms-heading').isVisible()).toBe(false);
+    const editor = await page.evaluate(
+      () => (window as unknown as { RED: { settings: { version: string } } }).RED.settings.version,
+    );
+    await screenshot(page, `sidebar-pane-node-red-${editor.split('.')[0]}.png`, 'sidebar');
+
+    // the whole height again (Debug's button hides its pane in 5; the window back to its size in 4): the full layout
+    await page.setViewportSize(viewport);
+    await openSidebar(page);
+    expect((await tabSize(page)).height).toBeGreaterThanOrEqual(SHORT_TAB_PX);
+    expect(await page.locator('.ms-heading').isVisible()).toBe(true);
+    expect(await page.locator('.ms-tl-days').isVisible()).toBe(true);
+    await job.waitFor({ state: 'detached', timeout: 30_000 });
   });
 });
 

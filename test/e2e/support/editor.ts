@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { showSidebarTab } from './sidebar-tabs';
 
 /**
  * Driving Node-RED's editor by its own element ids and classes
@@ -188,10 +189,9 @@ export async function waitForStatus(
   return last;
 }
 
-/** Opens the Debug sidebar tab (its pinned button in the sidebar header). */
+/** Shows the Debug sidebar tab by its button (Node-RED 5 may show it already, in the lower pane). */
 export async function showDebugSidebar(page: Page): Promise<void> {
-  await page.locator('a.red-ui-tab-link-button[href="#debug"]').click();
-  await page.locator('.red-ui-debug-content').first().waitFor({ state: 'visible' });
+  await showSidebarTab(page, 'debug', '.red-ui-debug-content');
 }
 
 /** Texts of the messages in the Debug sidebar, oldest first. */

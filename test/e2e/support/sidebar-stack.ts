@@ -5,6 +5,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH, writeSettings } from '../../../scripts/e2
 import { installFixtureNodes } from '../../nodes/sidebar/support';
 import { type NodeRedProcess, startNodeRed } from '../../reliability/support-restart/node-red';
 import { E2E_DIR, INSTALL_DIR, ROOT } from './paths';
+import { showSidebarTab, sidebarTabButton } from './sidebar-tabs';
 
 export interface SidebarStack {
   readonly nodeRed: NodeRedProcess;
@@ -73,7 +74,7 @@ export async function startSidebarStack(name: string, options: SidebarStackOptio
       undefined,
       { timeout: 30_000 },
     );
-    await page.locator('a.red-ui-tab-link-button[href="#media-spaces"]').waitFor({ state: 'attached' });
+    await sidebarTabButton(page, 'media-spaces').waitFor({ state: 'attached' });
     const opened = browser;
     return {
       get nodeRed() {
@@ -100,10 +101,28 @@ export async function startSidebarStack(name: string, options: SidebarStackOptio
   }
 }
 
-/** Opens the Media Spaces tab by its button in the sidebar header, as a user does. */
+/** Below this height the tab lays itself out for a short pane (the container query in media-spaces-sidebar.html). */
+export const SHORT_TAB_PX = 420;
+
+/**
+ * Opens the Media Spaces tab by its button in the sidebar, as a user does, with the sidebar's whole height:
+ * where it opens in half a pane beside another tab (Node-RED 5, with Debug below), that tab's button hides it.
+ */
 export async function openSidebar(page: Page): Promise<void> {
-  await page.locator('a.red-ui-tab-link-button[href="#media-spaces"]').click();
-  await page.locator('.ms-sidebar').waitFor({ state: 'visible' });
+  await showSidebarTab(page, 'media-spaces', '.ms-sidebar');
+  if ((await tabSize(page)).height < SHORT_TAB_PX) {
+    await sidebarTabButton(page, 'debug').click();
+    await page.waitForFunction(
+      (min) => (document.querySelector('.ms-sidebar')?.clientHeight ?? 0) >= min,
+      SHORT_TAB_PX,
+    );
+  }
+}
+
+/** The Media Spaces tab's size on screen. */
+export async function tabSize(page: Page): Promise<{ width: number; height: number }> {
+  const box = await page.locator('.ms-sidebar').boundingBox();
+  return { width: box?.width ?? 0, height: box?.height ?? 0 };
 }
 
 /** Drags the sidebar's separator to make it wide, as an operator who keeps it open all day would. */

@@ -83,7 +83,7 @@ export async function startStack(name: string, simOptions: SimulatorOptions = {}
 }
 
 /** Saves a screenshot to test/e2e/screenshots-tmp, and to docs/screenshots when UPDATE_SCREENSHOTS=1. */
-export async function screenshot(page: Page, file: string, clip?: 'tray'): Promise<string> {
+export async function screenshot(page: Page, file: string, clip?: 'tray' | 'sidebar'): Promise<string> {
   mkdirSync(SCREENSHOTS_TMP, { recursive: true });
   // notifications ("Imported 3 nodes", "Successfully deployed") cover the dialogs
   await page.evaluate(() => {
@@ -93,6 +93,8 @@ export async function screenshot(page: Page, file: string, clip?: 'tray'): Promi
   const path = join(SCREENSHOTS_TMP, file);
   if (clip === 'tray') {
     await page.locator('.red-ui-tray').last().screenshot({ path });
+  } else if (clip === 'sidebar') {
+    await page.locator('#red-ui-sidebar').screenshot({ path });
   } else {
     await page.screenshot({ path });
   }

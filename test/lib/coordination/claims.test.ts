@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ClaimResult, Coordinator } from '../../../lib/coordination';
 import { RedisServer } from '../../support/redis-server';
-import { Instances, sleep } from './support';
+import { connected, Instances, sleep } from './support';
 
 let redis: RedisServer;
 const instances = new Instances();
@@ -24,6 +24,7 @@ function three(options: Parameters<Instances['coordinator']>[2] = {}): Coordinat
 describe('claim and complete across instances', () => {
   it('gives every slot exactly one winner when three instances race on it', async () => {
     const coordinators = three();
+    await connected(coordinators);
     const slots = Array.from({ length: 60 }, (_, i) => new Date(Date.UTC(2030, 0, 1, 0, i)).toISOString());
     const winners = new Map<string, string[]>();
     await Promise.all(

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RedisServer } from '../../support/redis-server';
-import { Instances, sleep } from './support';
+import { connected, Instances, sleep } from './support';
 
 let redis: RedisServer;
 const instances = new Instances();
@@ -20,8 +20,11 @@ const WF = 'aaaaaaaa-0000-4000-8000-000000000001';
 
 describe('followed jobs', () => {
   it('registers one owner; others see it owned while its heartbeat lives', async () => {
-    const a = instances.coordinator(redis.url, 'node-a', { jobHeartbeatMs: 300 }).jobs;
-    const b = instances.coordinator(redis.url, 'node-b', { jobHeartbeatMs: 300 }).jobs;
+    const coordinators = ['node-a', 'node-b'].map((id) =>
+      instances.coordinator(redis.url, id, { jobHeartbeatMs: 300 }),
+    );
+    await connected(coordinators);
+    const [a, b] = coordinators.map((c) => c.jobs);
     const results = await Promise.all(
       [a, b].map((r) => r.register({ jobId: 'job-1', workflowId: WF, meta: { slot: 'x' } })),
     );

@@ -6,6 +6,15 @@ import {
 } from '../../../lib/coordination';
 
 /** Coordinators of distinct "instances", each with its own connection, closed together by closeAll(). */
+/**
+ * Waits until each coordinator's connection is up, for the tests about what connected instances do: the 1 s
+ * connect timeout of these connections is for the tests of an unreachable Redis, and a loaded machine can take
+ * longer to bring several fresh connections up at once.
+ */
+export async function connected(coordinators: Coordinator[], timeoutMs = 15_000): Promise<void> {
+  await Promise.all(coordinators.map((c) => c.connection.whenReady(timeoutMs)));
+}
+
 export class Instances {
   readonly #connections: RedisConnection[] = [];
 

@@ -16,7 +16,9 @@ import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-export const RED_JS = require.resolve('node-red/red.js');
+// another Node-RED and Node for a run (the sidebar's screenshots in Node-RED 4.1 on Node 20, say); the dev dependencies otherwise
+export const RED_JS = process.env.NODE_RED_JS || require.resolve('node-red/red.js');
+const NODE_BIN = process.env.NODE_RED_NODE || process.execPath;
 
 export type FlowNode = Record<string, unknown> & { id: string; type: string };
 
@@ -115,7 +117,7 @@ export async function startNodeRed(options: {
 }): Promise<NodeRedProcess> {
   const port = options.port ?? (await freePort());
   const spawnedAt = Date.now();
-  const child = spawn(process.execPath, [RED_JS, '--userDir', options.userDir, '--port', String(port)], {
+  const child = spawn(NODE_BIN, [RED_JS, '--userDir', options.userDir, '--port', String(port)], {
     cwd: options.userDir,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
