@@ -64,13 +64,13 @@ describe('schedule with an unusable coordination Redis', () => {
       await helper.load([coordinationNode, scheduleNode], flow(target, 'skip'));
       const starts: unknown[] = [];
       (helper.getNode('starts') as HelperNode).on('input', (msg) => starts.push(msg));
-      await waitFor(() => logged('sched').filter((m) => /start skipped$/.test(m)).length >= 2, 5000);
+      await waitFor(() => logged('sched').filter((m) => /start skipped by this instance/.test(m)).length >= 2, 5000);
       expect(starts).toEqual([]);
       const cause =
         url === 'pending'
           ? /refused the connection/
           : /url must be redis:\/\/host:port or rediss:\/\/host:port, got "http:/;
-      const warning = logged('sched').find((m) => /start skipped$/.test(m)) ?? '';
+      const warning = logged('sched').find((m) => /start skipped by this instance/.test(m)) ?? '';
       expect(warning).toMatch(cause);
     });
   }
