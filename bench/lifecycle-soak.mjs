@@ -46,6 +46,8 @@ const FOLLOW_INTERVAL_MS = 500;
 const FINISH_WITHIN_MS = 60_000;
 /** After a batch finished: the follow-job's last interval and the sockets' last writes settle. */
 const SETTLE_MS = 1500;
+/** lib/transport.ts pools at most 64 connections per origin (the simulator serves both areas on one) */
+const SOCKET_BOUND = 64;
 
 const t0 = Date.now();
 const log = (line) =>
@@ -131,6 +133,7 @@ async function runPhase(name, sim, simInfo, redis) {
         `${name}: ${events.finished} finished, heap ${fmt(snap.heapUsed / 1048576)} MB, timers ${snap.active.Timeout ?? 0} (live ${snap.live.Timeout ?? 0}), listeners ${snap.listenedStarts}${keys ? `, redis keys ${keys.keys} (${keys.withoutTtl} without TTL)` : ''}`,
       );
     }
+    checkpoints.at(-1).feedShare = await host.call('feedShare');
   } finally {
     await host.call('stop').catch(() => undefined);
     await host.stop();
@@ -194,6 +197,8 @@ function growth(phase) {
   const per = (a, b) => (slots > 0 ? (b - a) / slots : 0);
   const types = new Set([...Object.keys(first.active), ...Object.keys(last.active)]);
   const liveTypes = new Set([...Object.keys(first.live), ...Object.keys(last.live)]);
+  const otherTimers = (c) => (c.live.Timeout ?? 0) - c.socketTimers;
+  const feed = last.feedShare;
   return {
     from: first.finished,
     to: last.finished,
@@ -201,6 +206,13 @@ function growth(phase) {
     heapTo: last.heapUsed,
     heapRatio: last.heapUsed / first.heapUsed,
     heapPerSlot: per(first.heapUsed, last.heapUsed),
+    // the feed holds one slot row and one finished job per slot (up to its bounds): its share, per slot
+    feedBytesPerSlot: feed ? (feed.heapBefore - feed.heapWithoutFeed) / last.finished : undefined,
+    schedulerStateBytesPerSlot: per(first.scheduler?.stateBytes ?? 0, last.scheduler?.stateBytes ?? 0),
+    timersBeyondSockets: [otherTimers(first), otherTimers(last)],
+    sockets: [first.live.TCPWRAP ?? 0, last.live.TCPWRAP ?? 0],
+    warnings: last.warnings,
+    firstWarning: last.firstWarning,
     active: Object.fromEntries([...types].map((t) => [t, [first.active[t] ?? 0, last.active[t] ?? 0]])),
     live: Object.fromEntries([...liveTypes].map((t) => [t, [first.live[t] ?? 0, last.live[t] ?? 0]])),
     listenedStarts: [first.listenedStarts, last.listenedStarts],
@@ -233,11 +245,14 @@ function report(phase) {
       'rss MB',
       'timers (ref)',
       'timers (live)',
+      "of which sockets'",
+      'sockets',
       'handles',
       'listeners',
       'sched emitted/ended',
       'feed slots/jobs',
       'redis keys (no TTL)',
+      'warnings',
     ],
   ];
   for (const c of phase.checkpoints) {
@@ -249,11 +264,14 @@ function report(phase) {
       fmt(c.rss / 1048576),
       c.active.Timeout ?? 0,
       c.live.Timeout ?? 0,
+      c.socketTimers,
+      c.live.TCPWRAP ?? 0,
       handles,
       c.listenedStarts,
       c.scheduler ? `${c.scheduler.emitted}/${c.scheduler.ended}` : '-',
       `${c.feed.slots}/${c.feed.jobs}`,
       c.redis ? `${c.redis.keys} (${c.redis.withoutTtl})` : '-',
+      c.warnings,
     ]);
   }
   return table(rows);
@@ -304,7 +322,9 @@ for (const phase of phases) {
   const leakFree =
     g.listenedStarts[1] <= g.listenedStarts[0] &&
     (g.active.Timeout?.[1] ?? 0) <= (g.active.Timeout?.[0] ?? 0) + 2 &&
-    (g.live.Timeout?.[1] ?? 0) <= (g.live.Timeout?.[0] ?? 0) + 2 &&
+    g.timersBeyondSockets[1] <= g.timersBeyondSockets[0] + 2 &&
+    g.sockets[1] <= SOCKET_BOUND &&
+    g.warnings === 0 &&
     (!g.redis || g.redis.withoutTtl[1] <= g.redis.withoutTtl[0]);
   ok &&= passed && leakFree;
   console.log(
@@ -317,8 +337,9 @@ for (const phase of phases) {
   if (c.firstMissed) console.log(`  first missed: ${JSON.stringify(c.firstMissed)}`);
   if (c.firstError) console.log(`  first error: ${JSON.stringify(c.firstError)}`);
   console.log(
-    `growth from slot ${g.from} to ${g.to}: heap ${fmt(g.heapFrom / 1048576)} -> ${fmt(g.heapTo / 1048576)} MB (ratio ${g.heapRatio.toFixed(3)}, ${fmt(g.heapPerSlot)} bytes per slot); ref'd timers ${JSON.stringify(g.active.Timeout ?? [0, 0])}, live timers ${JSON.stringify(g.live.Timeout ?? [0, 0])}, listeners ${JSON.stringify(g.listenedStarts)} -> ${leakFree ? 'no growth per slot' : 'GROWS'}`,
+    `growth from slot ${g.from} to ${g.to}: heap ${fmt(g.heapFrom / 1048576)} -> ${fmt(g.heapTo / 1048576)} MB (ratio ${g.heapRatio.toFixed(3)}, +${fmt((g.heapTo - g.heapFrom) / 1048576)} MB, ${fmt(g.heapPerSlot)} bytes per slot; of it the sidebar feed ${fmt(g.feedBytesPerSlot)} and the scheduler state ~${fmt(g.schedulerStateBytesPerSlot)} as JSON); ref'd timers ${JSON.stringify(g.active.Timeout ?? [0, 0])}, live timers beyond the sockets' own ${JSON.stringify(g.timersBeyondSockets)}, pooled sockets ${JSON.stringify(g.sockets)} (at most ${SOCKET_BOUND}), slot-starts listeners ${JSON.stringify(g.listenedStarts)}, warnings ${g.warnings} -> ${leakFree ? 'no growth per slot' : 'GROWS'}`,
   );
+  if (g.firstWarning) console.log(`  first warning: ${g.firstWarning}`);
   if (g.redis) {
     console.log(
       `redis: ${g.redis.keys.join(' -> ')} keys (${fmt(g.redis.keysPerSlot)} per slot), without TTL ${g.redis.withoutTtl.join(' -> ')}; jobs hash fields ${g.redis.jobsHashFields.join(' -> ')}`,

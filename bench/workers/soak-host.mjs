@@ -30,19 +30,37 @@ let server;
  */
 const live = new Map();
 const typeOf = new Map();
+/** live timers by id, to tell what they are: their callback's name and delay */
+const timers = new Map();
 createHook({
-  init(id, type) {
+  init(id, type, _trigger, resource) {
     if (type === 'PROMISE') return;
     typeOf.set(id, type);
     live.set(type, (live.get(type) ?? 0) + 1);
+    if (type === 'Timeout') timers.set(id, resource);
   },
   destroy(id) {
     const type = typeOf.get(id);
     if (type === undefined) return;
     typeOf.delete(id);
+    timers.delete(id);
     live.set(type, live.get(type) - 1);
   },
 }).enable();
+
+/** Process warnings (a listener-leak warning, say): each one is a finding. */
+const warnings = [];
+process.on('warning', (w) => warnings.push(`${w.name}: ${w.message}`.slice(0, 300)));
+
+/** `callback name / delay ms (repeat)` -> how many */
+function liveTimers() {
+  const kinds = {};
+  for (const t of timers.values()) {
+    const kind = `${t._onTimeout?.name || 'anonymous'}/${t._idleTimeout}${t._repeat ? ' repeat' : ''}`;
+    kinds[kind] = (kinds[kind] ?? 0) + 1;
+  }
+  return kinds;
+}
 
 function settings() {
   return {
@@ -212,6 +230,10 @@ function modules() {
  */
 function snapshot() {
   gc();
+  const kinds = liveTimers();
+  // a pooled keep-alive socket has one parser timer (undici's onParserTimeout) until it closes
+  let socketTimers = 0;
+  for (const [kind, n] of Object.entries(kinds)) if (kind.startsWith('onParserTimeout/')) socketTimers += n;
   const memory = process.memoryUsage();
   const active = {};
   for (const type of process.getActiveResourcesInfo()) active[type] = (active[type] ?? 0) + 1;
@@ -226,6 +248,10 @@ function snapshot() {
     external: memory.external,
     active,
     live: Object.fromEntries([...live].filter(([, n]) => n > 0)),
+    liveTimers: kinds,
+    socketTimers,
+    warnings: warnings.length,
+    firstWarning: warnings[0],
     listenedStarts: slotStarts.listenedStarts(),
     scheduler: state
       ? {
@@ -242,6 +268,21 @@ function snapshot() {
   };
 }
 
+/**
+ * Destructive, at the end of a run: the heap after a full collection, then
+ * again with the sidebar feed's slot history and finished jobs dropped (what
+ * the feed keeps, bounded by MAX_HISTORY_PER_SCHEDULE and MAX_JOBS).
+ */
+function feedShare() {
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const feed = modules().feedHost.activityFeed({ events: RED.events });
+  feed.reported?.clear();
+  feed.jobs?.clear();
+  gc();
+  return { heapBefore: before, heapWithoutFeed: process.memoryUsage().heapUsed };
+}
+
 async function stop() {
   if (RED) {
     await RED.stop();
@@ -251,4 +292,4 @@ async function stop() {
   return true;
 }
 
-serveRpc({ start, snapshot, stop });
+serveRpc({ start, snapshot, feedShare, stop });
