@@ -2,61 +2,15 @@
 // latency of claim + complete for start and for end, against a plain PING
 // round trip measured in the same run, on loopback, with its own redis-server.
 // `npm run build && node bench/coordination.mjs [--slots N]`
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { startRedis } from './lib/redis-server.mjs';
 
 const require = createRequire(import.meta.url);
 const { Coordinator, RedisConnection } = require('../dist/lib/coordination/index.js');
 
 const argv = process.argv.slice(2);
 const SLOTS = Number(argv[argv.indexOf('--slots') + 1]) || 2000;
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function startRedis() {
-  const port = await freePort();
-  const dir = mkdtempSync(path.join(tmpdir(), 'ms-bench-redis-'));
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (c) => {
-      out += c;
-      if (out.includes('Ready to accept connections')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${out}`)));
-  });
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    stop: async () => {
-      child.removeAllListeners('exit');
-      await new Promise((r) => {
-        child.once('exit', r);
-        child.kill('SIGTERM');
-      });
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);

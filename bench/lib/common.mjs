@@ -184,9 +184,10 @@ export async function admin(info, method, route, body) {
 
 /**
  * Forks a worker script that answers `{id, cmd, args}` with `{id, result}` or
- * `{id, error}` (see serveRpc). Returns call(cmd, args) and stop().
+ * `{id, error}` (see serveRpc), and passes `{event}` messages the worker sends
+ * on its own to `onEvent`. Returns call(cmd, args) and stop().
  */
-export function forkWorker(script, { execArgv = [], env = {}, args = [] } = {}) {
+export function forkWorker(script, { execArgv = [], env = {}, args = [], onEvent } = {}) {
   const child = fork(script, args, {
     execArgv: ['--expose-gc', ...execArgv],
     env: { ...process.env, ...env },
@@ -195,6 +196,7 @@ export function forkWorker(script, { execArgv = [], env = {}, args = [] } = {}) 
   let seq = 0;
   const pending = new Map();
   child.on('message', (m) => {
+    if (m?.event !== undefined) return onEvent?.(m.event);
     const p = pending.get(m?.id);
     if (!p) return;
     pending.delete(m.id);

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { type Clock, systemClock } from '../clock';
 
 type ChannelBody = Record<string, unknown>;
@@ -109,6 +110,9 @@ export class ChannelStatePoller<T = undefined> {
 
   private async round(): Promise<void> {
     const controller = new AbortController();
+    // every read of the round listens to it (the transport does) until it ends: dozens of channels
+    // recording at once are no leak, and Node's warning past 10 listeners would say there is one
+    setMaxListeners(0, controller.signal);
     this.inFlight = controller;
     await Promise.all([...this.entries.values()].map((entry) => this.read(entry, controller.signal)));
     this.inFlight = undefined;

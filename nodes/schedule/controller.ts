@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { MediaSpacesError } from '../../lib/errors';
 import { type ScheduleConfig, Scheduler } from '../../lib/schedule';
 import { findCoordination } from '../coordination/coordination-provider';
@@ -40,6 +41,8 @@ export class ScheduleController {
     private readonly node: ScheduleNode,
     private readonly settings: ScheduleSettings,
   ) {
+    // every end in progress (stop, then reads until finished) listens to it: many windows ending at once are no leak
+    setMaxListeners(0, this.closing.signal);
     this.board = new StatusBoard(node);
     this.source = new ConfigSource(settings, RED.settings?.userDir);
     const initial = this.source.load();

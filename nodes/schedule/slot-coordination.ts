@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import {
   type ClaimOptions,
   type ClaimResult,
@@ -83,6 +84,8 @@ export class SlotCoordination {
     private readonly problem: string | undefined,
     private readonly host: SlotActions,
   ) {
+    // each slot's claim waits on it while it retries: many slots at once are no leak
+    setMaxListeners(0, this.abort.signal);
     this.unsubscribe = provider?.onCoordinationStatus(() => host.changed()) ?? (() => undefined);
     this.catchUp = new CatchUpQueue(() => this.coordinator(), host);
   }

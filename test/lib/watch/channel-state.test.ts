@@ -168,4 +168,28 @@ describe('ChannelStatePoller', () => {
     expect(changes).toEqual([['a', 'PENDING', 'ACTIVE', 'new']]);
     expect(clock.maxPending).toBe(1);
   });
+
+  it('reads many channels in one round without a listener warning on the round signal', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    try {
+      const { clock, states, reads, signals, poller, holdReads } = setup();
+      const ids = Array.from({ length: 24 }, (_, i) => `ch-${i}`);
+      for (const id of ids) {
+        states.set(id, 'ACTIVE');
+        poller.watch(id, { context: id });
+      }
+      const release = holdReads();
+      await clock.advance(1_000);
+      // each read listens to the signal while in flight, as the transport does
+      for (const signal of signals) signal.addEventListener('abort', () => undefined, { once: true });
+      expect(reads).toHaveLength(ids.length);
+      release();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning'))).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
 });
