@@ -66,6 +66,18 @@ afterEach(async (ctx) => {
   if (stack && ctx.task.result?.state === 'fail') await closeAllTrays(stack.page);
 });
 
+/** The Help sidebar's tree with this package's node types listed. */
+async function openHelpTree() {
+  const { page } = stack;
+  await page.locator('a.red-ui-tab-link-button[href="#help"]').click();
+  const toc = page.locator('.red-ui-sidebar-help-toc');
+  const ours = toc.locator('.red-ui-treeList-label').filter({ hasText: /^@media-spaces\/node-red$/ });
+  await ours.waitFor();
+  if (!(await toc.getByText('submit job', { exact: true }).isVisible())) await ours.click();
+  await toc.getByText('submit job', { exact: true }).waitFor();
+  return toc;
+}
+
 describe('words', () => {
   it('the coordination config node is "Redis coordination" in the add dialog and the Help tree', async () => {
     const { page } = stack;
@@ -86,6 +98,42 @@ describe('words', () => {
       .click();
     await expect.poll(async () => (await toc.textContent()) ?? '').toContain('Redis coordination');
     expect(await toc.textContent()).not.toContain('media-spaces-coordination');
+  });
+
+  it("every node's help fits the Help sidebar at its default width: nothing wider than the panel", async () => {
+    const { page } = stack;
+    const toc = await openHelpTree();
+    const entries = toc.locator('.red-ui-treeList-label').filter({ has: page.locator('.red-ui-node-label') });
+    const names = (await entries.allTextContents()).filter((n) => n.trim() !== '');
+    const ours = names.filter((n) => /server|coordination|workflow|job|channel|event|schedule|follow/i.test(n));
+    expect(ours.length).toBeGreaterThanOrEqual(10);
+    const wide: string[] = [];
+    for (const name of ours) {
+      await entries.filter({ hasText: name }).first().click();
+      await page.waitForTimeout(150);
+      const overflow = await page.evaluate(() => {
+        const panel = document.querySelector('.red-ui-sidebar-help-stack > div:last-child') as HTMLElement | null;
+        if (!panel) return ['no help panel'];
+        const out: string[] = [];
+        for (const el of Array.from(panel.querySelectorAll('pre, code, p, dd, li')) as HTMLElement[]) {
+          if (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).display !== 'inline')
+            out.push(el.textContent?.slice(0, 40) ?? '');
+        }
+        if (panel.scrollWidth > panel.clientWidth + 1) {
+          // name what sticks out past the panel's right edge
+          const right = panel.getBoundingClientRect().right;
+          const past = (Array.from(panel.querySelectorAll('*')) as HTMLElement[]).filter(
+            (el) => el.getBoundingClientRect().right > right + 1 || el.scrollWidth > el.clientWidth + 1,
+          );
+          out.push(
+            `(the panel scrolls sideways ${panel.scrollWidth}>${panel.clientWidth}: ${past.map((el) => `<${el.tagName}.${el.className}> ${el.scrollWidth}/${el.clientWidth} ${el.textContent?.slice(0, 30)}`).join('; ')})`,
+          );
+        }
+        return out;
+      });
+      if (overflow.length > 0) wide.push(`${name}: ${overflow.join(' | ')}`);
+    }
+    expect(wide).toEqual([]);
   });
 
   it('Test connection: the results are brought into view, and the probe is not quoted as a deletion', async () => {
