@@ -72,4 +72,4 @@ RED.nodes.registerType<ConfigNode>('media-spaces-config', {
 });
 
 // once per editor: the examples share one server config node, and importing them asks nothing
-quietExampleImports(RED as unknown as Parameters<typeof quietExampleImports>[0]);
+quietExampleImports(RED);

@@ -228,9 +228,9 @@ function explain(e: ReturnType<typeof asProbeError>, setup: ProbeSetup, where: W
   if (transport) return transport;
   // the probe's own request, quoted back by a service ("no route DELETE …/events/media-spaces-connection-probe"),
   // reads like a deletion: it is left out, and the probe said for what it is
-  const said0 = serviceReason(e);
-  const reason = said0?.includes(itemId) ? undefined : said0;
-  const probe = itemId === PROBE_EVENT_ID && reason !== said0 ? PROBE_NOTE : '';
+  const quoted = serviceReason(e);
+  const reason = itemId === PROBE_EVENT_ID && quoted?.includes(itemId) ? withoutProbeRequest(quoted, itemId) : quoted;
+  const probe = itemId === PROBE_EVENT_ID && reason !== quoted ? PROBE_NOTE : '';
   const said = ` (HTTP ${e.status}${reason ? `; the service says: ${reason}` : ''}${probe})`;
   if (e.code === 'token_expired') {
     return `The sign-in token has expired${tokenExpiry(setup)}: open the config node and Sign in again.`;
@@ -254,6 +254,13 @@ function explain(e: ReturnType<typeof asProbeError>, setup: ProbeSetup, where: W
     default:
       return e.status === undefined ? e.message : `Unexpected answer${said}.`;
   }
+}
+
+/** The service's reason with the probe's request line ("DELETE /…/events/<probe id>") replaced by a plain word. */
+function withoutProbeRequest(reason: string, itemId: string): string {
+  const request = new RegExp(`\\b(?:GET|POST|PUT|PATCH|DELETE)\\s+\\S*${itemId}\\S*`, 'g');
+  const out = reason.replace(request, 'the test request');
+  return out.includes(itemId) ? out.split(itemId).join('the probe id') : out;
 }
 
 function tokenExpiry(setup: ProbeSetup): string {

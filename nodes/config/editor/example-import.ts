@@ -17,19 +17,6 @@
 
 type FlowNode = { id: string; type: string; label?: string };
 type ImportOptions = { generateIds?: boolean } & Record<string, unknown>;
-type ImportNodes = (nodes: unknown, options?: ImportOptions) => unknown;
-
-interface EditorApi {
-  view: { importNodes: ImportNodes };
-  nodes: {
-    node(id: string): unknown;
-    workspace(id: string): unknown;
-    group?(id: string): unknown;
-    subflow?(id: string): unknown;
-  };
-  workspaces: { show(id: string): void };
-  notify(message: string | JQuery, options?: string | Record<string, unknown>): unknown;
-}
 
 const OUR_PREFIX = 'media-spaces-';
 const SERVER = 'media-spaces-config';
@@ -44,11 +31,11 @@ function flowNodes(nodes: unknown): FlowNode[] | null {
   return list.some((n) => n.type.startsWith(OUR_PREFIX)) ? list : null;
 }
 
-export function quietExampleImports(red: EditorApi): void {
+export function quietExampleImports(red: typeof RED): void {
   const view = red.view;
   const original = view.importNodes.bind(view);
   const exists = (id: string) =>
-    Boolean(red.nodes.node(id) ?? red.nodes.workspace(id) ?? red.nodes.group?.(id) ?? red.nodes.subflow?.(id));
+    Boolean(red.nodes.node(id) ?? red.nodes.workspace(id) ?? red.nodes.group(id) ?? red.nodes.subflow(id));
 
   view.importNodes = (nodes: unknown, options: ImportOptions = {}) => {
     try {
