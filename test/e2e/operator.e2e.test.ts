@@ -280,7 +280,8 @@ describe('operator experience in the editor', () => {
       (el) => el.scrollWidth <= el.clientWidth && el.scrollHeight <= el.clientHeight + 1,
     );
     expect(fits).toBe(true);
-    expect(await label.textContent()).toBe('VideoBitrateKbps (Int32)');
+    // no default in the workflow: marked required
+    expect(await label.textContent()).toBe('VideoBitrateKbps (Int32) *');
     expect(await label.getAttribute('title')).toMatch(/^VideoBitrateKbps \(Int32\)/);
     const rowText = (field: typeof int32) => field.evaluate((el) => el.closest('.form-row')?.textContent ?? '');
     await int32.fill('fast');
