@@ -168,7 +168,6 @@ export function errorFromResponse(
     if (shape2.success) detail = shape2.data.error_message;
     if (shape3.success) {
       fieldErrors = { ...shape3.data.errors };
-      detail ??= listFieldErrors(fieldErrors);
     }
     if (typeof body === 'string' && body.trim() !== '') detail = body.trim().slice(0, 200);
   }
@@ -177,27 +176,44 @@ export function errorFromResponse(
     return new MediaSpacesError({
       status,
       code: 'token_expired',
-      message: `${context} failed: HTTP 401 — the access token has expired; sign in again to get a new one`,
+      message: `the access token has expired; sign in again to get a new one (HTTP 401 from ${context})`,
       fieldErrors,
       traceId,
       body,
     });
   }
-  // the service's own reason says more than the status's meaning; the meaning stands in when it gives none
-  const says = saysPart(detail, fieldErrors);
-  const message = `${context} failed: HTTP ${status}${says || (statusText ? ` (${statusText})` : '')}`;
+  // reason first, where a collapsed Debug entry or a narrow column still shows it; the service's own
+  // reason says more than the status's meaning, which stands in when it gives none
+  const reason = serviceReason(detail, fieldErrors) ?? statusText;
+  const message = reason ? `${reason} (HTTP ${status} from ${context})` : `${context} failed: HTTP ${status}`;
   return new MediaSpacesError({ status, code, message, fieldErrors, traceId, body });
 }
 
 /**
- * The service's reason, quoted as such, and the fields at fault when the reason does not name
- * them already: "— the service says: unknown API key".
+ * The service's reason and the fields at fault it does not name already:
+ * "Invalid channel; fields at fault: name: too long".
  */
-function saysPart(detail: string | undefined, fieldErrors: Record<string, string>): string {
-  const fields = Object.keys(fieldErrors).filter((f) => !detail?.includes(f));
-  const listed = fields.length > 0 ? `${detail ? '; ' : ''}fields at fault: ${listFieldErrors(fieldErrors)}` : '';
-  if (!detail && !listed) return '';
-  return ` — the service says: ${detail ?? ''}${listed}`;
+function serviceReason(detail: string | undefined, fieldErrors: Record<string, string>): string | undefined {
+  const unnamed = Object.fromEntries(Object.entries(fieldErrors).filter(([f]) => !detail?.includes(f)));
+  const listed = Object.keys(unnamed).length > 0 ? listFieldErrors(unnamed) : '';
+  if (!detail) return listed ? plainFieldErrors(fieldErrors) : undefined;
+  return listed ? `${detail}; fields at fault: ${listed}` : detail;
+}
+
+/**
+ * A validation body's errors as the reason: a message that already names its field
+ * ("workflow_id": "workflow \"HDCAM ingest\" is archived; jobs can be ...") is quoted alone, up to
+ * its first clause, so the sentence fits where Node-RED cuts strings (80 characters in the Debug
+ * sidebar); the whole text stays in fieldErrors.
+ */
+function plainFieldErrors(fieldErrors: Record<string, string>): string {
+  const entries = Object.entries(fieldErrors);
+  if (entries.length === 1) {
+    const [field, problem] = entries[0] as [string, string];
+    const subject = field.split(/[_./\s]/)[0]?.toLowerCase() ?? '';
+    if (subject.length > 2 && problem.toLowerCase().startsWith(subject)) return problem.split('; ')[0] ?? problem;
+  }
+  return listFieldErrors(fieldErrors);
 }
 
 /**

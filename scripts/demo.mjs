@@ -39,7 +39,7 @@ nodeRed.stdout.on('data', (chunk) => {
     Node-RED editor:  http://${host}:${editorPort}/
     Simulator:        ${info.workflow_url}  (workflow area: ${info.workflow_url}/workflow/v1)
     Demo space:       ${space.space_id}
-    Admin API key:    ${space.api_keys.admin}    live-capture token: ${space.access_token}
+    Admin API key:    ${space.api_keys.admin}    Access token: ${space.access_token}
   The demo schedule starts a recording window every minute; watch the Debug sidebar.
   Press Ctrl-C to stop.
 `);

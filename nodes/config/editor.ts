@@ -1,4 +1,5 @@
 import { checkBaseUrl, UUID_PATTERN, UUID_RULE } from '../../lib/rules';
+import { quietExampleImports } from './editor/example-import';
 import { showInsecure } from './editor/insecure';
 import { showSignIn, signIn, signOut } from './editor/sign-in';
 import { testConnection } from './editor/test-connection';
@@ -69,3 +70,6 @@ RED.nodes.registerType<ConfigNode>('media-spaces-config', {
     });
   },
 });
+
+// once per editor: the examples share one server config node, and importing them asks nothing
+quietExampleImports(RED);

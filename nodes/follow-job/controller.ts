@@ -292,13 +292,18 @@ export class FollowJobController {
     });
   }
 
-  /** The number of followed jobs while there are any, else the last outcome. */
+  /** The number of followed jobs while there are any (one job with its progress), else the last outcome. */
   private show(outcome?: NodeStatus): void {
     if (outcome) this.last = outcome;
     const n = this.follower.size;
-    this.status.set(
-      n > 0 ? { fill: 'blue', shape: 'dot', text: `following ${n} job${n === 1 ? '' : 's'}` } : (this.last ?? {}),
-    );
+    if (n === 0) {
+      this.status.set(this.last ?? {});
+      return;
+    }
+    // one job: its progress says more than the count (a snapshot of one entry is cheap)
+    const progress = n === 1 ? this.follower.snapshot()[0]?.progress : undefined;
+    const percent = typeof progress === 'number' && Number.isFinite(progress) ? `: ${Math.round(progress)}%` : '';
+    this.status.set({ fill: 'blue', shape: 'dot', text: `following ${n} job${n === 1 ? '' : 's'}${percent}` });
   }
 
   private messageOf(w: Waiter): NodeMessage {

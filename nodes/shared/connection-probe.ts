@@ -19,6 +19,10 @@ import { asProbeError, notFoundKind, originOf, serviceReason, transportSentence 
 export const PROBE_WORKFLOW_ID = '00000000-0000-0000-0000-000000000000';
 export const PROBE_EVENT_ID = 'media-spaces-connection-probe';
 
+/** What the live-capture probe is, where its answer is quoted: a request that changes nothing. */
+const PROBE_NOTE =
+  '; the test asks to delete an event id that never exists, a harmless probe: nothing in the space changes';
+
 export type ProbeArea = 'workflows' | 'submit' | 'liveCapture';
 
 export interface ProbeResult {
@@ -236,8 +240,12 @@ function explain(e: ReturnType<typeof asProbeError>, setup: ProbeSetup, where: W
   const origin = originOf(url);
   const transport = transportSentence(e, urlLabel, origin);
   if (transport) return transport;
-  const reason = serviceReason(e);
-  const said = ` (HTTP ${e.status}${reason ? `; the service says: ${reason}` : ''})`;
+  // the probe's own request, quoted back by a service ("no route DELETE …/events/media-spaces-connection-probe"),
+  // reads like a deletion: it is left out, and the probe said for what it is
+  const quoted = serviceReason(e);
+  const reason = itemId === PROBE_EVENT_ID && quoted?.includes(itemId) ? withoutProbeRequest(quoted, itemId) : quoted;
+  const probe = itemId === PROBE_EVENT_ID && reason !== quoted ? PROBE_NOTE : '';
+  const said = ` (HTTP ${e.status}${reason ? `; the service says: ${reason}` : ''}${probe})`;
   if (e.code === 'token_expired') {
     return `The sign-in token has expired${tokenExpiry(setup)}: open the config node and Sign in again.`;
   }
@@ -253,13 +261,20 @@ function explain(e: ReturnType<typeof asProbeError>, setup: ProbeSetup, where: W
       const kind = notFoundKind(e, setup.spaceId, itemId);
       if (kind === 'space')
         return `Wrong Space ID: the service has no space ${setup.spaceId}${said}. Check the Space ID.`;
-      return `Wrong path: ${url.replace(/\/+$/, '')}${prefix}/… is not a Media Spaces address (HTTP 404 for an unknown route${reason ? `; the service says: ${reason}` : ''}). Check the ${urlLabel} (usually just http(s)://host:port)${alsoCheck}.`;
+      return `Wrong path: ${url.replace(/\/+$/, '')}${prefix}/… is not a Media Spaces address (HTTP 404 for an unknown route${reason ? `; the service says: ${reason}` : ''}${probe}). Check the ${urlLabel} (usually just http(s)://host:port)${alsoCheck}.`;
     }
     case 400:
       return `The service rejected the request${said}. Check the Space ID.`;
     default:
       return e.status === undefined ? e.message : `Unexpected answer${said}.`;
   }
+}
+
+/** The service's reason with the probe's request line ("DELETE /…/events/<probe id>") replaced by a plain word. */
+function withoutProbeRequest(reason: string, itemId: string): string {
+  const request = new RegExp(`\\b(?:GET|POST|PUT|PATCH|DELETE)\\s+\\S*${itemId}\\S*`, 'g');
+  const out = reason.replace(request, 'the test request');
+  return out.includes(itemId) ? out.split(itemId).join('the probe id') : out;
 }
 
 function tokenExpiry(setup: ProbeSetup): string {

@@ -34,7 +34,7 @@ function signInExpired(error: MediaSpacesError, context: string): MediaSpacesErr
   return new MediaSpacesError({
     status: error.status,
     code: 'token_expired',
-    message: `${context} failed: the sign-in token ${at ? `expired at ${at}` : 'has expired'}; open the config node and Sign in again`,
+    message: `the sign-in token ${at ? `expired at ${at}` : 'has expired'} (${context}); open the config node and Sign in again`,
     fieldErrors: error.fieldErrors,
     traceId: error.traceId,
   });
@@ -54,36 +54,37 @@ function failureRecord(details: ErrorDetails): ErrorDetails {
 }
 
 /**
- * The Error handed to `done(err)`.
+ * What is handed to `done(err)`: the sentence itself, as a String object carrying the record.
  *
- * Node-RED 4 builds the Catch node's `msg.error` itself and copies only
- * `message`, `code`, `stack` and `cause` from the error (Flow.handleError),
- * so `cause` carries the whole error record ({status, code, message,
- * fieldErrors, traceId}). The same fields are also own enumerable properties,
- * for anything that reads the error object directly. Never the library error
- * itself: its `cause` may hold transport internals.
+ * Without a Catch node, Node-RED shows what the node reported in the Debug sidebar: an Error
+ * appears there as a collapsed object whose message is cut after a few words, a string as the
+ * whole sentence on one line. With a Catch node, Node-RED builds `msg.error` itself and copies
+ * only `toString()` (as `message`), and the own `code`, `stack` and `cause` (Flow.handleError),
+ * so `cause` carries the whole error record ({status, code, message, fieldErrors, traceId}). The
+ * same fields are also own properties, for anything that reads the reported value directly.
+ * Never the library error itself: its `cause` may hold transport internals. No stack: the failure
+ * is the service's or the input's, not a bug. The class name is what the Debug sidebar shows as
+ * the entry's type ("msg : MediaSpacesFailure"); a name with "Error" in it would be shown as an
+ * error object again.
  */
-export class OperationFailure extends Error {
+export class MediaSpacesFailure extends String {
+  /** what Node-RED's done(err) is typed to take: an Error's name and message */
+  readonly name = 'MediaSpacesError';
+  readonly message: string;
   readonly code: string;
   readonly status: number | undefined;
   readonly fieldErrors: Record<string, string>;
   readonly traceId: string | undefined;
+  readonly cause: ErrorDetails;
 
   constructor(details: ErrorDetails) {
-    super(details.message, { cause: failureRecord(details) });
-    this.name = 'MediaSpacesError';
-    // the failure is the service's or the input's, not a bug: a stack would only bury the sentence
-    // in the Debug sidebar and in the Catch node's msg.error
-    delete (this as { stack?: string }).stack;
+    super(details.message);
+    this.message = details.message;
     this.code = details.code;
     this.status = details.status;
     this.fieldErrors = details.fieldErrors;
     this.traceId = details.traceId;
-  }
-
-  /** Node-RED uses toString() for the Catch node's msg.error.message: the message alone, without "Name: ". */
-  override toString(): string {
-    return this.message;
+    this.cause = failureRecord(details);
   }
 }
 
@@ -109,13 +110,18 @@ export function markFailed(msg: NodeMessage, details: ErrorDetails): void {
  * Ends one message with an error that Catch nodes see: `msg.error` set, then `done(err)`, or
  * `node.error(err, msg)` for a message whose `done` is gone (one resumed after a restart).
  */
-export function failMessage(node: Node, msg: NodeMessage, details: ErrorDetails, done?: (err: Error) => void): void {
+export function failMessage(
+  node: Node,
+  msg: NodeMessage,
+  details: ErrorDetails,
+  done?: (err: MediaSpacesFailure) => void,
+): void {
   try {
     if (msg !== null && typeof msg === 'object') markFailed(msg, details);
   } catch {
     // a frozen or exotic message cannot take msg.error; the error is still reported
   }
-  const failure = new OperationFailure(details);
+  const failure = new MediaSpacesFailure(details);
   deliverFailure(
     msg,
     () => (done ? done(failure) : node.error(failure, msg)),

@@ -74,7 +74,7 @@ export function failureStatus(error: MediaSpacesError): string {
     case 'invalid_request':
       return fields > 0 ? `400: ${count('field')}` : '400: request refused';
     case 'invalid_options':
-      return fields > 0 ? `422: ${count('input')}` : '422: options refused';
+      return refusedOptions(error);
     case 'conflict':
       return '409: conflict';
     case 'rate_limited':
@@ -97,4 +97,16 @@ export function failureStatus(error: MediaSpacesError): string {
     default:
       return error.code;
   }
+}
+
+/**
+ * A 422 names what the service refused: the workflow itself (archived, idle, deleted: "422:
+ * workflow archived"), else the inputs at fault; the service answers both as field errors.
+ */
+function refusedOptions(error: MediaSpacesError): string {
+  const state = /\bworkflow\b[^;]*?\bis (archived|idle|deleted|not active)\b/i.exec(error.message)?.[1];
+  if (state) return `422: workflow ${state.toLowerCase()}`;
+  const inputs = Object.keys(error.fieldErrors).filter((field) => field !== 'workflow_id').length;
+  if (inputs > 0) return `422: ${inputs} input${inputs === 1 ? '' : 's'} invalid`;
+  return Object.hasOwn(error.fieldErrors, 'workflow_id') ? '422: workflow refused' : '422: options refused';
 }

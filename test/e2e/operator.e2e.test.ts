@@ -283,13 +283,12 @@ describe('operator experience in the editor', () => {
     await clickInject(page, BAD_INJECT);
     const status = await waitForStatus(page, BAD_SUBMIT, (s) => s.fill === 'red');
     expect(status.text).toBe('401: key not accepted');
-    const entry = page.locator('.red-ui-debug-msg').filter({ hasText: 'MediaSpacesError' }).last();
+    // one line, the reason first: no object to unfold
+    const entry = page.locator('.red-ui-debug-msg').filter({ hasText: 'unknown API key' }).last();
     await entry.waitFor({ timeout: 10_000 });
-    // Node-RED's sidebar shows an error object collapsed, strings cut; one click on it shows the sentence
-    await entry.locator('.red-ui-debug-msg-expandable').first().click();
-    await expect
-      .poll(async () => (await debugMessages(page)).join('\n'), { timeout: 10_000 })
-      .toContain('Submit job failed: HTTP 401 — the service says: unknown API key');
+    expect((await entry.locator('.red-ui-debug-msg-payload').innerText()).trim()).toBe(
+      '"unknown API key (HTTP 401 from Submit job)"',
+    );
     const shown = (await debugMessages(page)).join('\n');
     expect(shown).not.toContain('[object Object]');
     expect(shown).not.toMatch(/\bat .*\.js:\d+/);
@@ -313,7 +312,8 @@ describe('operator experience in the editor', () => {
       (el) => el.scrollWidth <= el.clientWidth && el.scrollHeight <= el.clientHeight + 1,
     );
     expect(fits).toBe(true);
-    expect(await label.textContent()).toBe('VideoBitrateKbps (Int32)');
+    // no default in the workflow: marked required
+    expect(await label.textContent()).toBe('VideoBitrateKbps (Int32) *');
     expect(await label.getAttribute('title')).toMatch(/^VideoBitrateKbps \(Int32\)/);
     const rowText = (field: typeof int32) => field.evaluate((el) => el.closest('.form-row')?.textContent ?? '');
     await int32.fill('fast');

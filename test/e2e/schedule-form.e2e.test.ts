@@ -124,9 +124,11 @@ describe('schedule window form', () => {
     expect(await day(1).isDisabled()).toBe(false);
   });
 
-  it('flags a bad time zone, cron, duration and id on the field as they are typed', async () => {
+  it('flags a bad cron, duration and id on the field as they are typed, a bad time zone when it is left', async () => {
     const { page } = stack;
+    // a zone is checked when the field is left (a name is wrong halfway through typing it)
     await row().locator('.ms-w-timezone').fill('Europe/Londn');
+    await row().locator('.ms-w-timezone').press('Tab');
     expect(await errorOf('ms-w-timezone')).toEqual({
       invalid: true,
       text: expect.stringContaining('"Europe/Londn" is not a time zone'),
@@ -160,6 +162,7 @@ describe('schedule window form', () => {
 
     // the node's own zone field too
     await page.fill('#node-input-timezone', 'Mars/Olympus');
+    await page.press('#node-input-timezone', 'Tab');
     expect(await page.locator('#node-input-timezone-error').textContent()).toContain(
       '"Mars/Olympus" is not a time zone',
     );

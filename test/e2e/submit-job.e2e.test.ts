@@ -328,10 +328,10 @@ describe('submit-job in the editor against the simulator', () => {
     await clickInject(page, INJECT);
     const status = await waitForStatus(page, SUBMIT, (s) => s.fill === 'red');
     expect(status.shape).toBe('ring');
-    // done(err): the error reaches the Debug sidebar, and the runtime log names the variable
+    // done(err): the error reaches the Debug sidebar as one line naming the variable first, and the runtime log too
     await expect
       .poll(async () => (await debugMessages(page)).slice(debugBefore).join('\n'), { timeout: 10_000 })
-      .toMatch(/invalid_input/);
+      .toMatch(/variables\.StartTimecode: .*must be a TimeCode/);
     await expect.poll(() => stack.nodeRed.log(), { timeout: 5_000 }).toMatch(/\[error\].*StartTimecode/);
     expect(simRequests('submit').slice(jobsBefore)).toHaveLength(0);
   });

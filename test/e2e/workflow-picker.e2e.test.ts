@@ -120,7 +120,7 @@ describe('workflow picker with 10,002 workflows', () => {
     expect(await rows().count()).toBe(100);
     const statuses = await list().locator('.ms-wf-status').allTextContents();
     expect(new Set(statuses)).toEqual(new Set(['active']));
-    expect(await list().locator('.ms-wf-more').textContent()).toMatch(/more: refine your search/);
+    expect(await list().locator('.ms-wf-more').textContent()).toMatch(/more: show the next 100, or refine your search/);
 
     const timings = {
       firstRows,
@@ -166,6 +166,46 @@ describe('workflow picker with 10,002 workflows', () => {
       workflowIdType: 'str',
       workflowName: 'Promo render',
     });
+  });
+});
+
+describe('workflow picker: archived workflows and the chosen one', () => {
+  const warning = () => stack.page.locator('#node-media-spaces-workflow-warning');
+
+  it('archived workflows are found by their status and browsed past 100 rows; picking one warns', async () => {
+    const { page } = stack;
+    await openNode(page, SUBMIT);
+    await expect.poll(countText, { timeout: 120_000, interval: 250 }).toMatch(/^10,?002 workflows/);
+    await page.locator('#node-media-spaces-workflow-all').check();
+    // the chosen workflow (Promo render) heads the list; below it, archived ones only
+    const ids = await search('archived');
+    expect(ids.length).toBe(100);
+    const statuses = await list().locator('.ms-wf-row:not(.selected) .ms-wf-status').allTextContents();
+    expect(new Set(statuses)).toEqual(new Set(['archived']));
+    await list().locator('.ms-wf-more').click();
+    await expect.poll(() => rows().count()).toBe(200);
+    expect(await warning().isVisible()).toBe(false);
+    await search(ARCHIVED.name);
+    await list().locator(`.ms-wf-row[data-id="${ARCHIVED.id}"]`).click();
+    await expect.poll(() => warning().isVisible()).toBe(true);
+    expect(await warning().textContent()).toContain(`"${ARCHIVED.name}" is archived`);
+    await closeNode(page);
+  });
+
+  it('reopened, the dialog shows the chosen workflow first and highlighted, with its warning', async () => {
+    const { page } = stack;
+    await openNode(page, SUBMIT);
+    await rows().first().waitFor({ state: 'visible', timeout: 20_000 });
+    await expect.poll(() => rows().first().getAttribute('data-id')).toBe(ARCHIVED.id);
+    expect(await rows().first().getAttribute('aria-selected')).toBe('true');
+    expect(await rows().first().isVisible()).toBe(true);
+    await expect.poll(() => warning().isVisible()).toBe(true);
+    await screenshot(page, 'workflow-picker-chosen.png', 'tray');
+    // back to the active workflow the next tests use
+    await search('promo render');
+    await list().locator(`.ms-wf-row[data-id="${FILL}"]`).click();
+    await expect.poll(() => warning().isVisible()).toBe(false);
+    await closeNode(page);
   });
 });
 

@@ -16,7 +16,7 @@ describe('errorFromResponse', () => {
     expect(err.name).toBe('MediaSpacesError');
     expect(err.status).toBe(400);
     expect(err.code).toBe('invalid_request');
-    expect(err.message).toBe('Submit job failed: HTTP 400 — the service says: workflow_id is not a valid GUID');
+    expect(err.message).toBe('workflow_id is not a valid GUID (HTTP 400 from Submit job)');
     expect(err.fieldErrors).toEqual({});
     expect(err.traceId).toBeUndefined();
     expect(err.body).toEqual(body);
@@ -26,7 +26,7 @@ describe('errorFromResponse', () => {
     const err = errorFromResponse(404, { error_message: 'Workflow not found' }, 'Submit job');
     expect(err.status).toBe(404);
     expect(err.code).toBe('not_found');
-    expect(err.message).toBe('Submit job failed: HTTP 404 — the service says: Workflow not found');
+    expect(err.message).toBe('Workflow not found (HTTP 404 from Submit job)');
     expect(err.fieldErrors).toEqual({});
   });
 
@@ -38,16 +38,19 @@ describe('errorFromResponse', () => {
     );
     expect(err.code).toBe('invalid_options');
     expect(err.fieldErrors).toEqual({ 'variables.Start': 'is required', source_id: 'unknown source' });
-    expect(err.message).toBe(
-      'Submit job failed: HTTP 422 — the service says: variables.Start: is required; source_id: unknown source',
-    );
+    expect(err.message).toBe('variables.Start: is required; source_id: unknown source (HTTP 422 from Submit job)');
+  });
+
+  it('quotes the first clause of a field error that names its own subject, reason first (an archived workflow)', () => {
+    const problem = 'workflow "HDCAM ingest" is archived; jobs can be submitted only to active workflows';
+    const err = errorFromResponse(422, { errors: { workflow_id: problem } }, 'Submit job');
+    expect(err.message).toBe('workflow "HDCAM ingest" is archived (HTTP 422 from Submit job)');
+    expect(err.fieldErrors).toEqual({ workflow_id: problem });
   });
 
   it('prefers error_message as the message when a body also carries an errors map', () => {
     const err = errorFromResponse(400, { error_message: 'Invalid channel', errors: { name: 'too long' } }, 'Create');
-    expect(err.message).toBe(
-      'Create failed: HTTP 400 — the service says: Invalid channel; fields at fault: name: too long',
-    );
+    expect(err.message).toBe('Invalid channel; fields at fault: name: too long (HTTP 400 from Create)');
     expect(err.fieldErrors).toEqual({ name: 'too long' });
   });
 
@@ -66,9 +69,7 @@ describe('errorFromResponse', () => {
     expect(err.code).toBe('invalid_request');
     expect(err.traceId).toBe(body.trace_id);
     expect(err.fieldErrors).toEqual({ max_results: 'must be between 1 and 100' });
-    expect(err.message).toBe(
-      'List workflows failed: HTTP 400 — the service says: max_results must be between 1 and 100',
-    );
+    expect(err.message).toBe('max_results must be between 1 and 100 (HTTP 400 from List workflows)');
   });
 
   it('falls back to the title, and to the type of an errors item without pointer', () => {
@@ -79,26 +80,24 @@ describe('errorFromResponse', () => {
     );
     expect(err.code).toBe('server_error');
     expect(err.message).toBe(
-      'List workflows failed: HTTP 500 — the service says: Internal Server Error; fields at fault: database: database; (request): x',
+      'Internal Server Error; fields at fault: database: database; (request): x (HTTP 500 from List workflows)',
     );
     expect(err.fieldErrors).toEqual({ database: 'database', '(request)': 'x' });
   });
 
   it('reads a plain-text body, trimmed and cut to 200 characters', () => {
-    expect(errorFromResponse(502, '  Bad Gateway\n', 'Get job').message).toBe(
-      'Get job failed: HTTP 502 — the service says: Bad Gateway',
-    );
+    expect(errorFromResponse(502, '  Bad Gateway\n', 'Get job').message).toBe('Bad Gateway (HTTP 502 from Get job)');
     const long = errorFromResponse(500, `<html>${'x'.repeat(500)}</html>`, 'Get job');
-    expect(long.message).toBe(`Get job failed: HTTP 500 — the service says: <html>${'x'.repeat(194)}`);
+    expect(long.message).toBe(`<html>${'x'.repeat(194)} (HTTP 500 from Get job)`);
     expect(long.code).toBe('server_error');
   });
 
   it('uses the status text alone for an empty or unreadable body', () => {
     expect(errorFromResponse(503, undefined, 'Delete event').message).toBe(
-      'Delete event failed: HTTP 503 (service unavailable)',
+      'service unavailable (HTTP 503 from Delete event)',
     );
     expect(errorFromResponse(403, { unrelated: true }, 'List workflows').message).toBe(
-      "List workflows failed: HTTP 403 (the organisation's subscription is inactive)",
+      "the organisation's subscription is inactive (HTTP 403 from List workflows)",
     );
     expect(errorFromResponse(418, '', 'X').message).toBe('X failed: HTTP 418');
     expect(errorFromResponse(418, null, 'X').code).toBe('http_error');

@@ -215,7 +215,7 @@ describe('reading what a real service may send', () => {
     expect(err.traceId).toBe('trace-42');
     expect(err.fieldErrors).toEqual({ max_results: 'invalid_value' });
     const direct = errorFromResponse(400, { title: 'Bad', detail: null, trace_id: null, instance: '/x' }, 'X');
-    expect(direct.message).toBe('X failed: HTTP 400 — the service says: Bad');
+    expect(direct.message).toBe('Bad (HTTP 400 from X)');
     expect(direct.traceId).toBeUndefined();
   });
 });

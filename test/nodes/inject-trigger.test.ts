@@ -104,9 +104,7 @@ describe('the default inject node triggers every operation node as configured', 
     const { caught } = await run('media-spaces-delete-event', { eventId: 'evt-from-settings', eventIdType: 'str' });
     // no event of that id exists in the demo space: the service's 404 proves the request went out as configured
     expect(sim.requests().map((r) => `${r.route} ${r.status}`)).toEqual(['delete_event 404']);
-    expect(caught[0].error?.message).toMatch(
-      /^Delete event failed: HTTP 404 — the service says: event evt-from-settings not found/,
-    );
+    expect(caught[0].error?.message).toMatch(/^event evt-from-settings not found.* \(HTTP 404 from Delete event\)$/);
   });
 });
 
@@ -115,7 +113,7 @@ describe('a failure as a Catch node and the status show it', () => {
     const { caught } = await run('media-spaces-submit-job', { workflowId: DEMO.workflows.transcode }, 'unknown-key');
     expect(caught).toHaveLength(1);
     const error = caught[0].error as Record<string, unknown>;
-    expect(error.message).toBe('Submit job failed: HTTP 401 — the service says: unknown API key');
+    expect(error.message).toBe('unknown API key (HTTP 401 from Submit job)');
     expect(error.code).toBe('unauthorized');
     expect(error.stack).toBeUndefined();
     expect(String(error.cause)).toBe('unauthorized (HTTP 401)');

@@ -170,7 +170,7 @@ describe('list workflows', () => {
   it('401 wrong key', async () => {
     await loadOperation(sim, 'media-spaces-list-workflows', {}, { apiKey: 'not-a-key' });
     const error = expectCaughtError(onlyFailure(await trigger({})), { status: 401, code: 'unauthorized' });
-    expect(error.message).toMatch(/List workflows failed: HTTP 401/);
+    expect(error.message).toMatch(/\(HTTP 401 from List workflows\)$/);
     expect(error.message).not.toContain('not-a-key');
   });
 

@@ -40,6 +40,7 @@ export function testConnection(node: EditorNodeInstance, $button: JQuery): void 
           .appendTo($row);
         $('<span>').text(r.message).appendTo($row);
       }
+      showResults($out);
     })
     .fail((xhr) => {
       $out.empty();
@@ -47,8 +48,14 @@ export function testConnection(node: EditorNodeInstance, $button: JQuery): void 
         .css({ color: '#b2372b' })
         .text(adminErrorMessage(xhr) ?? node._('media-spaces-config.test.failed', { status: xhr.status }))
         .appendTo($out);
+      showResults($out);
     })
     .always(() => {
       $button.prop('disabled', false);
     });
+}
+
+/** The results sit under the dialog's last fields: brought into view, or the click seems to do nothing. */
+function showResults($out: JQuery): void {
+  $out[0]?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
 }

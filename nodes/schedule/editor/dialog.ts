@@ -1,9 +1,7 @@
 import type { PreviewResponse } from '../../../lib/schedule/preview-response';
-import { isValidTimeZone } from '../../../lib/schedule/tz';
-import { fieldError } from './field-error';
 import { type PreviewBody, renderPreview, requestPreview } from './preview';
 import type { ScheduleEditorNode, WindowModel } from './types';
-import { createWindowList, type WindowList } from './window-list';
+import { createWindowList, type WindowList, zoneCheck } from './window-list';
 import { yamlFromList } from './yaml-switch';
 
 /** Waits this long after the last keystroke before asking for a preview. */
@@ -55,8 +53,11 @@ export function prepareDialog(node: ScheduleEditorNode): void {
   $('#node-input-windows-container').editableList('height', 380);
 
   let currentSource = node.source || 'yaml';
+  // the list as it was read from the YAML: unchanged, going back leaves the YAML (and its comments) alone
+  let listAsRead: string | undefined;
   $('#node-input-source').on('change', function () {
     const next = String($(this).val());
+    if (next === currentSource) return;
     // carry the windows across between the two in-editor forms
     if (currentSource === 'yaml' && next === 'editor') {
       // the list is rebuilt from the YAML when the runtime answers: until then it takes no typing that would be lost
@@ -64,12 +65,14 @@ export function prepareDialog(node: ScheduleEditorNode): void {
       container.find('input, select, textarea').prop('disabled', true);
       requestPreview({ yaml: yamlEditor.getValue() }, (res) => {
         listFromModel(res, list);
+        listAsRead = JSON.stringify(list.read());
         container.removeAttr('data-loading').css('opacity', '');
         container.find('input, select, textarea').prop('disabled', false);
         schedulePreview();
       });
     } else if (currentSource === 'editor' && next === 'yaml') {
-      yamlFromList(label, yamlEditor, list.read(), schedulePreview);
+      const windows = list.read();
+      if (JSON.stringify(windows) !== listAsRead) yamlFromList(label, yamlEditor, windows, schedulePreview);
     }
     currentSource = next;
     showSource(next);
@@ -92,22 +95,9 @@ export function prepareDialog(node: ScheduleEditorNode): void {
   schedulePreview();
 }
 
-/** The node's default zone: flagged on the field as it is typed, with IANA names offered. */
+/** The node's default zone: flagged when the field is left, with IANA names offered. */
 function nodeZoneField(label: (key: string) => string, changed: () => void): void {
-  const $zone = $('#node-input-timezone');
-  const check = () => {
-    const v = String($zone.val() ?? '').trim();
-    fieldError(
-      $zone,
-      $('#node-input-timezone-error'),
-      v === '' || isValidTimeZone(v) ? undefined : `${JSON.stringify(v)} ${label('error.timezone')}`,
-    );
-  };
-  $zone.on('change keyup input', () => {
-    check();
-    changed();
-  });
-  check();
+  zoneCheck($('#node-input-timezone'), $('#node-input-timezone-error'), label, changed);
 }
 
 /** oneditresize: the YAML editor or the window list takes the height the other rows leave. */

@@ -53,27 +53,46 @@ function durationProblem(v: string): string | undefined {
   }
 }
 
-/** The window's own zone: IANA names offered, a bad one flagged at once, and a note on which zone wins. */
+/**
+ * The window's own zone: IANA names offered, a bad one flagged when the field is left (every
+ * zone name is invalid halfway through typing it), cleared as soon as it is right, and a note
+ * on which zone wins.
+ */
 function zoneField(line: Line, label: (key: string) => string, value: unknown, changed: () => void): void {
-  const $zone = checkedField(
-    line,
-    {
-      cls: 'ms-w-timezone',
-      label: label('window.timezone'),
-      value,
-      placeholder: label('placeholder.windowZone'),
-      check: (v) => (v === '' || isValidTimeZone(v) ? undefined : `${JSON.stringify(v)} ${label('error.timezone')}`),
-    },
-    changed,
-  );
-  $zone.attr('list', ZONES_LIST);
-  noteLine('ms-w-timezone-note', label('tip.windowZone')).appendTo($zone.parent());
+  const $row = line(label('window.timezone'));
+  const $zone = $('<input type="text" style="width: calc(100% - 110px)">')
+    .addClass('ms-w-timezone')
+    .attr('placeholder', label('placeholder.windowZone'))
+    .attr('list', ZONES_LIST)
+    .val(text(value))
+    .appendTo($row);
+  const $error = errorLine('ms-w-timezone-error').appendTo($row);
+  zoneCheck($zone, $error, label, changed);
+  noteLine('ms-w-timezone-note', label('tip.windowZone')).appendTo($row);
+}
+
+/** A zone field's check: on leaving it (change, blur) and at once when it is already set; while typing only to clear. */
+export function zoneCheck($zone: JQuery, $error: JQuery, label: (key: string) => string, changed: () => void): void {
+  const problem = () => {
+    const v = String($zone.val() ?? '').trim();
+    return v === '' || isValidTimeZone(v) ? undefined : `${JSON.stringify(v)} ${label('error.timezone')}`;
+  };
+  $zone.on('input', () => {
+    if (!problem()) fieldError($zone, $error, undefined);
+    changed();
+  });
+  $zone.on('change blur', () => {
+    fieldError($zone, $error, problem());
+    changed();
+  });
+  fieldError($zone, $error, problem());
 }
 
 function addRow(row: JQuery, index: number, data: unknown, label: (key: string) => string, changed: () => void): void {
-  const w: Partial<WindowModel> = isWindow(data)
-    ? data
-    : { id: `window-${index + 1}`, cron: '0 18 * * mon-fri', duration: '1h' };
+  const added = !isWindow(data);
+  const w: Partial<WindowModel> = added
+    ? { id: `window-${index + 1}`, cron: '0 18 * * mon-fri', duration: '1h' }
+    : data;
   const line: Line = (title, top = false) => {
     const r = $('<div class="form-row" style="margin-bottom: 4px"></div>').appendTo(row);
     $('<label>')
@@ -140,6 +159,23 @@ function addRow(row: JQuery, index: number, data: unknown, label: (key: string) 
     },
     changed,
   );
+  if (added) showAdded(row);
+}
+
+/**
+ * A window added with "add": its top in view (Node-RED's list would scroll to its last field) and
+ * its suggested id selected, so that typing replaces it instead of appending to it.
+ */
+function showAdded(row: JQuery): void {
+  setTimeout(() => {
+    const scroller = row.closest('.red-ui-editableList-container');
+    const item = row.closest('li');
+    const top = (item.offset()?.top ?? 0) - (scroller.offset()?.top ?? 0) + (scroller.scrollTop() ?? 0);
+    scroller.scrollTop(top);
+    const $id = row.find('.ms-w-id');
+    $id.trigger('focus');
+    ($id[0] as HTMLInputElement | undefined)?.select();
+  }, 0);
 }
 
 function readRow(row: JQuery): WindowModel {
@@ -178,10 +214,14 @@ export function createWindowList(label: (key: string) => string, changed: () => 
       removeItem: changed,
       sortable: true,
       removable: true,
+      // Node-RED scrolls to the bottom of each item added: filling the list would open it at the end
+      // of the last window; an added window is shown from its top instead (showAdded)
+      scrollOnAdd: false,
     });
   const fill = (windows: unknown) => {
     list.editableList('empty');
     for (const w of Array.isArray(windows) ? windows : []) list.editableList('addItem', w);
+    list.closest('.red-ui-editableList-container').scrollTop(0);
   };
   const read = () => {
     const windows: WindowModel[] = [];

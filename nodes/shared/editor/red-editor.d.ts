@@ -48,8 +48,12 @@ interface EditorRED {
     registerType<T extends EditorNodeInstance>(type: string, definition: EditorNodeDefinition<T>): void;
     node(id: string): EditorNodeInstance | null;
     eachNode(callback: (node: EditorNodeInstance) => boolean | undefined): void;
+    workspace(id: string): unknown;
+    group(id: string): unknown;
+    subflow(id: string): unknown;
     dirty(dirty?: boolean): boolean;
   };
+  workspaces: { show(id: string): void };
   validators: {
     typedInput(typeField: string): (this: EditorNodeInstance, value: unknown, opt?: unknown) => boolean | string;
     number(blankAllowed?: boolean): (value: unknown) => boolean;
@@ -69,7 +73,12 @@ interface EditorRED {
   ): { close(): void } | undefined;
   _(key: string, substitutions?: Record<string, unknown>): string;
   settings: Record<string, unknown>;
-  view: { reveal(id: string): void; redraw(full?: boolean): void };
+  view: {
+    reveal(id: string): void;
+    redraw(full?: boolean): void;
+    /** Node-RED's import (the Import dialog's too); options as RED.view.importNodes takes them. */
+    importNodes(nodes: unknown, options?: { generateIds?: boolean } & Record<string, unknown>): unknown;
+  };
   editor: {
     /** Opens a text in a tray of its own (the "expand" of Node-RED's own editors); complete gets the edited text. */
     editText(options: {

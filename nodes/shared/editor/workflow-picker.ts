@@ -1,7 +1,7 @@
 import { WORKFLOW_STATUSES } from '../../../lib/rules';
 import { adminErrorText, postAdmin } from './admin';
 
-/** A workflow as the picker holds it; `key` is what a search matches (name and id, lower case). */
+/** A workflow as the picker holds it; `key` is what a search matches (name, id and status, lower case). */
 export interface PickerWorkflow {
   id: string;
   name: string;
@@ -19,6 +19,8 @@ export interface WorkflowPickerOptions {
   showAll: JQuery;
   list: JQuery;
   count: JQuery;
+  /** where a warning about the chosen workflow shows (one that is not active accepts no job) */
+  warning: JQuery;
   text: (key: string, values?: Record<string, unknown>) => string;
   onPick: (workflow: PickerWorkflow) => void;
 }
@@ -43,10 +45,27 @@ const REDRAW_MS = 250;
 /** Active workflows first: only they accept jobs, and the picker shows them by default. */
 const LOAD_ORDER = ['active', ...WORKFLOW_STATUSES.filter((s) => s !== 'active')];
 
-/** The workflows a search shows: every term must appear in the name or the id. */
+/** The workflows a search shows: every term must appear in the name, the id or the status. */
 export function filterWorkflows(all: readonly PickerWorkflow[], query: string, showAll: boolean): PickerWorkflow[] {
   const terms = query.toLowerCase().split(/\s+/).filter(Boolean);
   return all.filter((w) => (showAll || w.status === 'active') && terms.every((t) => w.key.includes(t)));
+}
+
+/**
+ * The rows to draw: the chosen workflow first whenever the search matches it (so that a reopened
+ * dialog shows it, wherever it sits among thousands, and whatever its status), then the others up to
+ * `limit`.
+ */
+export function rowsToShow(
+  all: readonly PickerWorkflow[],
+  shown: readonly PickerWorkflow[],
+  current: string,
+  query: string,
+  limit: number,
+): PickerWorkflow[] {
+  const chosen = current ? all.find((w) => w.id === current) : undefined;
+  if (!chosen || filterWorkflows([chosen], query, true).length === 0) return shown.slice(0, limit);
+  return [chosen, ...shown.filter((w) => w !== chosen).slice(0, limit - 1)];
 }
 
 /** A row of the list (plain DOM: a hundred rows per keystroke, where jQuery's per-element overhead shows). */
@@ -73,14 +92,28 @@ function row(w: PickerWorkflow, selected: boolean): HTMLElement {
 class Picker implements WorkflowPicker {
   private all: PickerWorkflow[] = [];
   private current = '';
+  /** rows drawn at most; "show more" raises it, a new search resets it */
+  private limit = MAX_ROWS;
+  /** the chosen row is scrolled into view once, when it first appears */
+  private revealed = false;
   private generation = 0;
   private loading = false;
   private redrawTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly o: WorkflowPickerOptions) {
     o.list.on('click', '.ms-wf-row', (event) => this.pick($(event.currentTarget as HTMLElement)));
-    o.search.on('input', () => this.render());
-    o.showAll.on('change', () => this.render());
+    o.list.on('click', '.ms-wf-more', () => {
+      this.limit += MAX_ROWS;
+      this.render();
+    });
+    o.search.on('input', () => {
+      this.limit = MAX_ROWS;
+      this.render();
+    });
+    o.showAll.on('change', () => {
+      this.limit = MAX_ROWS;
+      this.render();
+    });
   }
 
   load(body: Record<string, unknown> | null): void {
@@ -109,6 +142,7 @@ class Picker implements WorkflowPicker {
 
   setCurrent(id: string): void {
     this.current = id;
+    this.revealed = false;
     this.render();
   }
 
@@ -125,7 +159,16 @@ class Picker implements WorkflowPicker {
     this.current = id;
     this.o.list.find('.ms-wf-row.selected').removeClass('selected').attr('aria-selected', 'false');
     $row.addClass('selected').attr('aria-selected', 'true');
+    this.warn(picked);
     this.o.onPick(picked);
+  }
+
+  /** A workflow that is not active accepts no job: said at once, not at the first inject. */
+  private warn(w: PickerWorkflow | undefined): void {
+    const inactive = w !== undefined && w.status !== 'active';
+    this.o.warning
+      .text(inactive ? this.o.text('picker.inactive', { name: w.name || w.id, status: w.status }) : '')
+      .toggle(inactive);
   }
 
   private async loadPages(body: Record<string, unknown>, mine: number): Promise<void> {
@@ -136,7 +179,12 @@ class Picker implements WorkflowPicker {
         if (mine !== this.generation) return;
         for (const w of page.workflows) {
           const name = w.name ?? '';
-          this.all.push({ id: w.id, name, status: w.status ?? status, key: `${name} ${w.id}`.toLowerCase() });
+          this.all.push({
+            id: w.id,
+            name,
+            status: w.status ?? status,
+            key: `${name} ${w.id} ${w.status ?? status}`.toLowerCase(),
+          });
         }
         // the first page shows at once; later ones in batches
         if (this.all.length === page.workflows.length) this.render();
@@ -159,13 +207,21 @@ class Picker implements WorkflowPicker {
     const showAll = Boolean(o.showAll.prop('checked'));
     const query = String(o.search.val() ?? '');
     const shown = filterWorkflows(all, query, showAll);
+    const drawn = rowsToShow(all, shown, this.current, query, this.limit);
     const rows = document.createDocumentFragment();
-    for (const w of shown.slice(0, MAX_ROWS)) rows.appendChild(row(w, w.id === this.current));
+    for (const w of drawn) rows.appendChild(row(w, w.id === this.current));
     o.list.empty().append(rows);
-    if (shown.length > MAX_ROWS) {
-      $('<div class="ms-wf-more">')
-        .text(o.text('picker.more', { count: (shown.length - MAX_ROWS).toLocaleString() }))
+    const left = shown.length - drawn.filter((w) => shown.includes(w)).length;
+    if (left > 0) {
+      $('<div class="ms-wf-more" role="button" tabindex="0">')
+        .text(o.text('picker.more', { count: left.toLocaleString(), next: Math.min(left, MAX_ROWS) }))
         .appendTo(o.list);
+    }
+    const chosen = this.current ? all.find((w) => w.id === this.current) : undefined;
+    if (chosen && !this.revealed) {
+      this.revealed = true;
+      this.warn(chosen);
+      o.list.scrollTop(0);
     }
     if (shown.length === 0 && all.length > 0) {
       const hidden = showAll ? 0 : filterWorkflows(all, query, true).length;

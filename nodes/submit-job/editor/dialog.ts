@@ -100,6 +100,7 @@ function workflowPicker(node: EditorNodeInstance, refreshForm: () => void): Work
     showAll: $('#node-media-spaces-workflow-all'),
     list: $('#node-media-spaces-workflow-list'),
     count: $('#node-media-spaces-workflow-count'),
+    warning: $('#node-media-spaces-workflow-warning'),
     text: (key, values) => node._(`media-spaces-submit-job.${key}`, values),
     onPick: (w) => {
       $('#node-input-workflowId').typedInput('type', 'str');

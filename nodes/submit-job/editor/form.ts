@@ -1,17 +1,25 @@
 import type { WorkflowInputs, WorkflowParameter } from '../../../lib/schemas';
-import { checkParameter, checkTypecode } from '../../../lib/typecodes';
+import { inputKey, requiredInputs, settingsInputProblems } from '../../../lib/submit-input-check';
 import { formValues } from './inputs';
-
-type Check = ((value: string) => string | null) | null;
 
 interface Row {
   label: string;
   hint?: unknown;
   attrs: Record<string, string>;
-  placeholder: string;
+  /** the workflow's default, shown as the placeholder or the empty option; '' when it has none */
+  fallback: string;
   value: unknown;
   options: string[] | null;
-  check: Check;
+  /** the key of this input in the library's verdict; a label parameter also answers for its label */
+  keys: string[];
+  required: boolean;
+}
+
+/** A row as the verdict reaches it. */
+interface Shown {
+  keys: string[];
+  $field: JQuery;
+  $problem: JQuery;
 }
 
 const text = (v: unknown) => (v === undefined || v === null ? '' : String(v));
@@ -34,13 +42,14 @@ function writeInputs($form: JQuery): void {
       if (value !== '') put(kind, String($(this).attr(attr)), value);
     });
   }
+  // every label is written, empty when nothing is typed: the service requires each declared label,
+  // and its parameters' defaults apply
   const labels: Record<string, Record<string, unknown>> = {};
   $form.find('[data-parameter]').each(function () {
-    const value = String($(this).val() ?? '');
-    if (value === '') return;
     const id = String($(this).attr('data-label'));
     labels[id] ??= {};
-    labels[id][String($(this).attr('data-parameter'))] = value;
+    const value = String($(this).val() ?? '');
+    if (value !== '') labels[id][String($(this).attr('data-parameter'))] = value;
   });
   if (Object.keys(labels).length > 0) out.labels = labels;
   $('#node-input-jobInputs').typedInput('type', 'json');
@@ -50,41 +59,63 @@ function writeInputs($form: JQuery): void {
 const LABEL_PX = 170;
 const FIELD_WIDTH = `calc(100% - ${LABEL_PX + 10}px)`;
 
-/** One field: typecode in the label, default as placeholder, options as a list, checked as it is typed. */
-function addRow($form: JQuery, row: Row): void {
+/**
+ * One field: typecode in the label, a mark when the workflow has no default, the default as the
+ * placeholder (or as the empty choice of a list), the node's verdict below it.
+ */
+function addRow($form: JQuery, row: Row): Shown {
   const $row = $('<div class="form-row">').appendTo($form);
   // long names (VideoBitrateKbps (Int32)) wrap in a wider label instead of being cut; the tooltip has it all
   const hint = text(row.hint);
-  $('<label>')
+  const $label = $('<label>')
     .text(row.label)
     .attr('title', hint ? `${row.label}: ${hint}` : row.label)
     .css({ width: `${LABEL_PX}px`, 'white-space': 'normal', 'overflow-wrap': 'anywhere', 'vertical-align': 'top' })
     .appendTo($row);
+  if (row.required) {
+    $('<span class="ms-input-required">')
+      .text(' *')
+      .attr('title', 'required: the workflow has no default')
+      .css('color', '#c00')
+      .appendTo($label);
+  }
   let $field: JQuery;
   if (row.options) {
     $field = $('<select>').css('width', FIELD_WIDTH);
-    $('<option>').val('').text('(default)').appendTo($field);
+    // the empty choice sends nothing: the workflow's default, or, where it has none, a required input left out
+    $('<option>')
+      .val('')
+      .text(row.fallback !== '' ? `(default: ${row.fallback})` : '(choose)')
+      .appendTo($field);
     for (const o of row.options) $('<option>').val(o).text(o).appendTo($field);
   } else {
-    $field = $('<input type="text">').css('width', FIELD_WIDTH).attr('placeholder', row.placeholder);
+    $field = $('<input type="text">')
+      .css('width', FIELD_WIDTH)
+      .attr('placeholder', row.fallback !== '' ? row.fallback : row.required ? 'required' : '');
   }
-  $field.attr(row.attrs).appendTo($row);
+  $field.attr(row.attrs).attr('data-required', String(row.required)).appendTo($row);
   $field.val(text(row.value));
-  const $problem = $('<div>')
+  const $problem = $('<div class="ms-input-problem">')
     .css({ 'margin-left': `${LABEL_PX + 5}px`, 'font-size': '0.9em', color: '#c00' })
     .appendTo($row);
-  const validate = () => {
-    const v = String($field.val() ?? '');
-    const problem = v === '' || !row.check ? null : row.check(v);
-    $field.toggleClass('input-error', Boolean(problem));
-    $problem.text(problem ?? '');
-  };
-  $field.on('input change', () => {
-    validate();
-    writeInputs($form);
-  });
-  $field.on('blur', validate);
-  validate();
+  return { keys: row.keys, $field, $problem };
+}
+
+/** Shows the library's verdict on the Inputs JSON on each field: what the node will say at runtime. */
+function showVerdict(declared: WorkflowInputs, rows: Shown[]): void {
+  let parsed: unknown = {};
+  try {
+    const json = String($('#node-input-jobInputs').typedInput('value') ?? '');
+    parsed = json.trim() === '' || $('#node-input-jobInputsType').val() !== 'json' ? {} : JSON.parse(json);
+  } catch {
+    // the Inputs box says what is wrong with its JSON
+  }
+  const problems = settingsInputProblems(parsed, declared);
+  for (const row of rows) {
+    const problem = row.keys.map((k) => problems[k]).find((p) => p !== undefined) ?? null;
+    row.$field.toggleClass('input-error', Boolean(problem));
+    row.$problem.text(problem ?? '');
+  }
 }
 
 function optionsOf(param: WorkflowParameter): string[] | null {
@@ -94,58 +125,69 @@ function optionsOf(param: WorkflowParameter): string[] | null {
   return param.typecode === 'Boolean' ? ['true', 'false'] : null;
 }
 
-/** A field per declared input, each value checked with the library's typecode rules. */
+/** A field per declared input, each checked with the rules the node applies at runtime. */
 export function buildForm(declared: WorkflowInputs): void {
   const $form = $('#node-media-spaces-inputs-form').empty();
   const current = formValues(String($('#node-input-jobInputs').typedInput('value') ?? ''));
   const useJson = $('#node-input-jobInputsType').val() === 'json';
   const given = (values: Record<string, unknown>, key: string) => (useJson ? values[key] : undefined);
+  const required = requiredInputs(declared);
+  const rows: Shown[] = [];
+  const add = (row: Omit<Row, 'required'>) =>
+    rows.push(addRow($form, { ...row, required: required.has(row.keys[0] ?? '') }));
   for (const v of declared.variables ?? []) {
-    addRow($form, {
+    add({
       label: `${v.name} (${v.typecode})`,
       hint: v.description,
       attrs: { 'data-variable': v.name },
-      placeholder: text(v.default),
+      fallback: text(v.default),
       value: given(current.variables, v.name),
       options: v.typecode === 'Boolean' ? ['true', 'false'] : null,
-      check: (value) => checkTypecode(v.typecode, value),
+      keys: [inputKey.variable(v.name)],
     });
   }
   for (const n of declared.media_nicknames ?? []) {
-    addRow($form, {
+    add({
       label: `${n.name || n.identifier} (media)`,
       hint: n.description,
       attrs: { 'data-nickname': n.identifier ?? '' },
-      placeholder: n.files?.[0] || 's3://bucket/file.mxf',
+      fallback: n.files?.[0] || '',
       value: given(current.media_nicknames, n.identifier ?? ''),
       options: null,
-      check: null,
+      keys: [inputKey.nickname(n.identifier ?? '')],
     });
   }
   for (const a of declared.attachments ?? []) {
-    addRow($form, {
+    add({
       label: `${a.name || a.identifier} (attachment)`,
       hint: a.description,
       attrs: { 'data-attachment': a.identifier ?? '' },
-      placeholder: a.file || 's3://bucket/file',
+      fallback: a.file || '',
       value: given(current.attachments, a.identifier ?? ''),
       options: null,
-      check: null,
+      keys: [inputKey.attachment(a.identifier ?? '')],
     });
   }
   for (const l of declared.labels ?? []) {
     const id = l.identifier ?? '';
     for (const p of l.parameters ?? []) {
-      addRow($form, {
+      add({
         label: `${l.name || id}: ${p.name} (${p.typecode})`,
         hint: p.description,
         attrs: { 'data-label': id, 'data-parameter': p.name },
-        placeholder: text(p.default_value),
+        fallback: text(p.default_value),
         value: useJson ? current.labels[id]?.[p.name] : undefined,
         options: optionsOf(p),
-        check: (value) => checkParameter(p, value),
+        keys: [inputKey.parameter(id, p.name), inputKey.label(id)],
       });
     }
   }
+  for (const row of rows) {
+    row.$field.on('input change', () => {
+      writeInputs($form);
+      showVerdict(declared, rows);
+    });
+  }
+  showVerdict(declared, rows);
   $form.toggle($form.children().length > 0);
 }

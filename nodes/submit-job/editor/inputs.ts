@@ -1,4 +1,5 @@
 import type { WorkflowInputs } from '../../../lib/schemas';
+import { settingsInputProblems } from '../../../lib/submit-input-check';
 import { readSubmitInput } from '../../../lib/submit-input-read';
 
 /** Declared inputs of the workflows seen in this editor session, by workflow id. */
@@ -31,34 +32,42 @@ export function formValues(json: string): FormValues {
   return out;
 }
 
-/** The first rule a JSON submission breaks against a workflow's declared inputs, as the node would report it. */
+/**
+ * The first rule the node's JSON Inputs break against a workflow's declared inputs, as the runtime
+ * reports it when the message adds nothing (the library's own check: a wrong value, a required
+ * input left out). Empty Inputs are checked too: a workflow may need inputs that have no default.
+ */
 export function firstInputProblem(json: string, declared: WorkflowInputs): string | null {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(json);
+    parsed = json.trim() === '' ? {} : JSON.parse(json);
   } catch {
     return null;
   }
-  const [first] = Object.entries(readSubmitInput(parsed, declared).errors);
+  const [first] = Object.entries(settingsInputProblems(parsed, declared));
   return first ? `${first[0]}: ${first[1]}` : null;
 }
 
-/** A short-form skeleton of a workflow's declared inputs, with defaults filled in. */
+/**
+ * A short-form skeleton of a workflow's declared inputs with their defaults. An input without a
+ * default is left out, not written as "": the node then says it is required, where "" would be a
+ * wrong value the user never typed.
+ */
 export function skeleton(inputs: WorkflowInputs): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
   const put = (kind: string, key: string, value: unknown) => {
+    if (value === undefined || value === null || value === '') return;
     out[kind] ??= {};
     out[kind][key] = value;
   };
-  for (const v of inputs.variables ?? []) put('variables', v.name, v.default ?? '');
-  for (const n of inputs.media_nicknames ?? []) put('media_nicknames', n.identifier ?? '', n.files?.[0] ?? '');
-  for (const a of inputs.attachments ?? []) put('attachments', a.identifier ?? '', a.file ?? '');
+  for (const v of inputs.variables ?? []) put('variables', v.name, v.default);
+  for (const n of inputs.media_nicknames ?? []) put('media_nicknames', n.identifier ?? '', n.files?.[0]);
+  for (const a of inputs.attachments ?? []) put('attachments', a.identifier ?? '', a.file);
   for (const l of inputs.labels ?? []) {
-    put(
-      'labels',
-      l.identifier ?? '',
-      Object.fromEntries((l.parameters ?? []).map((p) => [p.name, p.default_value ?? ''])),
-    );
+    const given = (l.parameters ?? []).filter((p) => p.default_value !== undefined && p.default_value !== null);
+    // the label itself is always written: the node requires every declared label
+    out.labels ??= {};
+    out.labels[l.identifier ?? ''] = Object.fromEntries(given.map((p) => [p.name, p.default_value]));
   }
   return out;
 }
@@ -96,16 +105,41 @@ export interface InputsMerge {
   added: number;
 }
 
-/** Merges the typed Inputs JSON with a workflow's declared inputs, keeping what the user typed. */
+/** Every declared input by its name in the merge's lists, where it sits, and its default (undefined: none). */
+function declaredInputs(declared: WorkflowInputs): Map<string, [InputPath, unknown]> {
+  const out = new Map<string, [InputPath, unknown]>();
+  for (const v of declared.variables ?? []) out.set(v.name, [['variables', v.name], v.default]);
+  for (const n of declared.media_nicknames ?? []) {
+    out.set(n.identifier ?? '', [['media_nicknames', n.identifier ?? ''], n.files?.[0]]);
+  }
+  for (const a of declared.attachments ?? [])
+    out.set(a.identifier ?? '', [['attachments', a.identifier ?? ''], a.file]);
+  for (const l of declared.labels ?? []) {
+    const id = l.identifier ?? '';
+    for (const p of l.parameters ?? []) out.set(`${id}: ${p.name}`, [['labels', id, p.name], p.default_value]);
+  }
+  return out;
+}
+
+/**
+ * Merges the typed Inputs JSON with a workflow's declared inputs, keeping what the user typed; an
+ * input neither typed nor defaulted stays out (the node names it as required).
+ */
 export function mergeInputs(json: string, declared: WorkflowInputs): InputsMerge {
   const defaults = skeleton(declared);
   const current = flatten(formValues(json));
   const merged: Record<string, Record<string, unknown>> = {};
+  for (const l of declared.labels ?? []) {
+    merged.labels ??= {};
+    merged.labels[l.identifier ?? ''] = {};
+  }
   const differing: string[] = [];
   let added = 0;
-  for (const [name, [path, fallback]] of flatten(defaults)) {
+  const all = declaredInputs(declared);
+  for (const [name, [path, fallback]] of all) {
     const mine = current.get(name)?.[1];
     const value = typed(mine) ? mine : fallback;
+    if (!typed(value)) continue;
     if (!typed(mine)) added++;
     else if (String(mine) !== String(fallback ?? '')) differing.push(name);
     const [kind, key, param] = path;
@@ -113,7 +147,6 @@ export function mergeInputs(json: string, declared: WorkflowInputs): InputsMerge
     if (param === undefined) merged[kind][key] = value;
     else merged[kind][key] = { ...(merged[kind][key] as Record<string, unknown> | undefined), [param]: value };
   }
-  const declaredNames = new Set(flatten(defaults).keys());
-  const undeclared = [...current].filter(([name, [, v]]) => typed(v) && !declaredNames.has(name)).map(([n]) => n);
+  const undeclared = [...current].filter(([name, [, v]]) => typed(v) && !all.has(name)).map(([n]) => n);
   return { merged, defaults, differing, undeclared, added };
 }

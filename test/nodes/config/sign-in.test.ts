@@ -76,7 +76,7 @@ describe('a sign-in token on the config node', () => {
     const failed = onlyFailure(await trigger({}));
     expect(failed.error?.code).toBe('token_expired');
     expect(failed.error?.message).toBe(
-      'List workflows failed: the sign-in token expired at 2026-01-01T12:00:00.000Z; open the config node and Sign in again',
+      'the sign-in token expired at 2026-01-01T12:00:00.000Z (List workflows); open the config node and Sign in again',
     );
     expect(sim.requests()).toEqual([]);
     await vi.waitFor(() => expect(shown.at(-1)).toEqual({ fill: 'red', shape: 'ring', text: 'sign-in expired' }), {
@@ -91,7 +91,7 @@ describe('a sign-in token on the config node', () => {
     const failed = onlyFailure(await trigger({}));
     expect(failed.error?.code).toBe('token_expired');
     expect(failed.error?.message).toBe(
-      'List workflows failed: the sign-in token has expired; open the config node and Sign in again',
+      'the sign-in token has expired (List workflows); open the config node and Sign in again',
     );
   });
 });

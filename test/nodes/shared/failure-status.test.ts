@@ -19,6 +19,21 @@ describe('failureStatus', () => {
     [errorFromResponse(404, { error_message: 'workflow x not found' }, 'X'), '404: not found'],
     [errorFromResponse(422, { errors: { 'variables.A': 'bad', 'variables.B': 'bad' } }, 'X'), '422: 2 inputs invalid'],
     [errorFromResponse(422, { errors: { 'variables.A': 'bad' } }, 'X'), '422: 1 input invalid'],
+    // the simulator's answer for a workflow that is not active: a field error on workflow_id, no input wrong
+    [
+      errorFromResponse(
+        422,
+        {
+          errors: {
+            workflow_id: 'workflow "HDCAM ingest" is archived; jobs can be submitted only to active workflows',
+          },
+        },
+        'Submit job',
+      ),
+      '422: workflow archived',
+    ],
+    [errorFromResponse(422, { title: 'Unprocessable', detail: 'workflow is idle' }, 'X'), '422: workflow idle'],
+    [errorFromResponse(422, { errors: { workflow_id: 'not accepted' } }, 'X'), '422: workflow refused'],
     [errorFromResponse(400, { code: 400, message: 'workflow_id is not a valid GUID' }, 'X'), '400: request refused'],
     [errorFromResponse(503, undefined, 'X'), '503: service failed'],
     [new MediaSpacesError({ code: 'timeout', message: 'X timed out' }), 'timeout'],
@@ -33,7 +48,7 @@ describe('failureStatus', () => {
   it('an expired sign-in says when and what to do', () => {
     const error = asMediaSpacesError(tokenExpiredError('Submit job', Date.UTC(2026, 0, 1)), 'Submit job');
     expect(error.message).toBe(
-      'Submit job failed: the sign-in token expired at 2026-01-01T00:00:00.000Z; open the config node and Sign in again',
+      'the sign-in token expired at 2026-01-01T00:00:00.000Z (Submit job); open the config node and Sign in again',
     );
     const fromService = errorFromResponse(
       401,
@@ -43,7 +58,7 @@ describe('failureStatus', () => {
       {},
     );
     expect(asMediaSpacesError(fromService, 'List workflows').message).toBe(
-      'List workflows failed: the sign-in token has expired; open the config node and Sign in again',
+      'the sign-in token has expired (List workflows); open the config node and Sign in again',
     );
   });
 });
