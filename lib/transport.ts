@@ -11,8 +11,6 @@ import {
   sleep,
 } from './retry';
 
-export { DEADLINE_MAX_STEP_MS } from './retry';
-
 export interface TransportOptions {
   /** Whole-attempt timeout in ms (connect, headers and body). */
   timeoutMs: number;
@@ -36,7 +34,7 @@ export interface HttpRequest {
   /** Retries of this request, instead of the transport's policy (see CallOptions.retries). */
   retries?: number;
   /**
-   * Epoch ms: retryable failures are tried again, with backoff capped at DEADLINE_MAX_STEP_MS,
+   * Epoch ms: retryable failures are tried again, with backoff capped at retry.ts's DEADLINE_MAX_STEP_MS,
    * for as long as the next attempt would start before it, instead of a number of retries.
    */
   deadline?: number;
