@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { inspect } from 'node:util';
 import type { Dispatcher } from 'undici';
 import { listFieldErrors, MediaSpacesError, tokenExpiredError } from './errors';
+import { isNonBlankString, isPlainObject } from './guards';
 import { readJob } from './job-read';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
 import {
@@ -313,7 +314,8 @@ export class MediaSpacesClient {
     const fieldErrors = parsed.success ? {} : describeIssues(parsed.error);
     // "Which create-request fields are required: not shown"; the simulator requires a name (a nameless
     // channel is useless to an operator), and the client refuses first what it would refuse
-    if (isRecord(request) && request.name === undefined) fieldErrors.name = 'name is required';
+    // (a Map or a Date passes zod's object check, and has no name either)
+    if (isPlainObject(request) ? request.name === undefined : parsed.success) fieldErrors.name = 'name is required';
     if (!parsed.success || Object.keys(fieldErrors).length > 0) {
       throw MediaSpacesError.invalidInput(`Invalid channel request: ${listFieldErrors(fieldErrors)}`, fieldErrors);
     }
@@ -419,7 +421,7 @@ export class MediaSpacesClient {
     const url = joinUrl(base, 'liveCaptureUrl', this.#config.liveCapturePrefix, path);
     const credential = this.#config.accessToken;
     // "Every request carries the header Authorization: Bearer <ACCESS_TOKEN>": one without it is refused unsent
-    if (!hasText(credential)) {
+    if (!isNonBlankString(credential)) {
       throw MediaSpacesError.invalidInput(
         `${context} not sent: no access token configured for the live-capture area (set accessToken)`,
         { accessToken: 'is required' },
@@ -431,13 +433,13 @@ export class MediaSpacesClient {
   /** The workflow area's bearer credential: the signed-in token when there is one, else the API key. */
   private workflowCredential(context: string): string {
     const { workflowToken, apiKey } = this.#config;
-    if (hasText(workflowToken)) {
+    if (isNonBlankString(workflowToken)) {
       const expiresAt = expiryOf(this.#config.workflowTokenExpiresAt);
       if (expiresAt !== undefined && Date.now() >= expiresAt) throw tokenExpiredError(context, expiresAt);
       return workflowToken;
     }
     // "Every request carries the header Authorization: Bearer <API_KEY>": one without it is refused unsent
-    if (!hasText(apiKey)) {
+    if (!isNonBlankString(apiKey)) {
       throw MediaSpacesError.invalidInput(
         `${context} not sent: no API key configured for the workflow area (set apiKey, or sign in for a workflowToken)`,
         { apiKey: 'is required' },
@@ -450,11 +452,6 @@ export class MediaSpacesClient {
 export function createClient(config: ClientConfig): MediaSpacesClient {
   return new MediaSpacesClient(config);
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const hasText = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
 
 function expiryOf(value: unknown): number | undefined {
   if (value === undefined || value === null) return undefined;

@@ -1,27 +1,38 @@
+import { MediaSpacesBaseError } from './base-error';
 import { schemas } from './schemas-lazy';
 
 /**
  * Short codes carried by every MediaSpacesError. HTTP statuses map to the
  * meanings the description gives them; the rest are client-side failures.
  */
-export type ErrorCode =
-  | 'invalid_request' // 400
-  | 'unauthorized' // 401
-  | 'token_expired' // 401 for an OAuth access token past its expiry, or one the client knows has expired
-  | 'subscription_inactive' // 403
-  | 'not_found' // 404
-  | 'conflict' // 409
-  | 'invalid_options' // 422
-  | 'rate_limited' // 429
-  | 'server_error' // 5xx
-  | 'http_error' // any other non-2xx
-  | 'invalid_input' // rejected before sending
-  | 'invalid_response' // 2xx whose body is not what the description says
-  | 'timeout'
-  | 'aborted'
-  | 'network_error'
-  | 'tls_error' // the server's certificate failed verification, or the TLS handshake failed
-  | 'missed'; // a schedule's window that recorded nothing (its start never succeeded, or it was paused or skipped)
+export const ERROR_CODES = [
+  'invalid_request', // 400
+  'unauthorized', // 401
+  'token_expired', // 401 for an OAuth access token past its expiry, or one the client knows has expired
+  'subscription_inactive', // 403
+  'not_found', // 404
+  'conflict', // 409
+  'invalid_options', // 422
+  'rate_limited', // 429
+  'server_error', // 5xx
+  'http_error', // any other non-2xx
+  'invalid_input', // rejected before sending
+  'invalid_response', // 2xx whose body is not what the description says
+  'timeout',
+  'aborted',
+  'network_error',
+  'tls_error', // the server's certificate failed verification, or the TLS handshake failed
+  'missed', // a schedule's window that recorded nothing (its start never succeeded, or it was paused or skipped)
+  'internal', // an unexpected failure: a bug or a runtime's quirk, neither the service's nor the input's
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+const KNOWN_CODES = new Set<string>(ERROR_CODES);
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && KNOWN_CODES.has(value);
+}
 
 export interface MediaSpacesErrorInit {
   status?: number;
@@ -33,20 +44,17 @@ export interface MediaSpacesErrorInit {
   cause?: unknown;
 }
 
-/** The one error type for every failure of the library. */
-export class MediaSpacesError extends Error {
+/** The error of every call to the service, and of input checked before sending. */
+export class MediaSpacesError extends MediaSpacesBaseError<ErrorCode> {
   readonly status: number | undefined;
-  readonly code: ErrorCode;
   readonly fieldErrors: Record<string, string>;
   readonly traceId: string | undefined;
   /** The parsed error body, kept for diagnostics; never contains request headers. */
   readonly body: unknown;
 
   constructor(init: MediaSpacesErrorInit) {
-    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
-    this.name = 'MediaSpacesError';
+    super('MediaSpacesError', init.code, init.message, init.cause);
     this.status = init.status;
-    this.code = init.code;
     // an own copy: field names come from user input, and a builder may use a prototype-free map
     this.fieldErrors = { ...init.fieldErrors };
     this.traceId = init.traceId;
@@ -54,7 +62,7 @@ export class MediaSpacesError extends Error {
   }
 
   /** Plain data for `msg.error` and logs: no stack, no cause, no secrets. */
-  toJSON(): {
+  override toJSON(): {
     name: string;
     status?: number;
     code: ErrorCode;
@@ -90,6 +98,7 @@ export function listFieldErrors(fieldErrors: Record<string, string>, max = 5): s
   return entries.length > max ? `${shown}; and ${entries.length - max} more` : shown;
 }
 
+export { isLibraryError, MediaSpacesBaseError } from './base-error';
 export { quoteShort } from './quote';
 
 export function isMediaSpacesError(value: unknown): value is MediaSpacesError {

@@ -18,10 +18,14 @@ export {
 } from './client';
 export {
   codeForStatus,
+  ERROR_CODES,
   type ErrorCode,
   errorFromResponse,
+  isErrorCode,
+  isLibraryError,
   isMediaSpacesError,
   listFieldErrors,
+  MediaSpacesBaseError,
   MediaSpacesError,
   type MediaSpacesErrorInit,
   REDACTED,

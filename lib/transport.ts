@@ -1,7 +1,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { errorFromResponse, MediaSpacesError } from './errors';
-import { backoffDelay, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy, sleep } from './retry';
+import {
+  type AttemptOutcome,
+  decideRetry,
+  FIRST_ATTEMPT,
+  parseRetryAfter,
+  type RetryPolicy,
+  retryPlan,
+  sleep,
+} from './retry';
 
 export interface TransportOptions {
   /** Whole-attempt timeout in ms (connect, headers and body). */
@@ -26,7 +34,7 @@ export interface HttpRequest {
   /** Retries of this request, instead of the transport's policy (see CallOptions.retries). */
   retries?: number;
   /**
-   * Epoch ms: retryable failures are tried again, with backoff capped at DEADLINE_MAX_STEP_MS,
+   * Epoch ms: retryable failures are tried again, with backoff capped at retry.ts's DEADLINE_MAX_STEP_MS,
    * for as long as the next attempt would start before it, instead of a number of retries.
    */
   deadline?: number;
@@ -60,14 +68,6 @@ export interface ApiResponse<T> {
    */
   alreadyGone?: true;
 }
-
-/** Longest wait between two questions about a request that is still in progress. */
-const IN_FLIGHT_MAX_STEP_MS = 1_000;
-/**
- * Longest wait between two attempts of a request with a deadline: a recording that cannot
- * start yet is asked for again soon after the service comes back.
- */
-export const DEADLINE_MAX_STEP_MS = 4_000;
 
 type Undici = typeof import('undici');
 let undici: Undici | undefined;
@@ -119,98 +119,31 @@ export class Transport {
   }
 
   async send<T>(req: HttpRequest, parse: (body: unknown) => T): Promise<ApiResponse<T>> {
-    const retryable = req.method !== 'POST' || req.idempotencyKey !== undefined;
-    const deadline = retryable ? req.deadline : undefined;
-    const policy =
-      deadline === undefined
-        ? this.options.retry
-        : { ...this.options.retry, maxDelayMs: Math.min(this.options.retry.maxDelayMs, DEADLINE_MAX_STEP_MS) };
-    const retries = !retryable
-      ? 0
-      : deadline !== undefined
-        ? Number.POSITIVE_INFINITY
-        : req.retries === undefined
-          ? policy.retries
-          : Math.max(0, Math.floor(req.retries));
-    /** Waits before the next attempt; false when that attempt would start past the deadline. */
-    const retryAfterWait = async (wait: number, error: MediaSpacesError): Promise<boolean> => {
-      if (deadline !== undefined && Date.now() + wait >= deadline) return false;
-      req.onRetry?.({ attempt: attempts, error, delayMs: wait });
-      await this.pause(wait, req);
-      return true;
-    };
-    let attempts = 0;
-    let retriesUsed = 0;
-    let lastError: MediaSpacesError | undefined;
+    const plan = retryPlan(req, this.options.retry, this.options.timeoutMs);
+    let state = FIRST_ATTEMPT;
     /** An earlier attempt may have reached the service and been carried out, though its answer was lost. */
     let maybeCarriedOut = false;
-    /** When the service first said that this key's first request is still running. */
-    let inFlightSince: number | undefined;
-    let inFlightWaits = 0;
-
-    for (;;) {
+    for (let attempts = 1; ; attempts++) {
       if (this.closed)
         throw new MediaSpacesError({ code: 'aborted', message: `${req.context} aborted: client closed` });
-      attempts++;
-      let raw: RawResponse;
-      try {
-        raw = await this.attempt(req);
-      } catch (error) {
-        // only timeouts and network errors are worth another attempt
-        if (!(error instanceof MediaSpacesError) || (error.code !== 'timeout' && error.code !== 'network_error')) {
-          throw error;
-        }
-        lastError = error;
-        maybeCarriedOut ||= mayHaveReachedService(error);
-        if (retriesUsed >= retries) break;
-        if (!(await retryAfterWait(backoffDelay(retriesUsed++, policy), error))) break;
-        continue;
-      }
-
-      if (raw.status >= 200 && raw.status < 300) {
-        return {
-          status: raw.status,
-          data: this.parseSuccess(raw, parse, req.context),
-          attempts,
-          replayed: raw.headers['idempotent-replayed'] === 'true',
-        };
+      const raw = await this.attempt(req).catch((error: unknown) => failedAttempt(error));
+      if (!(raw instanceof MediaSpacesError) && raw.status >= 200 && raw.status < 300) {
+        const replayed = raw.headers['idempotent-replayed'] === 'true';
+        return { status: raw.status, data: this.parseSuccess(raw, parse, req.context), attempts, replayed };
       }
       // a retried DELETE that finds nothing to delete after an answer was lost: the lost attempt deleted it
-      if (raw.status === 404 && req.method === 'DELETE' && maybeCarriedOut) {
-        return {
-          status: raw.status,
-          data: this.parseSuccess({ ...raw, body: undefined }, parse, req.context),
-          attempts,
-          replayed: false,
-          alreadyGone: true,
-        };
+      if (!(raw instanceof MediaSpacesError) && raw.status === 404 && req.method === 'DELETE' && maybeCarriedOut) {
+        const data = this.parseSuccess({ ...raw, body: undefined }, parse, req.context);
+        return { status: raw.status, data, attempts, replayed: false, alreadyGone: true };
       }
-      lastError = errorFromResponse(raw.status, raw.body, req.context, [req.credential], raw.headers);
-      const retryAfter = parseRetryAfter(raw.headers['retry-after']);
-      if (retryAfter !== undefined && retryAfter > policy.maxRetryAfterMs) throw lastError;
-
-      // 409 on a keyed POST: an earlier request with this key (one that timed out, or one sent
-      // before Node-RED restarted) is still being handled. That is not a failure, so for as long
-      // as one attempt may take it spends no retry: ask again until its answer is replayed.
-      // Beyond that, each further 409 spends a retry like any other retryable answer.
-      // (a 409 the service replays from its record for this key is its answer, not a request in progress)
-      const keyInFlight =
-        raw.status === 409 && req.idempotencyKey !== undefined && raw.headers['idempotent-replayed'] !== 'true';
-      if (keyInFlight && retries > 0) {
-        inFlightSince ??= Date.now();
-        const step = Math.min(policy.maxDelayMs, IN_FLIGHT_MAX_STEP_MS);
-        const wait = retryAfter ?? backoffDelay(inFlightWaits++, { ...policy, maxDelayMs: step });
-        if (Date.now() - inFlightSince + wait <= this.options.timeoutMs) {
-          await this.pause(wait, req);
-          continue;
-        }
-      }
-      if (!(keyInFlight || RETRYABLE_STATUSES.has(raw.status)) || retriesUsed >= retries) throw lastError;
-      // a gateway's 502/503/504 does not say whether the service behind it acted (429 says it did not)
-      if (raw.status >= 502) maybeCarriedOut = true;
-      if (!(await retryAfterWait(retryAfter ?? backoffDelay(retriesUsed++, policy), lastError))) throw lastError;
+      const { error, outcome } = raw instanceof MediaSpacesError ? errorOutcome(raw) : responseOutcome(raw, req);
+      const decision = decideRetry(plan, state, outcome, Date.now());
+      if (!decision.retry) throw error;
+      maybeCarriedOut ||= answerMayBeLost(error, outcome);
+      if (decision.spendsRetry) req.onRetry?.({ attempt: attempts, error, delayMs: decision.delayMs });
+      await this.pause(decision.delayMs, req);
+      state = decision.next;
     }
-    throw lastError ?? new MediaSpacesError({ code: 'network_error', message: `${req.context} failed` });
   }
 
   private async pause(ms: number, req: HttpRequest): Promise<void> {
@@ -413,6 +346,32 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.chunks = [];
     this.reject(error);
   }
+}
+
+/** What a failed attempt threw, as its outcome: the attempt throws library errors only, anything else is a bug. */
+function failedAttempt(error: unknown): MediaSpacesError {
+  if (error instanceof MediaSpacesError) return error;
+  throw error;
+}
+
+function errorOutcome(error: MediaSpacesError): { error: MediaSpacesError; outcome: AttemptOutcome } {
+  return { error, outcome: { kind: 'error', code: error.code } };
+}
+
+function responseOutcome(raw: RawResponse, req: HttpRequest): { error: MediaSpacesError; outcome: AttemptOutcome } {
+  const error = errorFromResponse(raw.status, raw.body, req.context, [req.credential], raw.headers);
+  const retryAfterMs = parseRetryAfter(raw.headers['retry-after']);
+  const replayed = raw.headers['idempotent-replayed'] === 'true';
+  return { error, outcome: { kind: 'response', status: raw.status, retryAfterMs, replayed } };
+}
+
+/**
+ * Whether the service may have acted on an attempt whose answer the client never got: a timeout
+ * or dropped connection after the request left, or a gateway's 502/503/504, which does not say
+ * whether the service behind it acted (429 says it did not).
+ */
+function answerMayBeLost(error: MediaSpacesError, outcome: AttemptOutcome): boolean {
+  return outcome.kind === 'error' ? mayHaveReachedService(error) : outcome.status >= 502;
 }
 
 /** Failures that happen before a request can have reached the service: nothing was carried out. */

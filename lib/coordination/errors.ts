@@ -1,3 +1,5 @@
+import { MediaSpacesBaseError } from '../base-error';
+
 /**
  * Every failure of the coordination library is a CoordinationError with a
  * short code, so a schedule can tell "Redis is unreachable: apply the
@@ -12,22 +14,14 @@ export type CoordinationErrorCode =
   | 'closed' // the coordinator was closed (node close, redeploy)
   | 'redis'; // Redis answered with an error (e.g. a script error, out of memory)
 
-export class CoordinationError extends Error {
-  readonly code: CoordinationErrorCode;
-
+export class CoordinationError extends MediaSpacesBaseError<CoordinationErrorCode> {
   constructor(code: CoordinationErrorCode, message: string, cause?: unknown) {
-    super(message, cause === undefined ? undefined : { cause });
-    this.name = 'CoordinationError';
-    this.code = code;
+    super('CoordinationError', code, message, cause);
   }
 
   /** True where Redis cannot be used right now, so the caller's unreachable-policy applies. */
   get unreachable(): boolean {
     return this.code === 'unavailable' || this.code === 'auth' || this.code === 'timeout';
-  }
-
-  toJSON(): { name: string; code: CoordinationErrorCode; message: string } {
-    return { name: this.name, code: this.code, message: this.message };
   }
 }
 

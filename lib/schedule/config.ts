@@ -9,8 +9,8 @@ import { cronError } from './cron';
 import { DurationError, parseDuration } from './duration';
 import { ID_PATTERN } from './ids';
 import type { ScheduleIssue } from './issues';
-import { templateContext } from './messages';
 import { checkTemplates, renderTemplates } from './template';
+import { templateContext } from './template-context';
 import { canonicalTimeZone, isValidTimeZone, systemTimeZone } from './tz';
 
 /**

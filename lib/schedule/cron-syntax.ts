@@ -1,3 +1,4 @@
+import { MediaSpacesBaseError } from '../base-error';
 import { quoteShort } from '../quote';
 
 /**
@@ -77,10 +78,10 @@ export interface TokenizedCron {
   fields: CronPart[][];
 }
 
-export class CronSyntaxError extends Error {
+/** A cron expression that cannot be read; the message names the field and what is wrong with it. */
+export class CronSyntaxError extends MediaSpacesBaseError<'invalid_cron'> {
   constructor(message: string) {
-    super(message);
-    this.name = 'CronSyntaxError';
+    super('CronSyntaxError', 'invalid_cron', message);
   }
 }
 

@@ -3,16 +3,17 @@
  * (`PT1H`, `PT1H30M`, `P1DT2H`), or a number of seconds (`5400` or "5400").
  */
 
+import { MediaSpacesBaseError } from '../base-error';
 import { quoteShort } from '../quote';
 
 export const MAX_DURATION_SECONDS = 31 * 24 * 3600;
 
 const UNITS: Record<string, number> = { d: 86400, h: 3600, m: 60, s: 1 };
 
-export class DurationError extends Error {
+/** A duration that cannot be read, or is out of range; the message says which. */
+export class DurationError extends MediaSpacesBaseError<'invalid_duration'> {
   constructor(message: string) {
-    super(message);
-    this.name = 'DurationError';
+    super('DurationError', 'invalid_duration', message);
   }
 }
 

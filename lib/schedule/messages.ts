@@ -1,31 +1,17 @@
 import { channelFieldsFromText } from '../channel-fields';
 import type { ChannelTemplate, ScheduleWindow } from './config';
 import { renderTemplates } from './template';
-import { formatDate, formatLocalIso, formatTime, isoSeconds } from './tz';
+import { type Slot, templateContext, type WindowInfo, windowInfo } from './template-context';
 
-/** Why a start was emitted. */
-export type StartReason = 'scheduled' | 'catch-up' | 'manual';
-
-/** One occurrence of a window. Times are epoch milliseconds. */
-export interface Slot {
-  key: string;
-  windowId: string;
-  start: number;
-  end: number;
-  reason: StartReason;
-}
-
-/** `msg.window` of start and end messages. */
-export interface WindowInfo {
-  id: string;
-  name: string;
-  /** ISO 8601, UTC */
-  start: string;
-  end: string;
-  timezone: string;
-  slotKey: string;
-  reason: StartReason;
-}
+export {
+  type ContextWindow,
+  type Slot,
+  type StartReason,
+  slotKey,
+  templateContext,
+  type WindowInfo,
+  windowInfo,
+} from './template-context';
 
 export interface StartMessage {
   payload: Record<string, unknown>;
@@ -45,58 +31,6 @@ export interface EndMessage {
   /** template paths that resolved to nothing (for example channel.id when no channel came back) */
   unresolved?: string[];
   topic: string;
-}
-
-/** `<schedule id>:<window id>:<slot start, ISO 8601 UTC>` — the Idempotency-Key of the slot's channel. */
-export function slotKey(scheduleId: string, windowId: string, start: number): string {
-  return `${scheduleId}:${windowId}:${isoSeconds(start)}`;
-}
-
-export function windowInfo(window: ScheduleWindow, slot: Slot): WindowInfo {
-  return {
-    id: window.id,
-    name: window.name,
-    start: isoSeconds(slot.start),
-    end: isoSeconds(slot.end),
-    timezone: window.timezone,
-    slotKey: slot.key,
-    reason: slot.reason,
-  };
-}
-
-/** What templates can read: `window`, `slot`, `schedule` and, for the follow-up, `channel`. */
-export function templateContext(
-  scheduleId: string,
-  window: ScheduleWindow,
-  slot: Slot,
-  channel?: unknown,
-): Record<string, unknown> {
-  const tz = window.timezone;
-  const info = windowInfo(window, slot);
-  const context: Record<string, unknown> = {
-    window: {
-      ...info,
-      cron: window.cron,
-      duration: window.duration,
-      duration_hours: Math.max(1, Math.ceil(window.duration / 3600)),
-    },
-    slot: {
-      key: slot.key,
-      start: info.start,
-      end: info.end,
-      date: formatDate(slot.start, tz),
-      time: formatTime(slot.start, tz),
-      end_date: formatDate(slot.end, tz),
-      end_time: formatTime(slot.end, tz),
-      local_start: formatLocalIso(slot.start, tz),
-      local_end: formatLocalIso(slot.end, tz),
-      epoch: Math.floor(slot.start / 1000),
-      reason: slot.reason,
-    },
-    schedule: { id: scheduleId },
-  };
-  if (channel !== undefined && channel !== null) context.channel = channel;
-  return context;
 }
 
 export const DEFAULT_CHANNEL_NAME = '{{window.name}} {{slot.date}} {{slot.time}}';

@@ -3,7 +3,7 @@ import { systemClock } from '../clock';
 import { MediaSpacesError, quoteShort } from '../errors';
 import type { ScheduleConfig, ScheduleWindow } from './config';
 import { compileCron, nextOccurrence, occurrencesBetween } from './cron';
-import { type Slot, type StartReason, slotKey } from './messages';
+import { type Slot, type StartReason, slotKey } from './template-context';
 
 /** A slot whose start was emitted and whose end was not yet. */
 export interface ActiveSlot extends Slot {

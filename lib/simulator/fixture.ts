@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import type { z } from 'zod';
+import { MediaSpacesBaseError } from '../base-error';
 import { checkParameter, checkTypecode } from '../typecodes';
 import {
   type Fixture,
@@ -22,13 +23,13 @@ export interface FixtureIssue {
 }
 
 /** A fixture that cannot be used; the message lists every problem by its path in the document. */
-export class FixtureError extends Error {
+export class FixtureError extends MediaSpacesBaseError<'invalid_fixture'> {
   constructor(
     readonly source: string,
     readonly issues: FixtureIssue[],
   ) {
-    super(`invalid fixture ${source}:\n${issues.map((i) => `  ${i.path || '(document)'}: ${i.message}`).join('\n')}`);
-    this.name = 'FixtureError';
+    const lines = issues.map((i) => `  ${i.path || '(document)'}: ${i.message}`);
+    super('FixtureError', 'invalid_fixture', `invalid fixture ${source}:\n${lines.join('\n')}`);
   }
 }
 

@@ -1,3 +1,5 @@
+import { MediaSpacesBaseError } from '../base-error';
+
 /** Outcomes of a watch that end it without an HTTP error behind them. */
 export type WatchErrorCode =
   | 'timeout' // waited longer than the configured timeout
@@ -15,18 +17,15 @@ export interface WatchErrorInit {
 }
 
 /** The error a watch ends with when the service answered fine but the outcome is a failure. */
-export class WatchError extends Error {
-  readonly code: WatchErrorCode;
+export class WatchError extends MediaSpacesBaseError<WatchErrorCode> {
   readonly details: Record<string, unknown>;
 
   constructor(init: WatchErrorInit) {
-    super(init.message);
-    this.name = 'WatchError';
-    this.code = init.code;
+    super('WatchError', init.code, init.message);
     this.details = { ...init.details };
   }
 
-  toJSON(): { name: string; code: WatchErrorCode; message: string } & Record<string, unknown> {
+  override toJSON(): { name: string; code: WatchErrorCode; message: string } & Record<string, unknown> {
     return { ...this.details, name: this.name, code: this.code, message: this.message };
   }
 }

@@ -1,4 +1,5 @@
-import { type ErrorCode, MediaSpacesError } from '../../lib/errors';
+import { isLibraryError } from '../../lib/base-error';
+import { type ErrorCode, isErrorCode, MediaSpacesError } from '../../lib/errors';
 import type { WatchErrorCode } from '../../lib/watch/errors';
 import type { Node, NodeMessage } from './node-red-types';
 
@@ -12,17 +13,23 @@ export type ErrorDetails = Omit<ReturnType<MediaSpacesError['toJSON']>, 'code'> 
 };
 
 /**
- * Any thrown value as a MediaSpacesError. The library throws nothing else, so
- * anything different is a surprise (a bug, a runtime quirk, an odd value that
- * slipped through); it still gets a clear message instead of escaping.
+ * Any thrown value as a MediaSpacesError. Another family of the library keeps its sentence, and
+ * its code where MediaSpacesError has one of the same name; else it is input the library refused
+ * (a cron, a duration, a setting). Anything that is not a library error is a surprise (a bug, a
+ * runtime quirk, an odd value that slipped through): `internal`, with a clear message instead of
+ * escaping.
  */
 export function asMediaSpacesError(error: unknown, context: string): MediaSpacesError {
   if (error instanceof MediaSpacesError) return error.code === 'token_expired' ? signInExpired(error, context) : error;
   if (error instanceof Error && error.name === 'AbortError') {
     return new MediaSpacesError({ code: 'aborted', message: `${context} aborted` });
   }
+  if (isLibraryError(error)) {
+    const code = isErrorCode(error.code) ? error.code : 'invalid_input';
+    return new MediaSpacesError({ code, message: `${context} failed: ${error.message}` });
+  }
   const reason = error instanceof Error ? error.message : safeString(error);
-  return new MediaSpacesError({ code: 'invalid_input', message: `${context} failed: ${reason}` });
+  return new MediaSpacesError({ code: 'internal', message: `${context} failed: ${reason}` });
 }
 
 /**

@@ -1,11 +1,19 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MediaSpacesError } from '../../lib/errors';
 import {
+  type AttemptOutcome,
   backoffDelay,
+  DEADLINE_MAX_STEP_MS,
   DEFAULT_RETRY_POLICY,
+  decideRetry,
+  FIRST_ATTEMPT,
   parseRetryAfter,
   RETRYABLE_STATUSES,
+  type RetryDecision,
   type RetryPolicy,
+  type RetryRequest,
+  type RetryState,
+  retryPlan,
   sleep,
 } from '../../lib/retry';
 import { type HttpRequest, Transport } from '../../lib/transport';
@@ -73,6 +81,160 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
     expect(parseRetryAfter('', now)).toBeUndefined();
     expect(parseRetryAfter('soon', now)).toBeUndefined();
+  });
+});
+
+describe('retryPlan', () => {
+  it.each<[string, RetryRequest, { retries: number; deadline?: number; maxDelayMs: number; keyed: boolean }]>([
+    ['a GET takes the policy retries', { method: 'GET' }, { retries: 3, maxDelayMs: 1000, keyed: false }],
+    ['a DELETE likewise', { method: 'DELETE' }, { retries: 3, maxDelayMs: 1000, keyed: false }],
+    [
+      'a POST without a key is sent once',
+      { method: 'POST', retries: 5 },
+      { retries: 0, maxDelayMs: 1000, keyed: false },
+    ],
+    [
+      'a keyed POST may be repeated',
+      { method: 'POST', idempotencyKey: 'k' },
+      { retries: 3, maxDelayMs: 1000, keyed: true },
+    ],
+    [
+      'the request retries win, floored',
+      { method: 'GET', retries: 1.7 },
+      { retries: 1, maxDelayMs: 1000, keyed: false },
+    ],
+    [
+      'negative request retries are none',
+      { method: 'GET', retries: -2 },
+      { retries: 0, maxDelayMs: 1000, keyed: false },
+    ],
+    [
+      'a deadline retries without count, in capped steps',
+      { method: 'GET', retries: 1, deadline: 5 },
+      { retries: Number.POSITIVE_INFINITY, deadline: 5, maxDelayMs: 1000, keyed: false },
+    ],
+    [
+      'a POST without a key ignores its deadline',
+      { method: 'POST', deadline: 5 },
+      { retries: 0, maxDelayMs: 1000, keyed: false },
+    ],
+  ])('%s', (_name, req, want) => {
+    const plan = retryPlan(req, policy, 2000);
+    expect({
+      retries: plan.retries,
+      deadline: plan.deadline,
+      maxDelayMs: plan.policy.maxDelayMs,
+      keyed: plan.keyed,
+    }).toEqual({ deadline: undefined, ...want });
+    expect(plan.inFlightBudgetMs).toBe(2000);
+  });
+
+  it('caps the backoff step under a deadline', () => {
+    const long = { ...policy, maxDelayMs: 60_000 };
+    expect(retryPlan({ method: 'GET', deadline: 1 }, long, 1000).policy.maxDelayMs).toBe(DEADLINE_MAX_STEP_MS);
+    expect(retryPlan({ method: 'GET' }, long, 1000).policy.maxDelayMs).toBe(60_000);
+  });
+});
+
+describe('decideRetry', () => {
+  const now = 1_000_000;
+  /** random() = 1: every backoff is its full step, so the delays below are exact. */
+  const top = () => 1;
+  const get = retryPlan({ method: 'GET' }, policy, 2000);
+  const keyed = retryPlan({ method: 'POST', idempotencyKey: 'k' }, policy, 2000);
+  const unkeyed = retryPlan({ method: 'POST' }, policy, 2000);
+  const withDeadline = (ms: number) => retryPlan({ method: 'GET', deadline: now + ms }, policy, 2000);
+  const state = (over: Partial<RetryState> = {}): RetryState => ({ ...FIRST_ATTEMPT, ...over });
+  const error = (code: string): AttemptOutcome => ({ kind: 'error', code });
+  const answer = (status: number, retryAfterMs?: number, replayed = false): AttemptOutcome => ({
+    kind: 'response',
+    status,
+    retryAfterMs,
+    replayed,
+  });
+  const retry = (delayMs: number, spendsRetry: boolean, next: Partial<RetryState>): RetryDecision => ({
+    retry: true,
+    delayMs,
+    spendsRetry,
+    next: state(next),
+  });
+  const stop: RetryDecision = { retry: false };
+
+  it.each<[string, ReturnType<typeof retryPlan>, RetryState, AttemptOutcome, RetryDecision]>([
+    ['a timeout is retried after the first step', get, state(), error('timeout'), retry(100, true, { retriesUsed: 1 })],
+    ['a network error likewise', get, state(), error('network_error'), retry(100, true, { retriesUsed: 1 })],
+    ['the step doubles', get, state({ retriesUsed: 2 }), error('timeout'), retry(400, true, { retriesUsed: 3 })],
+    ['no retry left', get, state({ retriesUsed: 3 }), error('timeout'), stop],
+    ['an abort is not retried', get, state(), error('aborted'), stop],
+    ['a TLS failure is not retried', get, state(), error('tls_error'), stop],
+    ['an unkeyed POST is never retried', unkeyed, state(), error('timeout'), stop],
+    ['503 is retried', get, state(), answer(503), retry(100, true, { retriesUsed: 1 })],
+    ['429 is retried', get, state(), answer(429), retry(100, true, { retriesUsed: 1 })],
+    ['502 and 504 too', get, state({ retriesUsed: 1 }), answer(504), retry(200, true, { retriesUsed: 2 })],
+    ['500 is not', get, state(), answer(500), stop],
+    ['404 is not', get, state(), answer(404), stop],
+    ['409 on a GET is not', get, state(), answer(409), stop],
+    ['Retry-After stands in for the backoff', get, state(), answer(503, 300), retry(300, true, {})],
+    ['Retry-After over the cap ends it', get, state(), answer(503, 5001), stop],
+    ['Retry-After on a 400 changes nothing', get, state(), answer(400, 10), stop],
+    [
+      'a keyed 409 asks again without spending a retry',
+      keyed,
+      state(),
+      answer(409),
+      retry(100, false, { inFlightSince: now, inFlightWaits: 1 }),
+    ],
+    [
+      'its questions back off up to one second',
+      keyed,
+      state({ inFlightSince: now - 500, inFlightWaits: 5 }),
+      answer(409),
+      retry(1000, false, { inFlightSince: now - 500, inFlightWaits: 6 }),
+    ],
+    [
+      'it follows the service Retry-After',
+      keyed,
+      state({ inFlightSince: now }),
+      answer(409, 300),
+      retry(300, false, { inFlightSince: now }),
+    ],
+    [
+      'past one attempt timeout it spends retries',
+      keyed,
+      state({ inFlightSince: now - 1500, inFlightWaits: 4 }),
+      answer(409),
+      retry(100, true, { inFlightSince: now - 1500, inFlightWaits: 5, retriesUsed: 1 }),
+    ],
+    [
+      'and then gives up',
+      keyed,
+      state({ inFlightSince: now - 1500, inFlightWaits: 4, retriesUsed: 3 }),
+      answer(409),
+      stop,
+    ],
+    ['a replayed 409 is the answer', keyed, state(), answer(409, undefined, true), stop],
+    [
+      'no questions with retries off',
+      retryPlan({ method: 'POST', idempotencyKey: 'k', retries: 0 }, policy, 2000),
+      state(),
+      answer(409),
+      stop,
+    ],
+    [
+      'a deadline allows more than the count',
+      withDeadline(10_000),
+      state({ retriesUsed: 50 }),
+      error('timeout'),
+      retry(1000, true, { retriesUsed: 51 }),
+    ],
+    ['but no attempt at or past it', withDeadline(1000), state({ retriesUsed: 50 }), error('timeout'), stop],
+    ['nor a Retry-After that reaches it', withDeadline(1000), state(), answer(503, 1000), stop],
+  ])('%s', (_name, plan, before, outcome, want) => {
+    expect(decideRetry(plan, before, outcome, now, top)).toEqual(want);
+  });
+
+  it('draws the backoff with the random it is given', () => {
+    expect(decideRetry(get, state(), error('timeout'), now, () => 0)).toEqual(retry(50, true, { retriesUsed: 1 }));
   });
 });
 

@@ -279,16 +279,20 @@ describe('JobFollower', () => {
   it('close() clears the timer, aborts in-flight requests and calls nothing afterwards', async () => {
     const clock = new ManualClock(0);
     const signals: AbortSignal[] = [];
+    /** Each request's answer, given by the test: no real timer runs beside the manual clock. */
+    const answers: Array<() => void> = [];
     let callbacks = 0;
     const follower = new JobFollower({
       clock,
       intervalMs: 100,
       concurrency: 2,
+      // the first request stops when aborted; the second ignores its signal and answers late
       getJob: (_wf, id, signal) =>
         new Promise<WorkflowJob>((resolve, reject) => {
-          signals.push(signal);
-          signal.addEventListener('abort', () => reject(new MediaSpacesError({ code: 'aborted', message: 'x' })));
-          setTimeout(() => resolve(job(id, 'succeeded')), 5);
+          if (signals.push(signal) === 1) {
+            signal.addEventListener('abort', () => reject(new MediaSpacesError({ code: 'aborted', message: 'x' })));
+          }
+          answers.push(() => resolve(job(id, 'succeeded')));
         }),
       onDone: () => callbacks++,
       onError: () => callbacks++,
@@ -300,7 +304,7 @@ describe('JobFollower', () => {
     follower.close();
     expect(signals.every((s) => s.aborted)).toBe(true);
     expect(clock.pending()).toBe(0);
-    await new Promise((r) => setTimeout(r, 20));
+    for (const answer of answers) answer();
     await clock.advance(1000);
     expect(callbacks).toBe(0);
     expect(signals).toHaveLength(2);

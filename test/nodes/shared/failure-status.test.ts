@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { CoordinationError } from '../../../lib/coordination/errors';
 import { errorFromResponse, MediaSpacesError, tokenExpiredError } from '../../../lib/errors';
+import { DurationError } from '../../../lib/schedule/duration';
 import { asMediaSpacesError } from '../../../nodes/shared/failure';
 import { failureStatus } from '../../../nodes/shared/request-status';
 
@@ -60,5 +62,39 @@ describe('failureStatus', () => {
     expect(asMediaSpacesError(fromService, 'List workflows').message).toBe(
       'the sign-in token has expired (List workflows); open the config node and Sign in again',
     );
+  });
+});
+
+/** Any thrown value as the error record a Catch node gets. */
+describe('asMediaSpacesError', () => {
+  it('passes a MediaSpacesError through', () => {
+    const error = errorFromResponse(404, { error_message: 'no such job' }, 'Get job');
+    expect(asMediaSpacesError(error, 'Follow job')).toBe(error);
+  });
+
+  it('an abort is aborted', () => {
+    const error = asMediaSpacesError(new DOMException('stop', 'AbortError'), 'List workflows');
+    expect([error.code, error.message]).toEqual(['aborted', 'List workflows aborted']);
+  });
+
+  it('another library family keeps its sentence, and its code where MediaSpacesError has it', () => {
+    const late = asMediaSpacesError(new CoordinationError('timeout', 'Redis did not answer in time'), 'Schedule');
+    expect([late.code, late.message]).toEqual(['timeout', 'Schedule failed: Redis did not answer in time']);
+    const refused = asMediaSpacesError(new DurationError('"soon" is not a duration'), 'Schedule');
+    expect([refused.code, refused.message]).toEqual(['invalid_input', 'Schedule failed: "soon" is not a duration']);
+  });
+
+  it('anything else is internal, not the input', () => {
+    for (const thrown of [new TypeError('x.y is not a function'), 'a string', 42, null, { code: 'timeout' }]) {
+      const error = asMediaSpacesError(thrown, 'Submit job');
+      expect(error.code).toBe('internal');
+      expect(error.message).toMatch(/^Submit job failed: /);
+    }
+    expect(asMediaSpacesError(new TypeError('x.y is not a function'), 'Submit job').toJSON()).toEqual({
+      name: 'MediaSpacesError',
+      code: 'internal',
+      message: 'Submit job failed: x.y is not a function',
+      fieldErrors: {},
+    });
   });
 });

@@ -1,0 +1,93 @@
+import { formatDate, formatLocalIso, formatTime, isoSeconds } from './tz';
+
+/**
+ * A slot of a window and what templates can read of it: the piece both the schedule document's
+ * checks (config.ts, which lists the fields a template may name) and the messages build on.
+ */
+
+/** Why a start was emitted. */
+export type StartReason = 'scheduled' | 'catch-up' | 'manual';
+
+/** One occurrence of a window. Times are epoch milliseconds. */
+export interface Slot {
+  key: string;
+  windowId: string;
+  start: number;
+  end: number;
+  reason: StartReason;
+}
+
+/** `msg.window` of start and end messages. */
+export interface WindowInfo {
+  id: string;
+  name: string;
+  /** ISO 8601, UTC */
+  start: string;
+  end: string;
+  timezone: string;
+  slotKey: string;
+  reason: StartReason;
+}
+
+/** What the template context reads of a window: a ScheduleWindow, or a sample of one. */
+export interface ContextWindow {
+  id: string;
+  name: string;
+  cron: string;
+  /** seconds */
+  duration: number;
+  /** IANA zone */
+  timezone: string;
+}
+
+/** `<schedule id>:<window id>:<slot start, ISO 8601 UTC>` — the Idempotency-Key of the slot's channel. */
+export function slotKey(scheduleId: string, windowId: string, start: number): string {
+  return `${scheduleId}:${windowId}:${isoSeconds(start)}`;
+}
+
+export function windowInfo(window: ContextWindow, slot: Slot): WindowInfo {
+  return {
+    id: window.id,
+    name: window.name,
+    start: isoSeconds(slot.start),
+    end: isoSeconds(slot.end),
+    timezone: window.timezone,
+    slotKey: slot.key,
+    reason: slot.reason,
+  };
+}
+
+/** What templates can read: `window`, `slot`, `schedule` and, for the follow-up, `channel`. */
+export function templateContext(
+  scheduleId: string,
+  window: ContextWindow,
+  slot: Slot,
+  channel?: unknown,
+): Record<string, unknown> {
+  const tz = window.timezone;
+  const info = windowInfo(window, slot);
+  const context: Record<string, unknown> = {
+    window: {
+      ...info,
+      cron: window.cron,
+      duration: window.duration,
+      duration_hours: Math.max(1, Math.ceil(window.duration / 3600)),
+    },
+    slot: {
+      key: slot.key,
+      start: info.start,
+      end: info.end,
+      date: formatDate(slot.start, tz),
+      time: formatTime(slot.start, tz),
+      end_date: formatDate(slot.end, tz),
+      end_time: formatTime(slot.end, tz),
+      local_start: formatLocalIso(slot.start, tz),
+      local_end: formatLocalIso(slot.end, tz),
+      epoch: Math.floor(slot.start / 1000),
+      reason: slot.reason,
+    },
+    schedule: { id: scheduleId },
+  };
+  if (channel !== undefined && channel !== null) context.channel = channel;
+  return context;
+}
