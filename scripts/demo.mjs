@@ -40,7 +40,9 @@ nodeRed.stdout.on('data', (chunk) => {
     Simulator:        ${info.workflow_url}  (workflow area: ${info.workflow_url}/workflow/v1)
     Demo space:       ${space.space_id}
     Admin API key:    ${space.api_keys.admin}    Access token: ${space.access_token}
-  The demo schedule starts a recording window every minute; watch the Debug sidebar.
+  The demo schedule starts a recording window every minute; watch the Debug sidebar, and the
+  Media Spaces tab (the TV icon in the right sidebar's tab bar; in Node-RED 4, when the sidebar is
+  narrow, its ▾ menu > Media Spaces) for each window's stage.
   Press Ctrl-C to stop.
 `);
   }

@@ -104,7 +104,7 @@ describe('the demo in the editor', () => {
     expect(overlaps(await boxes(page))).toEqual([]);
 
     await expect
-      .poll(async () => (await debugMessages(page)).some((t) => t.includes('7 job succeeded')), { timeout: 90_000 })
+      .poll(async () => (await debugMessages(page)).some((t) => t.includes('4 job succeeded')), { timeout: 90_000 })
       .toBe(true);
     await waitForStatus(page, FOLLOW, (s) => s.text.startsWith('succeeded: Proxy of Demo recording'), 5_000);
     const lines = (await debugMessages(page)).map((t) => t.replace(/\s+/g, ' ').trim());
@@ -112,11 +112,11 @@ describe('the demo in the editor', () => {
     for (const re of [
       /1 window opened: Demo recording, \d\d:\d\d:\d\d to \d\d:\d\d:\d\d UTC/,
       /2 channel created: Demo recording .+ \(PENDING\)/,
-      /3 recording: Demo recording .+ is RECORDING/,
-      /4 window closed: Demo recording, \d\d:\d\d:\d\d; submitting the follow-up job/,
-      /5 follow-up submitted: job Proxy of Demo recording .+ \(created\)/,
-      /6 job progress: \d+% \(in-process\)/,
-      /7 job succeeded: Proxy of Demo recording .+ in 0:00:\d\d/,
+      /2 recording: Demo recording .+ is RECORDING/,
+      /3 window closed, recording stopped and finished: 2 files/,
+      /3 follow-up submitted: job Proxy of Demo recording .+ \(created\)/,
+      /4 job progress: \d+% \(in-process\)/,
+      /4 job succeeded: Proxy of Demo recording .+ in 0:00:\d\d/,
     ]) {
       expect(story).toMatch(re);
     }
