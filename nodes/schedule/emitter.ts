@@ -110,9 +110,19 @@ export class Emitter {
   /** Stops the recording (unless the window keeps it), waits until it has finished, then sends the follow-up. */
   private finishRecording(event: EndEvent, channel: Record<string, unknown> & { id: string }, after: Delivered): void {
     const { slot, window } = event;
+    let client: ReturnType<typeof clientFor>;
+    try {
+      client = clientFor(this.RED, this.settings.server, 'liveCapture');
+    } catch (err) {
+      // a server node gone or unusable: the follow-up still goes, and says why nothing was stopped
+      const reason = asMediaSpacesError(err, 'Stop recording').message;
+      this.node.warn(`${slot.key}: the recording was not stopped: ${reason}`);
+      this.sendEnd(event, after, `the recording was not stopped: ${reason}`);
+      return;
+    }
     this.host.lives.stopping(slot, channel);
     endRecording({
-      client: clientFor(this.RED, this.settings.server, 'liveCapture'),
+      client,
       channel,
       atEnd: window.at_end ?? 'stop',
       stopDeadline: slot.end + STOP_GRACE_MS,
