@@ -29,7 +29,7 @@ afterEach(async () => {
   await helper.unload();
 });
 
-async function load(scheduleId: string): Promise<Record<'end' | 'ctl' | 'caught', Msg[]>> {
+async function load(scheduleId: string, server = CONFIG_ID): Promise<Record<'end' | 'ctl' | 'caught', Msg[]>> {
   const yaml = `windows:
   - id: w
     name: Refused
@@ -48,7 +48,7 @@ async function load(scheduleId: string): Promise<Record<'end' | 'ctl' | 'caught'
       yaml,
       scheduleId,
       catchUp: false,
-      server: CONFIG_ID,
+      server,
       wires: [['cc'], ['end'], ['ctl']],
     },
     { id: 'cc', ...at, type: 'media-spaces-create-channel', name: '', server: CONFIG_ID, wires: [['sched']] },
@@ -95,5 +95,19 @@ describe('a window that records nothing', () => {
     expect(seen.caught).toEqual([]);
     expect(seen.end).toEqual([]);
     expect(sim.requests().filter((r) => r.idempotency_key?.startsWith(scheduleId))).toEqual([]);
+    // the paused state is the node's (kept across redeploys of the same node id): the next case starts unpaused
+    helper.getNode('sched').receive({ topic: 'resume' });
+    await waitFor(() =>
+      seen.ctl.some((m) => m.topic === 'resume' || (m.payload as { paused?: boolean })?.paused === false),
+    );
+  }, 30_000);
+
+  it('a schedule whose server node is gone still ends a recorded window: the follow-up says nothing was stopped', async () => {
+    const seen = await load(`no-server-${process.pid}-${Date.now()}`, 'missing-config');
+    await waitFor(() => seen.end.length > 0 || seen.caught.length > 0, 15_000);
+    expect(seen.caught).toEqual([]);
+    const [end] = seen.end;
+    expect((end.channel as { id?: string }).id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(String(end.note)).toMatch(/^the recording was not stopped: /);
   }, 30_000);
 });
