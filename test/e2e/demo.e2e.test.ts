@@ -113,7 +113,8 @@ describe('the demo in the editor', () => {
       /1 window opened: Demo recording, \d\d:\d\d:\d\d to \d\d:\d\d:\d\d UTC/,
       /2 channel created: Demo recording .+ \(PENDING\)/,
       /3 recording: Demo recording .+ is RECORDING/,
-      /4 window closed: Demo recording, \d\d:\d\d:\d\d; submitting the follow-up job/,
+      // the follow-up waits until the recording was stopped and its files are final
+      /4 window closed, recording stopped and finished: \d+ files/,
       /5 follow-up submitted: job Proxy of Demo recording .+ \(created\)/,
       /6 job progress: \d+% \(in-process\)/,
       /7 job succeeded: Proxy of Demo recording .+ in 0:00:\d\d/,
