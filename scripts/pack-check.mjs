@@ -257,6 +257,14 @@ const EXAMPLE_ROUTES = {
   'media-spaces-watch-workflows': 'list',
 };
 
+/** The request an inject's message makes its node send: create channel stops a recording for `topic: "stop"`. */
+function exampleRoute(inject, target) {
+  const route = target ? EXAMPLE_ROUTES[target.type] : undefined;
+  const sendsTopic = (inject.props ?? []).some((p) => p.p === 'topic');
+  if (route === 'create_channel' && sendsTopic && inject.topic === 'stop') return 'stop_channel';
+  return route;
+}
+
 async function checkRuntime(label, { nodeBin, redJs, tarball, expect }) {
   const userDir = join(WORK, userDirName(label));
   let t = Date.now();
@@ -358,7 +366,7 @@ async function checkRuntime(label, { nodeBin, redJs, tarball, expect }) {
       // press each inject that feeds one of the operation nodes; the simulator's request log says what reached it
       for (const inject of flow.filter((n) => n.type === 'inject')) {
         const target = flow.find((n) => (inject.wires?.[0] ?? []).includes(n.id));
-        const route = target ? EXAMPLE_ROUTES[target.type] : undefined;
+        const route = exampleRoute(inject, target);
         if (!route) continue;
         const before = (await log()).length;
         const fired = await adminApi(nodeRed.url, 'POST', `/inject/${inject.id}`);

@@ -113,7 +113,8 @@ describe('the demo in the editor', () => {
       /1 window opened: Demo recording, \d\d:\d\d:\d\d to \d\d:\d\d:\d\d UTC/,
       /2 channel created: Demo recording .+ \(PENDING\)/,
       /2 recording: Demo recording .+ is RECORDING/,
-      /3 window closed, recording stopped and finished: 2 files/,
+      // the follow-up waits until the recording was stopped and its files are final
+      /3 window closed, recording stopped and finished: \d+ files/,
       /3 follow-up submitted: job Proxy of Demo recording .+ \(created\)/,
       /4 job progress: \d+% \(in-process\)/,
       /4 job succeeded: Proxy of Demo recording .+ in 0:00:\d\d/,

@@ -376,13 +376,20 @@ describe('Media Spaces sidebar', () => {
     await page.locator('g.red-ui-flow-node-group[id="sidebarinjectok1"] .red-ui-flow-node-button').click();
     const job = page.locator('.ms-fl-jobs .ms-fl-item', { hasText: 'Transcode evening news' });
     await job.waitFor();
-    const recording = page.locator('.ms-fl-recording .ms-fl-item').first();
+    // the day's window in progress and the job, each under its list's heading
+    const recording = page.locator('.ms-fl-recording .ms-fl-item', { hasText: 'Live desk · News schedule' });
+    const recordingHead = page.locator('.ms-fl-recording .ms-fl-head');
+    const jobHead = page.locator('.ms-fl-jobs .ms-fl-head');
+    expect(await recordingHead.textContent()).toBe('Windows in progress (1)');
+    expect(await jobHead.textContent()).toBe('Jobs in progress (1)');
     const row = page.locator(`.ms-tl-row[data-node="${SCHEDULE}"]`);
     const body = await page.locator('.ms-body').boundingBox();
     // each in view without scrolling, none wider than the pane
     for (const [what, item] of [
       ['the schedule row', row],
+      ['the heading "Windows in progress"', recordingHead],
       ['the recording', recording],
+      ['the heading "Jobs in progress"', jobHead],
       ['the job', job],
     ] as const) {
       const box = await item.boundingBox();

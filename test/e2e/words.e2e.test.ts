@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clickInject, closeAllTrays, deploy, importNodes, openNode, waitForStatus } from './support/editor';
+import { showSidebarTab } from './support/sidebar-tabs';
 import { type Stack, screenshot, startStack } from './support/stack';
 
 /**
@@ -69,7 +70,7 @@ afterEach(async (ctx) => {
 /** The Help sidebar's tree with this package's node types listed. */
 async function openHelpTree() {
   const { page } = stack;
-  await page.locator('a.red-ui-tab-link-button[href="#help"]').click();
+  await showSidebarTab(page, 'help', '.red-ui-sidebar-help-toc');
   const toc = page.locator('.red-ui-sidebar-help-toc');
   const ours = toc.locator('.red-ui-treeList-label').filter({ hasText: /^@media-spaces\/node-red$/ });
   await ours.waitFor();
@@ -90,7 +91,7 @@ describe('words', () => {
     expect(title).not.toContain('media-spaces-coordination');
     await closeAllTrays(page);
 
-    await page.locator('a.red-ui-tab-link-button[href="#help"]').click();
+    await showSidebarTab(page, 'help', '.red-ui-sidebar-help-toc');
     const toc = page.locator('.red-ui-sidebar-help-toc');
     await toc
       .locator('.red-ui-treeList-label')

@@ -12,6 +12,8 @@ const MAX_CHARS = 4_000;
 const MAX_PRE_LINE = 40;
 /** Node-RED's help never wraps inside inline code: a longer one runs out of a nested list's width. */
 const MAX_INLINE_CODE = 30;
+/** A property's term is monospace and never wraps either (Node-RED 5's Help panel is about 280 px wide), its type beside it. */
+const MAX_TERM = 26;
 
 const helps = readdirSync(NODES, { withFileTypes: true })
   .filter((d) => d.isDirectory())
@@ -41,6 +43,13 @@ describe("the nodes' help texts", () => {
       expect(summary.length, file).toBeLessThanOrEqual(400);
       for (const code of text.match(/<code>[\s\S]*?<\/code>/g) ?? []) {
         expect(code.length - '<code></code>'.length, `${file}: ${code}`).toBeLessThanOrEqual(MAX_INLINE_CODE);
+      }
+      for (const dt of text.match(/<dt[^>]*>[\s\S]*?<\/dt>/g) ?? []) {
+        const term = dt
+          .replace(/<span class="property-type">[\s\S]*?<\/span>/, '')
+          .replace(/<[^>]+>/g, '')
+          .trim();
+        expect(term.length, `${file}: ${dt}`).toBeLessThanOrEqual(MAX_TERM);
       }
       for (const pre of text.match(/<pre>[\s\S]*?<\/pre>/g) ?? []) {
         for (const line of pre.replace(/<\/?pre>/g, '').split('\n')) {
