@@ -374,6 +374,13 @@ export class Scheduler {
     return true;
   }
 
+  /** The channel kept for a slot in progress, or for one ended within the replay period. */
+  channelOf(key: string): unknown {
+    return (
+      this.state.active.find((s) => s.key === key)?.channel ?? this.state.ended?.find((s) => s.key === key)?.channel
+    );
+  }
+
   /**
    * The slot's start was given up (its create-channel tried until the window's
    * end): its end does not wait for a channel. False when the slot is not in progress.

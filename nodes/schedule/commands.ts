@@ -144,6 +144,11 @@ function rememberChannel(host: CommandHost, msg: NodeMessage, slotKey: string): 
   if (!host.scheduler.rememberChannel(slotKey, channel)) {
     // a start this instance led whose window ended here meanwhile: the channel is kept in Redis for the end
     if (completed) return reply(msg, 'channel', { slotKey, channel_id: channel.id, remembered: false, completed });
+    // create-channel told the schedule of this channel first, and the window's end already used it
+    const known = host.scheduler.channelOf(slotKey);
+    if (isPlainObject(known) && known.id === channel.id) {
+      return reply(msg, 'channel', { slotKey, channel_id: channel.id, remembered: false, known: true });
+    }
     throw MediaSpacesError.invalidInput(
       `no window of this schedule is in progress for slot ${slotKey}: the channel came back after the window ended, or belongs to another schedule`,
       { 'window.slotKey': 'not in progress' },
