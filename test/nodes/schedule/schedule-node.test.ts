@@ -259,8 +259,12 @@ describe('media-spaces-schedule node', () => {
     });
     expect(rec.end[0].unresolved).toBeUndefined();
 
-    // a channel for a slot no longer in progress is an error for Catch
-    const late = await send(rec, { payload: channel, window });
+    // the channel the end used, routed back again (create channel told the schedule first): acknowledged
+    const again = await send(rec, { payload: channel, window });
+    expect(again.caught).toEqual([]);
+    expect(again.outputs[0]).toMatchObject({ topic: 'channel', payload: { remembered: false, known: true } });
+    // another channel for a slot no longer in progress is an error for Catch
+    const late = await send(rec, { payload: { ...channel, id: '0b6a3c1e-7d2f-4e8a-9c1b-2d3e4f5a6b7c' }, window });
     expect(late.outputs).toEqual([]);
     expect(late.caught).toHaveLength(1);
     expect(String(late.caught[0].error?.message)).toMatch(/no window of this schedule is in progress for slot/);
