@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../../lib/simulator';
-import { nodeModule } from '../../support/node-modules';
-import { CONFIG_ID, configNode, credentials, helper, NODES, waitFor } from '../../support/node-red-runtime';
+import { helper, waitFor } from '../../support/node-red-runtime';
+import { type ChainMsg, loadScheduleChain } from '../../support/schedule-chain';
 
 /**
  * A channel created after its window's end (a slow service): create channel
@@ -11,10 +11,8 @@ import { CONFIG_ID, configNode, credentials, helper, NODES, waitFor } from '../.
  */
 
 const require = createRequire(import.meta.url);
-const scheduleNode = nodeModule('media-spaces-schedule');
-const at = { z: 'tab', x: 100, y: 100 };
 
-type Msg = Record<string, unknown> & { topic?: string; payload?: Record<string, unknown> };
+type Msg = ChainMsg;
 
 let sim: Simulator;
 beforeAll(async () => {
@@ -38,31 +36,11 @@ describe('a channel that comes back after its window ended', () => {
     timezone: UTC
     duration: 2s
 `;
-    const flow = [
-      { id: 'tab', type: 'tab', label: 'late channel' },
-      configNode(sim, { timeout: 10_000 }),
-      {
-        id: 'late',
-        ...at,
-        type: 'media-spaces-schedule',
-        source: 'yaml',
-        yaml,
-        scheduleId: `late-${process.pid}-${Date.now()}`,
-        catchUp: false,
-        server: CONFIG_ID,
-        wires: [['cc'], ['end'], ['ctl']],
-      },
-      { id: 'cc', ...at, type: 'media-spaces-create-channel', name: '', server: CONFIG_ID, wires: [['late']] },
-      { id: 'end', ...at, type: 'helper' },
-      { id: 'ctl', ...at, type: 'helper' },
-      { id: 'catcher', ...at, type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
-      { id: 'caught', ...at, type: 'helper' },
-    ];
-    await helper.load([NODES.config, NODES.channel, scheduleNode], flow, credentials());
-    const seen: Record<'end' | 'ctl' | 'caught', Msg[]> = { end: [], ctl: [], caught: [] };
-    for (const id of ['end', 'ctl', 'caught'] as const) {
-      helper.getNode(id).on('input', (m: unknown) => seen[id].push(m as Msg));
-    }
+    const seen = await loadScheduleChain(sim, {
+      yaml,
+      scheduleId: `late-${process.pid}-${Date.now()}`,
+      timeout: 10_000,
+    });
     // a first window routes its channel back: from then on an end waits for its slot's channel
     await waitFor(() => seen.ctl.some((m) => m.topic === 'channel'), 10_000);
     // the next creation is answered 3 s late, after its 2 s window

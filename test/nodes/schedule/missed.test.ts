@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../../lib/simulator';
-import { nodeModule } from '../../support/node-modules';
-import { CONFIG_ID, configNode, credentials, helper, NODES, waitFor } from '../../support/node-red-runtime';
+import { helper, waitFor } from '../../support/node-red-runtime';
+import { loadScheduleChain } from '../../support/schedule-chain';
 
 /**
  * Windows that record nothing, in a real runtime with the demo's wiring and
@@ -11,10 +11,6 @@ import { CONFIG_ID, configNode, credentials, helper, NODES, waitFor } from '../.
  */
 
 const require = createRequire(import.meta.url);
-const scheduleNode = nodeModule('media-spaces-schedule');
-const at = { z: 'tab', x: 100, y: 100 };
-
-type Msg = Record<string, unknown> & { topic?: string; payload?: Record<string, unknown>; error?: Msg };
 
 let sim: Simulator;
 beforeAll(async () => {
@@ -29,40 +25,16 @@ afterEach(async () => {
   await helper.unload();
 });
 
-async function load(scheduleId: string, server = CONFIG_ID): Promise<Record<'end' | 'ctl' | 'caught', Msg[]>> {
-  const yaml = `windows:
+const YAML = `windows:
   - id: w
     name: Refused
     cron: "*/5 * * * * *"
     timezone: UTC
     duration: 3s
 `;
-  const flow = [
-    { id: 'tab', type: 'tab', label: 'missed' },
-    configNode(sim, { timeout: 1000 }),
-    {
-      id: 'sched',
-      ...at,
-      type: 'media-spaces-schedule',
-      source: 'yaml',
-      yaml,
-      scheduleId,
-      catchUp: false,
-      server,
-      wires: [['cc'], ['end'], ['ctl']],
-    },
-    { id: 'cc', ...at, type: 'media-spaces-create-channel', name: '', server: CONFIG_ID, wires: [['sched']] },
-    { id: 'end', ...at, type: 'helper' },
-    { id: 'ctl', ...at, type: 'helper' },
-    { id: 'catcher', ...at, type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
-    { id: 'caught', ...at, type: 'helper' },
-  ];
-  await helper.load([NODES.config, NODES.channel, scheduleNode], flow, credentials());
-  const seen: Record<'end' | 'ctl' | 'caught', Msg[]> = { end: [], ctl: [], caught: [] };
-  for (const id of ['end', 'ctl', 'caught'] as const)
-    helper.getNode(id).on('input', (m: unknown) => seen[id].push(m as Msg));
-  return seen;
-}
+
+const load = (scheduleId: string, server?: string) =>
+  loadScheduleChain(sim, { yaml: YAML, scheduleId, server, timeout: 1000 });
 
 describe('a window that records nothing', () => {
   it('every creation refused: no follow-up, one missed report with the attempts, one Catch error', async () => {
