@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clickInject, debugMessages, deploy, importNodes, showDebugSidebar, waitForStatus } from './support/editor';
-import { type Stack, screenshot, startStack } from './support/stack';
+import { type Stack, screenshot, simulatorServer, startStack } from './support/stack';
 
 /**
  * A job submitted to an archived workflow, as an operator sees the failure: without a Catch
@@ -42,20 +42,8 @@ let stack: Stack;
 
 beforeAll(async () => {
   stack = await startStack('errors');
-  const space = stack.sim.info().spaces[0];
   await importNodes(stack.page, [
-    {
-      id: SERVER,
-      type: 'media-spaces-config',
-      name: 'Simulator',
-      workflowUrl: stack.sim.workflowUrl,
-      spaceId: space.space_id,
-      workflowPrefix: '/workflow/v1',
-      timeout: 5000,
-      retries: 0,
-      rejectUnauthorized: true,
-      credentials: { apiKey: space.api_keys.admin },
-    },
+    simulatorServer(stack, SERVER),
     inject('e2e0errinject001', 100, 'e2e0errsubmit001'),
     submit('e2e0errsubmit001', 100),
     inject('e2e0errinject002', 220, 'e2e0errsubmit002'),

@@ -9,7 +9,7 @@ import {
   typedInputValue,
   waitForStatus,
 } from './support/editor';
-import { type Stack, screenshot, startStack } from './support/stack';
+import { type Stack, screenshot, simulatorServer, startStack } from './support/stack';
 
 /**
  * The submit-job inputs form agrees with the runtime, for the demo's "Loudness normalisation":
@@ -25,20 +25,8 @@ let stack: Stack;
 
 beforeAll(async () => {
   stack = await startStack('inputs-form');
-  const space = stack.sim.info().spaces[0];
   await importNodes(stack.page, [
-    {
-      id: SERVER,
-      type: 'media-spaces-config',
-      name: 'Simulator',
-      workflowUrl: stack.sim.workflowUrl,
-      spaceId: space.space_id,
-      workflowPrefix: '/workflow/v1',
-      timeout: 5000,
-      retries: 0,
-      rejectUnauthorized: true,
-      credentials: { apiKey: space.api_keys.admin },
-    },
+    simulatorServer(stack, SERVER),
     {
       id: INJECT,
       type: 'inject',

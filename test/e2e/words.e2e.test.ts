@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clickInject, closeAllTrays, deploy, importNodes, openNode, waitForStatus } from './support/editor';
 import { showSidebarTab } from './support/sidebar-tabs';
-import { type Stack, screenshot, startStack } from './support/stack';
+import { type Stack, screenshot, simulatorServer, startStack } from './support/stack';
 
 /**
  * The words an operator reads: the coordination config node by its name, not its type, in the
@@ -21,19 +21,10 @@ beforeAll(async () => {
   stack = await startStack('words');
   const space = stack.sim.info().spaces[0];
   await importNodes(stack.page, [
-    {
-      id: SERVER,
-      type: 'media-spaces-config',
-      name: 'Simulator',
-      workflowUrl: stack.sim.workflowUrl,
+    simulatorServer(stack, SERVER, {
       liveCaptureUrl: stack.sim.liveCaptureUrl,
-      spaceId: space.space_id,
-      workflowPrefix: '/workflow/v1',
-      timeout: 5000,
-      retries: 0,
-      rejectUnauthorized: true,
       credentials: { apiKey: space.api_keys.admin, accessToken: space.access_token },
-    },
+    }),
     {
       id: INJECT,
       type: 'inject',

@@ -108,3 +108,24 @@ export async function screenshot(page: Page, file: string, clip?: 'tray' | 'side
   }
   return path;
 }
+
+/**
+ * A media-spaces-config node for the stack's simulator, with the space's admin key as its
+ * credential (imported with the node, as a user types it into the dialog).
+ */
+export function simulatorServer(stack: Stack, id: string, extra: Record<string, unknown> = {}) {
+  const space = stack.sim.info().spaces[0];
+  return {
+    id,
+    type: 'media-spaces-config',
+    name: 'Simulator',
+    workflowUrl: stack.sim.workflowUrl,
+    spaceId: space.space_id,
+    workflowPrefix: '/workflow/v1',
+    timeout: 5000,
+    retries: 0,
+    rejectUnauthorized: true,
+    credentials: { apiKey: space.api_keys.admin },
+    ...extra,
+  };
+}
