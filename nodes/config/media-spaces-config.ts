@@ -1,16 +1,16 @@
 import type { MediaSpacesClient } from '../../lib/client';
-import { registerAdminRoutes } from '../shared/admin-routes';
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
 import type { Area, ClientProvider } from '../shared/server-client';
-import type { StoredCredentialSource } from '../shared/stored-credentials';
+import { registerAdminRoutes } from './admin-routes';
 import { registerOAuthCallback } from './oauth-callback';
+import type { StoredCredentialSource } from './stored-credentials';
 
 /**
  * media-spaces-config: where the service is and how to authenticate. Owns the
  * one client (and so the one keep-alive connection pool) that every node
  * using this config shares. Its public surface is getClient(); the
  * credentials stay inside, but for the editor's calls to the very settings
- * they were deployed with (storedCredentialsFor, nodes/shared/stored-credentials.ts).
+ * they were deployed with (storedCredentialsFor, nodes/config/stored-credentials.ts).
  */
 type ConfigNode = Node & ClientProvider & StoredCredentialSource;
 
@@ -20,10 +20,9 @@ export = function register(RED: NodeAPI): void {
     // required on first deploy, not at Node-RED start
     const { createClient } = require('../../lib/client') as typeof import('../../lib/client');
     const { MediaSpacesError } = require('../../lib/errors') as typeof import('../../lib/errors');
-    const { configError, parseConfig } =
-      require('../shared/config-settings') as typeof import('../shared/config-settings');
+    const { configError, parseConfig } = require('./config-settings') as typeof import('./config-settings');
     const { credentialTargets, storedForTarget } =
-      require('../shared/stored-credentials') as typeof import('../shared/stored-credentials');
+      require('./stored-credentials') as typeof import('./stored-credentials');
     const label = def.name ? `"${String(def.name)}"` : this.id;
     let client: MediaSpacesClient | undefined;
     let closed = false;

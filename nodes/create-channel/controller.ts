@@ -1,13 +1,13 @@
 import { MediaSpacesError } from '../../lib/errors';
 import { isPlainObject } from '../../lib/guards';
 import type { RetryNotice } from '../../lib/transport';
-import { channelRequest } from '../shared/channel-request';
 import { resolveInputs } from '../shared/inputs';
 import type { NodeMessage } from '../shared/node-red-types';
 import { type Outcome, respond } from '../shared/operation';
 import type { OperationContext } from '../shared/operation-node';
 import { failureStatus } from '../shared/request-status';
 import { reportStart } from '../shared/slot-starts';
+import { channelRequest } from './channel-request';
 import { CREATE_INPUTS, type CreateChannelSettings } from './settings';
 import type { ChannelStateWatch } from './state-watch';
 

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { channelSettings } from '../shared/channel-request';
 import { type InputMap, idempotencyKeyInput } from '../shared/inputs';
+import { channelSettings } from './channel-request';
 
 const text = () => z.string().optional();
 
 /**
  * The request fields as the editor stores them (text boxes and selects);
- * channelSettings (nodes/shared/channel-request) turns them into request fields.
+ * channelSettings (channel-request.ts) turns them into request fields.
  * `channelName`, because `name` is the node's own label.
  */
 const Fields = z.object({

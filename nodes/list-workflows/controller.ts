@@ -2,8 +2,8 @@ import { resolveInputs } from '../shared/inputs';
 import type { NodeMessage } from '../shared/node-red-types';
 import type { Outcome } from '../shared/operation';
 import type { OperationContext } from '../shared/operation-node';
-import { splitMessages } from '../shared/split-parts';
 import { LIST_INPUTS, type ListWorkflowsSettings } from './settings';
+import { splitMessages } from './split-parts';
 
 /** One message's list: one array (all pages), one page with its continuation token, or one message per workflow. */
 export async function listWorkflows(

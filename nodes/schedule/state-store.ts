@@ -1,6 +1,6 @@
 import type { SchedulerState, SchedulerStore } from '../../lib/schedule';
 import { Handover } from '../shared/node-state';
-import { newerState, type StateJournal, stateJournal } from '../shared/state-journal';
+import { newerState, type StateJournal, stateJournal } from './state-journal';
 import type { ScheduleAPI, ScheduleNode } from './types';
 
 /** Node context key of the scheduler state (slots in progress, emitted slot keys, paused). */

@@ -1,10 +1,10 @@
 import type { MediaSpacesClient } from '../../lib/client';
-import { DeclaredInputs, hasTypedInputs } from '../shared/declared-inputs';
 import { requestPayload, resolveInputs } from '../shared/inputs';
-import { renderJobName } from '../shared/job-name-template';
 import type { NodeAPI, NodeMessage } from '../shared/node-red-types';
 import { type Outcome, respond } from '../shared/operation';
 import type { OperationContext } from '../shared/operation-node';
+import { DeclaredInputs, hasTypedInputs } from './declared-inputs';
+import { renderJobName } from './job-name-template';
 import { SUBMIT_INPUTS, type SubmitJobSettings } from './settings';
 
 const PAYLOAD_RULE =

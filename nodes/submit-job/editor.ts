@@ -1,6 +1,6 @@
-import type { WorkflowPicker } from '../shared/editor/workflow-picker';
 import { prepareDialog } from './editor/dialog';
 import { firstInputProblem, knownInputs } from './editor/inputs';
+import type { WorkflowPicker } from './editor/workflow-picker';
 
 interface SubmitJobNode extends EditorNodeInstance {
   workflowId: string;

@@ -128,7 +128,7 @@ describe('editor code: no HTML built from text it did not write', () => {
       expect.arrayContaining([
         'nodes/sidebar/editor/confirm.ts',
         'nodes/sidebar/editor/timeline.ts',
-        'nodes/shared/editor/workflow-picker.ts',
+        'nodes/submit-job/editor/workflow-picker.ts',
         'nodes/config/editor/test-connection.ts',
         'nodes/submit-job/editor/form.ts',
         'nodes/schedule/editor/window-list.ts',

@@ -11,7 +11,7 @@ import {
   type StartEvent,
 } from '../../lib/schedule/scheduler';
 import { JobFollower } from '../../lib/watch/job-follower';
-import { newerState, StateJournal, stateJournal } from '../../nodes/shared/state-journal';
+import { newerState, StateJournal, stateJournal } from '../../nodes/schedule/state-journal';
 import { ManualClock } from '../support/manual-clock';
 
 /**

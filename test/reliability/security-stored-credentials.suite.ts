@@ -203,9 +203,9 @@ describe('security: stored credentials go only to the deployed address', () => {
       }
     }
     expect(readers.sort()).toEqual([
+      'config/admin-routes.ts',
       'config/media-spaces-config.ts',
       'coordination/media-spaces-coordination.ts',
-      'shared/admin-routes.ts',
     ]);
   });
 

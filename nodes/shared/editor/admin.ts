@@ -1,4 +1,4 @@
-/** Calls to the admin endpoints of nodes/shared/admin-routes.ts, from the edit dialogs. */
+/** Calls to the admin endpoints of nodes/config/admin-routes.ts, from the edit dialogs. */
 
 export function postAdmin<T>(path: string, body: unknown): JQuery.jqXHR<T> {
   return $.ajax({

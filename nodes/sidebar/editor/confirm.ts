@@ -1,6 +1,6 @@
-import { noticeText } from '../../shared/editor/as-text';
 import type { ActionName, ActivitySnapshot, ScheduleView } from '../activity-types';
 import { postAction } from './api';
+import { noticeText } from './as-text';
 import { question } from './questions';
 
 const BUTTONS: Record<ActionName, string> = { pause: 'Pause', resume: 'Resume', start: 'Start now', skip: 'Skip' };

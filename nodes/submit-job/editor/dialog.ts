@@ -1,10 +1,10 @@
 import type { WorkflowInputs } from '../../../lib/schemas';
 import { adminErrorText, postAdmin } from '../../shared/editor/admin';
-import { createWorkflowPicker, type WorkflowPicker } from '../../shared/editor/workflow-picker';
 import { fillInputs } from './fill';
 import { buildForm } from './form';
 import { knownInputs } from './inputs';
 import { serverBody } from './server';
+import { createWorkflowPicker, type WorkflowPicker } from './workflow-picker';
 
 const server = () => $('#node-input-server').val();
 const currentWorkflow = () =>

@@ -52,7 +52,7 @@ export interface ProbeSetup {
   accessToken?: string;
   /**
    * Per area, why it has no credential although the dialog asked for the stored
-   * one: the settings differ from the deployed ones (nodes/shared/stored-credentials.ts).
+   * one: the settings differ from the deployed ones (stored-credentials.ts).
    * Such an area is not probed: nothing is sent to the address named.
    */
   refused?: { workflow?: string; liveCapture?: string };

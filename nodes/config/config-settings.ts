@@ -1,7 +1,7 @@
 import type { ClientConfig } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
 import { checkBaseUrl, UUID_PATTERN, UUID_RULE } from '../../lib/rules';
-import { configLabel } from '../config/labels';
+import { configLabel } from './labels';
 
 /**
  * The config node's properties as the editor stores them (strings from text
@@ -38,7 +38,7 @@ export interface ParsedConfig {
 
 export function parseConfig(fields: ConfigFields, credentials: Credentials): ParsedConfig {
   // the zod schema loads with the first config node or dialog test, not at Node-RED start
-  const { readConfigSettings } = require('../config/settings') as typeof import('../config/settings');
+  const { readConfigSettings } = require('./settings') as typeof import('./settings');
   const { settings, problems } = readConfigSettings({ ...fields });
   const warnings: string[] = [];
   checkUrl('workflowUrl', settings.workflowUrl, true, problems, warnings);

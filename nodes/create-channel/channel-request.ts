@@ -1,6 +1,6 @@
 import { expectedPropertiesText, recordingFlag } from '../../lib/channel-fields';
-import { requestPayload } from './inputs';
-import { wholeNumber } from './message-fields';
+import { requestPayload } from '../shared/inputs';
+import { wholeNumber } from '../shared/message-fields';
 
 /**
  * The create-channel request from the node's settings (as the editor stores

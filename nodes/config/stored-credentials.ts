@@ -55,7 +55,7 @@ export function isStoredCredentialSource(node: unknown): node is StoredCredentia
 /** The areas' targets of a config node's properties (deployed, or as a dialog sends them). */
 export function credentialTargets(fields: Record<string, unknown>): CredentialTargets {
   // zod loads with the first config node or dialog request, not at Node-RED start
-  const { readConfigSettings } = require('../config/settings') as typeof import('../config/settings');
+  const { readConfigSettings } = require('./settings') as typeof import('./settings');
   const { settings, problems } = readConfigSettings(fields);
   const targets = targetsOf(settings);
   // a bad prefix reads as the default one: not the prefix the credential was deployed with

@@ -1,4 +1,4 @@
-import type { NodeAPI, NodeMessage } from './node-red-types';
+import type { NodeAPI, NodeMessage } from '../shared/node-red-types';
 
 /**
  * One message per array element, with `msg.parts` as the core split node

@@ -4,11 +4,11 @@ import { createClient, type MediaSpacesClient } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
 import { isPlainObject } from '../../lib/guards';
 import { FRAME_RATES, TYPECODES } from '../../lib/rules';
+import type { HttpRequest, HttpResponse, NodeAPI, RequestHandler } from '../shared/node-red-types';
+import { READ_PERMISSION, requirePermission, WRITE_PERMISSION } from '../shared/permission';
+import { clientFor } from '../shared/server-client';
 import { type Credentials, configError, parseConfig, tokenExpiry } from './config-settings';
 import { type ProbeSetup, probeConnection } from './connection-probe';
-import type { HttpRequest, HttpResponse, NodeAPI, RequestHandler } from './node-red-types';
-import { READ_PERMISSION, requirePermission, WRITE_PERMISSION } from './permission';
-import { clientFor } from './server-client';
 import {
   isStoredCredentialSource,
   refusalSentence,
@@ -213,7 +213,7 @@ function storedSource(RED: NodeAPI, id: unknown): StoredCredentialSource | undef
 function probeSetup(RED: NodeAPI, body: unknown): ProbeSetup {
   if (!isPlainObject(body)) throw MediaSpacesError.invalidInput('the request body must be a JSON object');
   // zod loads when the dialog first asks, not at Node-RED start
-  const { readConfigSettings } = require('../config/settings') as typeof import('../config/settings');
+  const { readConfigSettings } = require('./settings') as typeof import('./settings');
   const { settings } = readConfigSettings(body);
   const { credentials, refused } = dialogCredentials(RED, body);
   const test = 'test another address';

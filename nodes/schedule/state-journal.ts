@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isPlainObject } from '../../lib/guards';
-import { safeId } from './node-state';
+import { safeId } from '../shared/node-state';
 
 /**
  * A synchronous copy of a node's saved state in a file of its own.

@@ -1,5 +1,5 @@
 import { MediaSpacesError } from '../../lib/errors';
-import type { NodeAPI, NodeMessage } from './node-red-types';
+import type { NodeAPI, NodeMessage } from '../shared/node-red-types';
 
 const PLACEHOLDER = /\{\{\s*msg\.([^{}]+?)\s*\}\}/g;
 
