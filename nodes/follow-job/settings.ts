@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { POLL_LABELS, pollTimingFields, wholeSetting } from '../shared/poll-settings';
+import { POLL_LABELS, pollTimingFields, wholeSetting } from '../shared/poll-settings-old';
 
 /** The follow-job node's settings, as the editor stores them. */
 export const followJobSettings = z.object({

@@ -10,7 +10,7 @@ export async function listWorkflows(
   msg: NodeMessage,
   { RED, node, settings, client, signal }: OperationContext<ListWorkflowsSettings>,
 ): Promise<Outcome> {
-  const { status, maxResults, pageToken } = await resolveInputs(RED, node, msg, settings, LIST_INPUTS);
+  const { statusFilter: status, maxResults, pageToken } = await resolveInputs(RED, node, msg, settings, LIST_INPUTS);
   if (settings.mode === 'page') {
     const response = await client.listWorkflows({ status, maxResults, pageToken, signal });
     const { workflows, next_page_token } = response.data;

@@ -1,26 +1,19 @@
-import { isMaxResults, WORKFLOW_STATUSES } from '../../lib/rules';
-import { MODES } from './modes';
+import { WORKFLOW_STATUSES } from '../../lib/rules';
+import { type DialogDefaults, type FieldNode, fieldDefaults } from '../shared/editor/field-defaults';
+import { FIELDS } from './fields';
 
-interface ListWorkflowsNode extends EditorNodeInstance {
-  statusFilter: string;
-  maxResults: string;
-  mode: (typeof MODES)[number];
-}
+const field = fieldDefaults(FIELDS);
 
-RED.nodes.registerType<ListWorkflowsNode>('media-spaces-list-workflows', {
+RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-list-workflows', {
   category: 'media spaces',
   color: '#8FBCE6',
   defaults: {
     name: { value: '' },
-    server: { value: '', type: 'media-spaces-config', required: true },
-    // not "status": the editor keeps the node's runtime status there
-    statusFilter: { value: '' },
-    maxResults: {
-      value: '',
-      validate: (v) => v === '' || v === undefined || (/^\d+$/.test(String(v)) && isMaxResults(Number(v))),
-    },
-    mode: { value: MODES[0] },
-  },
+    server: field.server,
+    statusFilter: field.statusFilter,
+    maxResults: field.maxResults,
+    mode: field.mode,
+  } satisfies DialogDefaults<typeof FIELDS>,
   inputs: 1,
   outputs: 1,
   icon: 'media-spaces-list.svg',

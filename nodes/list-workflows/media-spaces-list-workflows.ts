@@ -11,12 +11,14 @@ export = function register(RED: NodeAPI): void {
     // required on first deploy, not at Node-RED start
     const { runOperationNode } = require('../shared/operation-node') as typeof import('../shared/operation-node');
     const { listWorkflows } = require('./controller') as typeof import('./controller');
-    const { ListWorkflowsSettings, SETTING_LABELS } = require('./settings') as typeof import('./settings');
+    const { dialogLabels } = require('../shared/settings') as typeof import('../shared/settings');
+    const { FIELDS } = require('./fields') as typeof import('./fields');
+    const { ListWorkflowsSettings } = require('./settings') as typeof import('./settings');
     runOperationNode(RED, this, def, {
       context: 'List workflows',
       area: 'workflow',
       settings: ListWorkflowsSettings,
-      labels: SETTING_LABELS,
+      labels: dialogLabels(RED, def.type, FIELDS),
       perform: listWorkflows,
     });
   }

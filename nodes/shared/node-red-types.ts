@@ -63,6 +63,8 @@ export interface HttpResponse {
 export type RequestHandler = (req: HttpRequest, res: HttpResponse, next: () => void) => void;
 
 export interface NodeAPI {
+  /** The node set's message catalogue (its locales/), as the editor has it. */
+  _?(key: string, substitutions?: Record<string, unknown>): string;
   nodes: {
     createNode(node: object, def: NodeDef): void;
     registerType<T extends Node>(

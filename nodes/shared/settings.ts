@@ -1,43 +1,142 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { MediaSpacesError } from '../../lib/errors';
-import type { NodeDef } from './node-red-types';
+import { defaultType, type Field, type FieldTable, type FieldValue, type SettingKey, type TypeKey } from './fields';
+import type { InputMap, InputSpec } from './inputs';
+import type { NodeAPI, NodeDef } from './node-red-types';
 
 /**
- * A node's settings read through its zod schema, the one source of their
- * types, defaults, bounds and enums. The editor stores numbers and booleans as
- * text, so schemas use `z.coerce` (or preprocess) where a text box feeds a
- * number. A bad setting is refused with one error naming each field the way
- * the edit dialog labels it (`labels`), never with zod's own wording of paths.
+ * What the runtime derives from a node's field table (nodes/shared/fields.ts):
+ * the zod schema of its settings, the map of msg overrides, the dialog's
+ * labels, and the one way a bad setting is read.
  */
-export function parseSettings<S extends z.ZodType>(
-  schema: S,
-  def: NodeDef,
-  labels: Partial<Record<string, string>> = {},
-): z.infer<S> {
-  const result = schema.safeParse(def);
-  if (result.success) return result.data;
-  const fieldErrors: Record<string, string> = {};
-  for (const issue of result.error.issues) {
-    const key = issue.path.map(String).join('.') || 'settings';
-    fieldErrors[labels[key] ?? key] ??= issue.message;
+
+/** The schema of one stored setting: its field's rule. */
+function fieldSchema<T>(field: Field<T>): z.ZodType<T> {
+  return z.unknown().transform((stored, ctx): T => {
+    const read = field.rule.read(stored);
+    if (read.ok) return read.value;
+    ctx.addIssue({ code: 'custom', message: read.rule });
+    return z.NEVER;
+  });
+}
+
+/** A setting missing from the stored node (a flow saved before the field existed) reads as the field's default. */
+function withDefaults(fields: FieldTable, stored: unknown): unknown {
+  if (typeof stored !== 'object' || stored === null) return stored;
+  const filled: Record<string, unknown> = { ...stored };
+  for (const [key, field] of Object.entries(fields)) {
+    if (field.value !== undefined && filled[key] === undefined) filled[key] = field.value;
   }
-  const list = Object.entries(fieldErrors).map(([field, message]) => `${field}: ${message}`);
-  throw MediaSpacesError.invalidInput(`The node's settings are not valid: ${list.join('; ')}`, fieldErrors);
+  return filled;
+}
+
+export type SettingsOf<F extends FieldTable> = {
+  [K in SettingKey<F>]: F[K] extends { types: readonly string[] } ? unknown : FieldValue<F[K]>;
+} & { [K in TypeKey<F>]?: string };
+
+/** The runtime's schema of the node's settings, from its field table. */
+export function settingsSchema<F extends FieldTable>(fields: F): z.ZodType<SettingsOf<F>> {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [key, field] of Object.entries(fields)) {
+    if (field.value === undefined) continue;
+    shape[key] = field.types ? z.unknown() : fieldSchema(field);
+    if (field.types) shape[`${key}Type`] = z.string().optional();
+  }
+  // the shape is built key by key; the table's types are what it gives
+  return z.preprocess((stored) => withDefaults(fields, stored), z.object(shape)).pipe(z.custom<SettingsOf<F>>());
+}
+
+/** Which msg property overrides which setting, and which inputs only a message gives. */
+export function inputMap<F extends FieldTable>(fields: F): { [K in keyof F]: InputSpec<z.ZodType<FieldValue<F[K]>>> } {
+  const map: InputMap = {};
+  for (const [key, field] of Object.entries(fields)) {
+    if (field.message === undefined && !field.types) continue;
+    map[key] = {
+      message: field.message,
+      setting: field.value === undefined ? undefined : key,
+      typeField: field.types ? `${key}Type` : undefined,
+      defaultType: defaultType(field),
+      schema: fieldSchema(field),
+    };
+  }
+  return map as { [K in keyof F]: InputSpec<z.ZodType<FieldValue<F[K]>>> };
 }
 
 /**
- * parseSettings for an operation node: a bad setting is kept as the error, so
- * that each message fails with the reason instead of the deploy failing.
+ * How errors and warnings name each setting: the msg property that overrides
+ * it (the name flows and the service use), else its label in the dialog (the
+ * node's catalogue, `<type>.label.<label>`), else its key.
  */
+export function dialogLabels(
+  RED: Pick<NodeAPI, '_'> | undefined,
+  type: string,
+  fields: FieldTable,
+): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const [key, field] of Object.entries(fields)) {
+    const id = `${type}.label.${field.label ?? key}`;
+    const text = field.message === undefined ? RED?._?.(id) : undefined;
+    labels[key] =
+      field.message ?? (typeof text === 'string' && text !== '' && !text.endsWith(id) ? text : (field.label ?? key));
+  }
+  return labels;
+}
+
+/**
+ * The one way a node reads its settings: each through its field's schema; one
+ * that breaks its rule is named in `problems` by its dialog label and read as
+ * its default. What the node does about problems follows from what it is: a
+ * node that acts on messages refuses each with them (settingsOrError), a node
+ * that runs on its own warns once and runs on the defaults (settingsWithWarnings).
+ */
+export function readSettings<S extends z.ZodType>(
+  schema: S,
+  def: Record<string, unknown>,
+  labels: Partial<Record<string, string>> = {},
+): { settings: z.infer<S>; problems: Record<string, string> } {
+  const first = schema.safeParse(def);
+  if (first.success) return { settings: first.data, problems: {} };
+  const problems: Record<string, string> = {};
+  const cleaned: Record<string, unknown> = { ...def };
+  for (const issue of first.error.issues) {
+    const key = String(issue.path[0] ?? 'settings');
+    problems[labels[key] ?? key] ??= issue.message;
+    delete cleaned[key];
+  }
+  const second = schema.safeParse(cleaned);
+  if (!second.success) throw invalidSettings(problems);
+  return { settings: second.data, problems };
+}
+
+function invalidSettings(problems: Record<string, string>): MediaSpacesError {
+  const list = Object.entries(problems).map(([field, message]) => `${field}: ${message}`);
+  return MediaSpacesError.invalidInput(`The node's settings are not valid: ${list.join('; ')}`, problems);
+}
+
+/** For a node acting on messages: the settings, or the error naming each bad one, which fails every message. */
 export function settingsOrError<S extends z.ZodType>(
   schema: S,
   def: NodeDef,
   labels: Partial<Record<string, string>> = {},
 ): z.infer<S> | MediaSpacesError {
   try {
-    return parseSettings(schema, def, labels);
+    const { settings, problems } = readSettings(schema, def, labels);
+    return Object.keys(problems).length > 0 ? invalidSettings(problems) : settings;
   } catch (error) {
+    // a node-level check after the fields' own (create channel's request) names its field itself
     if (error instanceof MediaSpacesError) return error;
     throw error;
   }
+}
+
+/** For a node running on its own: each bad setting warned about by its label, and its default used. */
+export function settingsWithWarnings<S extends z.ZodType>(
+  schema: S,
+  def: NodeDef,
+  labels: Partial<Record<string, string>>,
+  warn: (text: string) => void,
+): z.infer<S> {
+  const { settings, problems } = readSettings(schema, def, labels);
+  for (const [label, rule] of Object.entries(problems)) warn(`${label}: ${rule}; using the default`);
+  return settings;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WORKFLOW_STATUSES } from '../../lib/rules';
-import { POLL_LABELS, pollTimingFields } from '../shared/poll-settings';
+import { POLL_LABELS, pollTimingFields } from '../shared/poll-settings-old';
 
 /** The watch-workflows node's settings, as the editor stores them. */
 export const watchWorkflowsSettings = z.object({

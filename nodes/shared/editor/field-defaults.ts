@@ -1,0 +1,63 @@
+import {
+  defaultType,
+  type Field,
+  type FieldTable,
+  type SettingKey,
+  type TypedInputType,
+  type TypeKey,
+} from '../fields';
+
+/**
+ * The editor's `defaults` entries of a node's fields, from the same table the
+ * runtime reads its settings with: the default value, the config node type,
+ * `required`, and a validator returning the field's rule in words (shown by
+ * Node-RED beside the red field). A typed input gets its `<key>Type` entry too.
+ */
+export type FieldDefaults<F extends FieldTable> = Record<SettingKey<F> | TypeKey<F>, EditorNodeProperty>;
+
+/**
+ * What every dialog's `defaults` holds: `name` and one entry per field. Used
+ * with `satisfies` on the inline object (the Flow Library's checker reads the
+ * keys from the source), so a field missing from the dialog does not compile.
+ */
+export type DialogDefaults<F extends FieldTable> = Record<'name' | SettingKey<F> | TypeKey<F>, EditorNodeProperty>;
+
+/** The node as the dialog holds it: each field as the dialog stores it. */
+export type FieldNode<F extends FieldTable> = EditorNodeInstance & {
+  [K in SettingKey<F>]: F[K]['value'] extends boolean ? boolean : string;
+} & { [K in TypeKey<F>]: TypedInputType | '' };
+
+function validator(key: string, field: Field): EditorNodeProperty['validate'] {
+  if (field.types) {
+    const typed = RED.validators.typedInput(`${key}Type`);
+    const fallbackType = defaultType(field);
+    return function (this: EditorNodeInstance, value, opt) {
+      const valid = typed.call(this, value, opt);
+      if (valid !== true) return valid;
+      const type = this[`${key}Type`] || fallbackType;
+      if (type !== 'str') return true;
+      const read = field.rule.read(value);
+      return read.ok || read.rule;
+    };
+  }
+  if (field.node) return undefined;
+  return (value) => {
+    const read = field.rule.read(value);
+    return read.ok || read.rule;
+  };
+}
+
+export function fieldDefaults<F extends FieldTable>(fields: F): FieldDefaults<F> {
+  const defaults: Record<string, EditorNodeProperty> = {};
+  for (const [key, field] of Object.entries(fields)) {
+    if (field.value === undefined) continue;
+    const property: EditorNodeProperty = { value: field.value };
+    if (field.node) property.type = field.node;
+    if (field.required !== undefined) property.required = field.required;
+    const validate = validator(key, field);
+    if (validate) property.validate = validate;
+    defaults[key] = property;
+    if (field.types) defaults[`${key}Type`] = { value: defaultType(field) };
+  }
+  return defaults as FieldDefaults<F>;
+}
