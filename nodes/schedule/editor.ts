@@ -1,40 +1,34 @@
-import { ID_PATTERN } from '../../lib/schedule/ids';
 import { isValidTimeZone } from '../../lib/schedule/tz';
+import { type DialogDefaults, fieldDefaults } from '../shared/editor/field-defaults';
 import { prepareDialog, resizeDialog, windowsToSave } from './editor/dialog';
 import type { ScheduleEditorNode } from './editor/types';
-import { isScheduleSource } from './sources';
+import { FIELDS } from './fields';
 
-const DEFAULT_YAML = `timezone: Europe/London
-windows:
-  - id: evening-news
-    name: Evening news
-    cron: "0 18 * * mon-fri"
-    duration: 1h30m
-    channel:
-      tags: [news]
-`;
+const field = fieldDefaults(FIELDS);
 
 RED.nodes.registerType<ScheduleEditorNode>('media-spaces-schedule', {
   category: 'media spaces',
   color: '#8FBCE6',
   defaults: {
     name: { value: '' },
-    source: { value: 'yaml', validate: (v) => isScheduleSource(v) },
-    yaml: { value: DEFAULT_YAML },
+    source: field.source,
+    yaml: field.yaml,
     file: {
-      value: '',
+      ...field.file,
+      // the one check across fields: a file source needs a file
       validate(v) {
         return this.source !== 'file' || (typeof v === 'string' && v.trim() !== '');
       },
     },
-    windows: { value: [] },
-    // the same rules as the runtime's: an id that goes into slot keys, an IANA zone
-    scheduleId: { value: '', validate: (v) => !v || (typeof v === 'string' && ID_PATTERN.test(v)) },
-    timezone: { value: '', validate: (v) => !v || isValidTimeZone(String(v).trim()) },
-    catchUp: { value: true },
-    server: { value: '', type: 'media-spaces-config', required: false },
-    coordination: { value: '', type: 'media-spaces-coordination', required: false },
-  },
+    windows: field.windows,
+    scheduleId: field.scheduleId,
+    // stricter than the runtime, which leaves the zone's name to the library (it refuses an unknown zone)
+    timezone: { ...field.timezone, validate: (v) => !v || isValidTimeZone(String(v).trim()) },
+    catchUp: field.catchUp,
+    server: field.server,
+    coordination: field.coordination,
+    watchInterval: field.watchInterval,
+  } satisfies DialogDefaults<typeof FIELDS>,
   inputs: 1,
   outputs: 3,
   icon: 'media-spaces-schedule.svg',

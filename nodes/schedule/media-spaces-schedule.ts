@@ -16,13 +16,14 @@ export = function register(RED: ScheduleAPI): void {
     RED.nodes.createNode(this, def);
     // required on first deploy, not at Node-RED start: a flow without a schedule never loads yaml or node-cron
     const { asMediaSpacesError, failMessage } = require('../shared/failure') as typeof import('../shared/failure');
-    const { settingsWithWarnings } = require('../shared/settings') as typeof import('../shared/settings');
+    const { dialogLabels, settingsWithWarnings } = require('../shared/settings') as typeof import('../shared/settings');
+    const { FIELDS } = require('./fields') as typeof import('./fields');
     const { ScheduleController } = require('./controller') as typeof import('./controller');
     const { scheduleSettingsSchema } = require('./settings') as typeof import('./settings');
     const controller = new ScheduleController(
       RED,
       this,
-      settingsWithWarnings(scheduleSettingsSchema, def, {}, (text) => this.warn(text)),
+      settingsWithWarnings(scheduleSettingsSchema, def, dialogLabels(RED, def.type, FIELDS), (text) => this.warn(text)),
     );
 
     this.on('input', (msg, send, done) => {

@@ -23,7 +23,12 @@ export interface Field<T = unknown> {
    * The editor's default for a new node, also read when a flow saved before
    * the field existed lacks it. Omitted for an input only a message gives.
    */
-  value?: string | number | boolean;
+  value?: string | number | boolean | readonly unknown[];
+  /**
+   * What a stored node lacking the field reads as, where that must differ from
+   * a new node's default (a feature new nodes get but older flows must not).
+   */
+  missing?: string | number | boolean;
   rule: Rule<T>;
   /** The key of the dialog's label in the node's catalogue, `<node type>.label.<label>`; the key when omitted. */
   label?: string;
@@ -46,7 +51,7 @@ export type FieldValue<F> = F extends Field<infer T> ? T : never;
 
 /** The keys of the fields the dialog stores (every field but the message-only inputs). */
 export type SettingKey<F extends FieldTable> = {
-  [K in keyof F]: F[K] extends { value: string | number | boolean } ? K : never;
+  [K in keyof F]: F[K] extends { value: string | number | boolean | readonly unknown[] } ? K : never;
 }[keyof F] &
   string;
 

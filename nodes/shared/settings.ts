@@ -25,7 +25,7 @@ function withDefaults(fields: FieldTable, stored: unknown): unknown {
   if (typeof stored !== 'object' || stored === null) return stored;
   const filled: Record<string, unknown> = { ...stored };
   for (const [key, field] of Object.entries(fields)) {
-    if (field.value !== undefined && filled[key] === undefined) filled[key] = field.value;
+    if (field.value !== undefined && filled[key] === undefined) filled[key] = field.missing ?? field.value;
   }
   return filled;
 }

@@ -120,6 +120,6 @@ export function resizeDialog(node: ScheduleEditorNode, size: { height: number })
 }
 
 /** The windows to save: the open list's, else those the node had. */
-export function windowsToSave(node: ScheduleEditorNode): WindowModel[] | unknown {
+export function windowsToSave(node: ScheduleEditorNode): unknown[] {
   return node._readWindows ? node._readWindows() : node.windows;
 }

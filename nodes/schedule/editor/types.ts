@@ -1,13 +1,10 @@
-/** The schedule node as the editor holds it (its settings, plus what the open dialog keeps). */
-export interface ScheduleEditorNode extends EditorNodeInstance {
-  source: string;
-  yaml: string;
-  file: string;
-  windows: unknown;
-  scheduleId: string;
-  timezone: string;
-  /** the media-spaces-coordination node's id; '' for this instance alone */
-  coordination: string;
+import type { FieldNode } from '../../shared/editor/field-defaults';
+import type { FIELDS } from '../fields';
+
+/** The schedule node as the editor holds it (its fields, plus what the open dialog keeps). */
+export type ScheduleEditorNode = FieldNode<typeof FIELDS> & ScheduleDialogState;
+
+interface ScheduleDialogState {
   yamlEditor?: ReturnType<EditorRED['editor']['createEditor']>;
   /** Node-RED's translation of a label key (set on every node in the editor) */
   _(key: string): string;

@@ -24,7 +24,11 @@ export type DialogDefaults<F extends FieldTable> = Record<'name' | SettingKey<F>
 
 /** The node as the dialog holds it: each field as the dialog stores it. */
 export type FieldNode<F extends FieldTable> = EditorNodeInstance & {
-  [K in SettingKey<F>]: F[K]['value'] extends boolean ? boolean : string;
+  [K in SettingKey<F>]: F[K]['value'] extends boolean
+    ? boolean
+    : F[K]['value'] extends readonly unknown[]
+      ? unknown[]
+      : string;
 } & { [K in TypeKey<F>]: TypedInputType | '' };
 
 function validator(key: string, field: Field): EditorNodeProperty['validate'] {

@@ -1,0 +1,58 @@
+import { ID_PATTERN } from '../../lib/schedule/ids';
+import {
+  anything,
+  coordinationField,
+  fieldTable,
+  flag,
+  matching,
+  oneOf,
+  optional,
+  rule,
+  serverField,
+  textOrEmpty,
+} from '../shared/fields';
+import { SCHEDULE_SOURCES } from './sources';
+
+export const DEFAULT_YAML = `timezone: Europe/London
+windows:
+  - id: evening-news
+    name: Evening news
+    cron: "0 18 * * mon-fri"
+    duration: 1h30m
+    channel:
+      tags: [news]
+`;
+
+const ID_RULE = 'must be 1 to 64 letters, digits, _ . - (starting with a letter or digit)';
+const isId = (value: unknown): value is string => typeof value === 'string' && ID_PATTERN.test(value.trim());
+
+/** fs.watchFile polls: below 20 ms it would spin. */
+const WATCH_RULE = 'must be a number of ms, 20 or more';
+const watchInterval = rule(WATCH_RULE, (value) => {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof n === 'number' && Number.isFinite(n) && n >= 20
+    ? { ok: true, value: n }
+    : { ok: false, rule: WATCH_RULE };
+});
+
+/**
+ * The schedule node's fields. A bad one is warned about and read as its
+ * default rather than failing the node: a schedule that does not run because
+ * of a stray setting would miss recordings. The time zone's name is left to
+ * the library, which refuses an unknown zone with the schedule's other
+ * problems (a schedule must not run in a zone it was not given).
+ */
+export const FIELDS = fieldTable({
+  source: { value: 'yaml', rule: oneOf(SCHEDULE_SOURCES) },
+  // a node stored without YAML has no windows; only a new node starts with the example
+  yaml: { value: DEFAULT_YAML, missing: '', rule: textOrEmpty() },
+  file: { value: '', rule: textOrEmpty({ trim: true }) },
+  windows: { value: [], rule: anything() },
+  scheduleId: { value: '', rule: optional(matching(isId, ID_RULE)) },
+  timezone: { value: '', rule: textOrEmpty({ trim: true }) },
+  // only an explicit false turns it off (the check box stores a boolean, old flows 'true'/'false')
+  catchUp: { value: true, rule: flag(true) },
+  server: { ...serverField, required: false },
+  coordination: coordinationField,
+  watchInterval: { value: 1000, rule: watchInterval },
+});
