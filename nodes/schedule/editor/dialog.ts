@@ -1,6 +1,6 @@
 import type { PreviewResponse } from '../../../lib/schedule/preview-response';
 import { type PreviewBody, renderPreview, requestPreview } from './preview';
-import type { ScheduleEditorNode, WindowModel } from './types';
+import type { ScheduleEditorNode } from './types';
 import { createWindowList, type WindowList, zoneCheck } from './window-list';
 import { yamlFromList } from './yaml-switch';
 
