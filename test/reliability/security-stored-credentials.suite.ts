@@ -202,11 +202,7 @@ describe('security: stored credentials go only to the deployed address', () => {
           readers.push(`${dir.name}/${name}`);
       }
     }
-    expect(readers.sort()).toEqual([
-      'config/admin-routes.ts',
-      'config/controller.ts',
-      'coordination/controller.ts',
-    ]);
+    expect(readers.sort()).toEqual(['config/admin-routes.ts', 'config/controller.ts', 'coordination/controller.ts']);
   });
 
   it('sends no stored credential to the address the caller names, on every route, with the placeholder and without it', async () => {
