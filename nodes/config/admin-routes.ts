@@ -1,9 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createClient, type MediaSpacesClient } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
 import { isPlainObject } from '../../lib/guards';
-import { FRAME_RATES, TYPECODES } from '../../lib/rules';
 import type { HttpRequest, HttpResponse, NodeAPI, RequestHandler } from '../shared/node-red-types';
 import { READ_PERMISSION, requirePermission, WRITE_PERMISSION } from '../shared/permission';
 import { clientFor } from '../shared/server-client';
@@ -17,9 +14,8 @@ import {
 } from './stored-credentials';
 
 /**
- * Editor endpoints of the config node: "test connection", the workflow list
- * and declared inputs that fill the submit-job dialog, and the typecode rules
- * its inputs form checks values with. Each service call takes either a
+ * Editor endpoints of the config node: "test connection", and the workflow
+ * list and declared inputs that fill the submit-job dialog. Each takes either a
  * deployed config node's id (GET ?server=) or the dialog's unsaved fields
  * (POST), because users test and pick workflows before their first deploy.
  *
@@ -41,18 +37,6 @@ export function registerAdminRoutes(RED: NodeAPI): void {
     write,
     answer((req) => probeConnection(probeSetup(RED, req.body))),
   );
-
-  RED.httpAdmin.get('/media-spaces/typecodes.js', read, (_req, res) => {
-    try {
-      const script = browserTypecodes();
-      res.set('Content-Type', 'application/javascript; charset=utf-8');
-      res.send(script);
-    } catch (error) {
-      res
-        .status(500)
-        .json({ error: { code: 'server_error', message: `typecode rules unavailable: ${String(error)}` } });
-    }
-  });
 
   RED.httpAdmin.get(
     '/media-spaces/workflows',
@@ -81,32 +65,6 @@ export function registerAdminRoutes(RED: NodeAPI): void {
       ),
     ),
   );
-}
-
-let typecodesScript: string | undefined;
-
-/**
- * The library's own typecode rules (lib/typecodes, compiled) as one script
- * expression for the editor, so the inputs form checks a value as it is
- * typed with exactly the rules the runtime applies, not a copy of them. The
- * module's only import is two constant lists of lib/rules, supplied here.
- */
-export function browserTypecodes(): string {
-  if (typecodesScript === undefined) {
-    const source = readFileSync(join(__dirname, '..', '..', 'lib', 'typecodes.js'), 'utf8');
-    const schemas = JSON.stringify({ FRAME_RATES, TYPECODES });
-    typecodesScript = `(function () {
-var module = { exports: {} };
-var exports = module.exports;
-var require = function (name) {
-  if (name === './rules') return ${schemas};
-  throw new Error('media-spaces typecodes: unexpected import ' + name);
-};
-${source}
-return module.exports;
-})()`;
-  }
-  return typecodesScript;
 }
 
 /** Every workflow of the space, all pages, reduced to what a dropdown shows. */

@@ -2,14 +2,42 @@ import { MediaSpacesError } from '../../lib/errors';
 import { isPlainObject } from '../../lib/guards';
 import type { RetryNotice } from '../../lib/transport';
 import { resolveInputs } from '../shared/inputs';
-import type { NodeMessage } from '../shared/node-red-types';
-import { type Outcome, respond } from '../shared/operation';
-import type { OperationContext } from '../shared/operation-node';
+import type { Node, NodeAPI, NodeDef, NodeMessage } from '../shared/node-red-types';
+import { type OperationContext, type Outcome, respond, runOperationNode } from '../shared/operation';
 import { failureStatus } from '../shared/request-status';
 import { reportStart } from '../shared/slot-starts';
 import { channelRequest } from './channel-request';
-import { CREATE_INPUTS, type CreateChannelSettings } from './settings';
-import type { ChannelStateWatch } from './state-watch';
+import { CREATE_INPUTS, CreateChannelSettings, WatchSettings } from './settings';
+import { ChannelStateWatch } from './state-watch';
+
+/** How often a created channel's state is read, and for how long at most. */
+const WATCH_INTERVAL_MS = 1000;
+const WATCH_LIMIT_MS = 120_000;
+
+/** The node's runtime, from its deploy on; with "Show state", a watch of each created channel. */
+export function start(RED: NodeAPI, node: Node & { send(msg: unknown): void }, def: NodeDef): void {
+  const watched = WatchSettings.safeParse(def);
+  let watch: ChannelStateWatch | undefined;
+  if (watched.success && watched.data.watchState) {
+    watch = new ChannelStateWatch({
+      intervalMs: WATCH_INTERVAL_MS,
+      limitMs: WATCH_LIMIT_MS,
+      send: (msg) => node.send([null, msg]),
+      status: (status) => node.status(status),
+      warn: (text) => node.warn(text),
+    });
+  }
+  runOperationNode(RED, node, def, {
+    context: 'Create channel',
+    area: 'liveCapture',
+    settings: CreateChannelSettings,
+    perform: (msg, ctx) => createChannel(msg, ctx, watch),
+  });
+  node.on('close', (_removed, done) => {
+    watch?.close();
+    done();
+  });
+}
 
 /** The schedule slot a start message is for: its key, its start and its end (the deadline), epoch ms. */
 interface ScheduledSlot {

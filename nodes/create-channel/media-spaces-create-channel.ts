@@ -1,9 +1,4 @@
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
-import type { ChannelStateWatch } from './state-watch';
-
-/** How often a created channel's state is read, and for how long at most. */
-const WATCH_INTERVAL_MS = 1000;
-const WATCH_LIMIT_MS = 120_000;
 
 /**
  * media-spaces-create-channel: creates a recording channel from the node's
@@ -15,31 +10,8 @@ export = function register(RED: NodeAPI): void {
   function CreateChannelNode(this: Node & { send(msg: unknown): void }, def: NodeDef): void {
     RED.nodes.createNode(this, def);
     // required on first deploy, not at Node-RED start
-    const { createChannel } = require('./controller') as typeof import('./controller');
-    const { runOperationNode } = require('../shared/operation-node') as typeof import('../shared/operation-node');
-    const { CreateChannelSettings, WatchSettings } = require('./settings') as typeof import('./settings');
-    const watched = WatchSettings.safeParse(def);
-    let watch: ChannelStateWatch | undefined;
-    if (watched.success && watched.data.watchState) {
-      const { ChannelStateWatch } = require('./state-watch') as typeof import('./state-watch');
-      watch = new ChannelStateWatch({
-        intervalMs: WATCH_INTERVAL_MS,
-        limitMs: WATCH_LIMIT_MS,
-        send: (msg) => this.send([null, msg]),
-        status: (status) => this.status(status),
-        warn: (text) => this.warn(text),
-      });
-    }
-    runOperationNode(RED, this, def, {
-      context: 'Create channel',
-      area: 'liveCapture',
-      settings: CreateChannelSettings,
-      perform: (msg, ctx) => createChannel(msg, ctx, watch),
-    });
-    this.on('close', (_removed, done) => {
-      watch?.close();
-      done();
-    });
+    const { start } = require('./controller') as typeof import('./controller');
+    start(RED, this, def);
   }
   RED.nodes.registerType('media-spaces-create-channel', CreateChannelNode);
 };

@@ -2,23 +2,18 @@ import type { MediaSpacesClient } from '../../lib/client';
 import { isPlainObject } from '../../lib/guards';
 import type { WorkflowJob } from '../../lib/schemas';
 import { JobFollower, type JobWaiter, type PersistedJob, serializableOrSelf, toSerializable } from '../../lib/watch';
-import { findCoordination } from '../coordination/coordination-provider';
-import type { DoneFunction, NodeAPI, NodeMessage, NodeStatus } from '../shared/node-red-types';
+import { findCoordination } from '../shared/coordination-provider';
+import type { DoneFunction, NodeAPI, NodeContext, NodeDef, NodeMessage, NodeStatus } from '../shared/node-red-types';
 import { Handover } from '../shared/node-state';
-import {
-  errorStatus,
-  failWith,
-  messageTimeout,
-  type NodeContext,
-  type PollNode,
-  retryStatus,
-} from '../shared/poll-node';
-import { pollTiming } from '../shared/poll-settings';
-import type { StatusBoard } from '../shared/status-board';
+import { closeWith, errorStatus, failWith, messageTimeout, type PollNode, retryStatus } from '../shared/poll-node';
+import { pollTiming, readPollSettings } from '../shared/poll-settings';
+import { clientFor } from '../shared/server-client';
+import { StatusBoard } from '../shared/status-board';
 import { followerHost, JobCoordination } from './job-coordination';
 import { describeJob, type JobRef, jobFailure, jobRef } from './job-message';
 import { ReportedJobs, type ReportedRecord } from './reported-jobs';
-import type { FollowJobSettings } from './settings';
+import { FOLLOW_JOB_LABELS, type FollowJobSettings, followJobSettings } from './settings';
+
 import { FollowJobSidebar } from './sidebar-report';
 
 /** Node context keys of the followed jobs and of the jobs reported lately. */
@@ -317,4 +312,15 @@ export class FollowJobController {
 function doneOf(w: Waiter): DoneFunction | undefined {
   const handle = w.handle;
   return typeof handle === 'function' ? handle : handle?.done;
+}
+
+/** The node's runtime, from its deploy on. */
+export function start(RED: NodeAPI, node: PollNode, def: NodeDef): void {
+  const warn = (text: string) => node.warn(`media-spaces-follow-job: ${text}`);
+  const settings = readPollSettings(followJobSettings, def, FOLLOW_JOB_LABELS, warn);
+  const status = new StatusBoard(node);
+  const controller = new FollowJobController(RED, node, settings, status, () => clientFor(RED, def.server, 'workflow'));
+  // the controller sends through node.send, which is what Node-RED's send does for one input handler
+  node.on('input', (msg, _send, done) => controller.input(msg, done));
+  closeWith(node, status, (removed) => controller.close(removed));
 }

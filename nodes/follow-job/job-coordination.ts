@@ -1,7 +1,7 @@
 import { CoordinationError, type Coordinator, type JobRecord } from '../../lib/coordination';
 import { isPlainObject } from '../../lib/guards';
 import type { JobFollower } from '../../lib/watch';
-import type { CoordinationProvider } from '../coordination/coordination-provider';
+import type { CoordinationProvider } from '../shared/coordination-provider';
 
 /** What the coordination needs from the follow-job node. */
 export interface JobHost {

@@ -10,21 +10,8 @@ export = function register(RED: NodeAPI): void {
   function FollowJobNode(this: PollNode, def: NodeDef): void {
     RED.nodes.createNode(this, def);
     // required on first deploy, not at Node-RED start
-    const { closeWith } = require('../shared/poll-node') as typeof import('../shared/poll-node');
-    const { settingsWithWarnings } = require('../shared/settings') as typeof import('../shared/settings');
-    const { clientFor } = require('../shared/server-client') as typeof import('../shared/server-client');
-    const { StatusBoard } = require('../shared/status-board') as typeof import('../shared/status-board');
-    const { FollowJobController } = require('./controller') as typeof import('./controller');
-    const { FOLLOW_JOB_LABELS, followJobSettings } = require('./settings') as typeof import('./settings');
-    const warn = (text: string) => this.warn(`media-spaces-follow-job: ${text}`);
-    const settings = settingsWithWarnings(followJobSettings, def, FOLLOW_JOB_LABELS, warn);
-    const status = new StatusBoard(this);
-    const controller = new FollowJobController(RED, this, settings, status, () =>
-      clientFor(RED, def.server, 'workflow'),
-    );
-    // the controller sends through node.send, which is what Node-RED's send does for one input handler
-    this.on('input', (msg, _send, done) => controller.input(msg, done));
-    closeWith(this, status, (removed) => controller.close(removed));
+    const { start } = require('./controller') as typeof import('./controller');
+    start(RED, this, def);
   }
 
   RED.nodes.registerType('media-spaces-follow-job', FollowJobNode);

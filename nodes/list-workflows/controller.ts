@@ -1,9 +1,19 @@
 import { resolveInputs } from '../shared/inputs';
-import type { NodeMessage } from '../shared/node-red-types';
-import type { Outcome } from '../shared/operation';
-import type { OperationContext } from '../shared/operation-node';
-import { LIST_INPUTS, type ListWorkflowsSettings } from './settings';
+import type { Node, NodeAPI, NodeDef, NodeMessage } from '../shared/node-red-types';
+import { type OperationContext, type Outcome, runOperationNode } from '../shared/operation';
+import { LIST_INPUTS, ListWorkflowsSettings, SETTING_LABELS } from './settings';
 import { splitMessages } from './split-parts';
+
+/** The node's runtime, from its deploy on. */
+export function start(RED: NodeAPI, node: Node, def: NodeDef): void {
+  runOperationNode(RED, node, def, {
+    context: 'List workflows',
+    area: 'workflow',
+    settings: ListWorkflowsSettings,
+    labels: SETTING_LABELS,
+    perform: listWorkflows,
+  });
+}
 
 /** One message's list: one array (all pages), one page with its continuation token, or one message per workflow. */
 export async function listWorkflows(

@@ -2,9 +2,8 @@ import { MediaSpacesError, quoteShort } from '../../lib/errors';
 import { isPlainObject } from '../../lib/guards';
 import { buildStartMessage, formatShort, isoSeconds, type ScheduleConfig, type Scheduler } from '../../lib/schedule';
 import { describeType } from '../../lib/submit-input';
-import type { NodeMessage } from '../shared/node-red-types';
+import type { NodeMessage, Outputs } from '../shared/node-red-types';
 import type { ScheduleSettings } from './settings';
-import type { Outputs } from './types';
 
 const COMMANDS = ['trigger', 'pause', 'resume', 'skip', 'reload', 'list'] as const;
 type Command = (typeof COMMANDS)[number];

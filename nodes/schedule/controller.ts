@@ -1,22 +1,23 @@
 import { setMaxListeners } from 'node:events';
 import { MediaSpacesError } from '../../lib/errors';
 import { type ScheduleConfig, Scheduler } from '../../lib/schedule';
-import { findCoordination } from '../coordination/coordination-provider';
+import { findCoordination } from '../shared/coordination-provider';
 import { asMediaSpacesError, failMessage } from '../shared/failure';
-import type { NodeMessage } from '../shared/node-red-types';
+import type { NodeDef, NodeMessage, Outputs } from '../shared/node-red-types';
 import { safeId } from '../shared/node-state';
+import { parseSettings } from '../shared/settings';
 import { StatusBoard } from '../shared/status-board';
 import { type CommandHost, handleControl } from './commands';
 import { ConfigSource } from './config-source';
 import { Emitter } from './emitter';
-import type { ScheduleSettings } from './settings';
+import { type ScheduleSettings, scheduleSettingsSchema } from './settings';
 import { ScheduleSidebar } from './sidebar-report';
 import { SlotCoordination } from './slot-coordination';
 import { SlotLives } from './slot-life';
 import { whenFlowsStarted } from './start-gate';
 import { handover, ScheduleStateStore } from './state-store';
 import { coordinatedStatus, scheduleStatus } from './status';
-import type { Outputs, ScheduleAPI, ScheduleNode } from './types';
+import type { ScheduleAPI, ScheduleNode } from './types';
 
 /**
  * One schedule node at run time: loads the windows, runs the Scheduler from
@@ -216,4 +217,24 @@ export class ScheduleController {
   private scheduleIdOf(config: ScheduleConfig): string {
     return this.settings.scheduleId || config.scheduleId || safeId(this.node.id);
   }
+}
+
+/** The node's runtime, from its deploy on: control messages answered on output 3, or an error. */
+export function start(RED: ScheduleAPI, node: ScheduleNode, def: NodeDef): void {
+  const controller = new ScheduleController(RED, node, parseSettings(scheduleSettingsSchema, def));
+
+  node.on('input', (msg, send, done) => {
+    try {
+      // Node-RED sends null to an output that gets nothing; its typings here know only full arrays
+      send(controller.control(msg) as Parameters<typeof send>[0]);
+      done();
+    } catch (err) {
+      failMessage(node, msg, asMediaSpacesError(err, 'Schedule').toJSON(), done);
+    }
+  });
+
+  node.on('close', (removed, done) => {
+    controller.close(removed);
+    done();
+  });
 }

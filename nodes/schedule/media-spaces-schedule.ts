@@ -15,31 +15,8 @@ export = function register(RED: ScheduleAPI): void {
   function MediaSpacesScheduleNode(this: ScheduleNode, def: NodeDef): void {
     RED.nodes.createNode(this, def);
     // required on first deploy, not at Node-RED start: a flow without a schedule never loads yaml or node-cron
-    const { asMediaSpacesError, failMessage } = require('../shared/failure') as typeof import('../shared/failure');
-    const { dialogLabels, settingsWithWarnings } = require('../shared/settings') as typeof import('../shared/settings');
-    const { FIELDS } = require('./fields') as typeof import('./fields');
-    const { ScheduleController } = require('./controller') as typeof import('./controller');
-    const { scheduleSettingsSchema } = require('./settings') as typeof import('./settings');
-    const controller = new ScheduleController(
-      RED,
-      this,
-      settingsWithWarnings(scheduleSettingsSchema, def, dialogLabels(RED, def.type, FIELDS), (text) => this.warn(text)),
-    );
-
-    this.on('input', (msg, send, done) => {
-      try {
-        // Node-RED sends null to an output that gets nothing; its typings here know only full arrays
-        send(controller.control(msg) as Parameters<typeof send>[0]);
-        done();
-      } catch (err) {
-        failMessage(this, msg, asMediaSpacesError(err, 'Schedule').toJSON(), done);
-      }
-    });
-
-    this.on('close', (removed, done) => {
-      controller.close(removed);
-      done();
-    });
+    const { start } = require('./controller') as typeof import('./controller');
+    start(RED, this, def);
   }
 
   RED.nodes.registerType('media-spaces-schedule', MediaSpacesScheduleNode);

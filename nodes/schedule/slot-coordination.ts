@@ -12,8 +12,7 @@ import {
 import { isPlainObject } from '../../lib/guards';
 import { sleep } from '../../lib/retry';
 import { type EndEvent, isoSeconds, type Scheduler, type Slot, type StartEvent } from '../../lib/schedule';
-import type { CoordinationProvider } from '../coordination/coordination-provider';
-import type { UnreachablePolicy } from '../coordination/coordination-settings';
+import type { CoordinationProvider, UnreachablePolicy } from '../shared/coordination-provider';
 import { CatchUpQueue } from './catch-up-queue';
 import type { MissedWhy } from './missed';
 

@@ -1,15 +1,8 @@
-import type { Node, NodeAPI, NodeMessage } from '../shared/node-red-types';
-
-/** One message (or null) per output: start, end, control. */
-export type Outputs = (NodeMessage | null)[];
-
-export interface NodeContext {
-  get(key: string, callback: (err: Error | null | undefined, value?: unknown) => void): void;
-  set(key: string, value: unknown, callback?: (err?: Error | null) => void): void;
-}
+import type { Node, NodeAPI, NodeContext, Outputs } from '../shared/node-red-types';
 
 export type ScheduleNode = Node & {
   context(): NodeContext;
+  /** One entry per output: start, end, control. */
   send(out: Outputs): void;
 };
 

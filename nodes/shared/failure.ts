@@ -1,4 +1,5 @@
-import { isLibraryError } from '../../lib/base-error';
+import { isLibraryError, type MediaSpacesBaseError } from '../../lib/base-error';
+import { CoordinationError, type CoordinationErrorCode } from '../../lib/coordination/errors';
 import { type ErrorCode, isErrorCode, MediaSpacesError } from '../../lib/errors';
 import type { WatchErrorCode } from '../../lib/watch/errors';
 import type { Node, NodeMessage } from './node-red-types';
@@ -13,11 +14,32 @@ export type ErrorDetails = Omit<ReturnType<MediaSpacesError['toJSON']>, 'code'> 
 };
 
 /**
+ * What a Redis coordination failure is to a Catch node: a Redis out of reach is the network's
+ * failure, a refused login the credentials', a closed coordinator a redeploy's abort, an error
+ * Redis answered the server's; only unusable settings or ids are bad input.
+ */
+const COORDINATION_CODES: Record<CoordinationErrorCode, ErrorCode> = {
+  invalid_config: 'invalid_input',
+  invalid_input: 'invalid_input',
+  unavailable: 'network_error',
+  auth: 'unauthorized',
+  timeout: 'timeout',
+  closed: 'aborted',
+  redis: 'server_error',
+};
+
+/** The code of another library family's error: its own mapping, else the same name, else refused input. */
+function libraryCode(error: MediaSpacesBaseError): ErrorCode {
+  if (error instanceof CoordinationError) return COORDINATION_CODES[error.code] ?? 'internal';
+  // the others (a cron, a duration, a schedule's YAML, a fixture) are input the library refused
+  return isErrorCode(error.code) ? error.code : 'invalid_input';
+}
+
+/**
  * Any thrown value as a MediaSpacesError. Another family of the library keeps its sentence, and
- * its code where MediaSpacesError has one of the same name; else it is input the library refused
- * (a cron, a duration, a setting). Anything that is not a library error is a surprise (a bug, a
- * runtime quirk, an odd value that slipped through): `internal`, with a clear message instead of
- * escaping.
+ * gets the code that says what failed (libraryCode). Anything that is not a library error is a
+ * surprise (a bug, a runtime quirk, an odd value that slipped through): `internal`, with a clear
+ * message instead of escaping.
  */
 export function asMediaSpacesError(error: unknown, context: string): MediaSpacesError {
   if (error instanceof MediaSpacesError) return error.code === 'token_expired' ? signInExpired(error, context) : error;
@@ -25,8 +47,7 @@ export function asMediaSpacesError(error: unknown, context: string): MediaSpaces
     return new MediaSpacesError({ code: 'aborted', message: `${context} aborted` });
   }
   if (isLibraryError(error)) {
-    const code = isErrorCode(error.code) ? error.code : 'invalid_input';
-    return new MediaSpacesError({ code, message: `${context} failed: ${error.message}` });
+    return new MediaSpacesError({ code: libraryCode(error), message: `${context} failed: ${error.message}` });
   }
   const reason = error instanceof Error ? error.message : safeString(error);
   return new MediaSpacesError({ code: 'internal', message: `${context} failed: ${reason}` });

@@ -18,6 +18,15 @@ export interface NodeStatus {
 }
 
 export type SendFunction = (msg: NodeMessage | NodeMessage[] | NodeMessage[][] | null) => void;
+
+/** One entry per output: a message, a list of messages, or null for none. */
+export type Outputs = (NodeMessage | NodeMessage[] | null)[];
+
+/** A node's context store (`node.context()`), callback style so that async stores work too. */
+export interface NodeContext {
+  get(key: string, callback: (err: Error | null | undefined, value?: unknown) => void): void;
+  set(key: string, value: unknown, callback?: (err?: Error | null) => void): void;
+}
 export type DoneFunction = (err?: Error) => void;
 
 export interface NodeDef {

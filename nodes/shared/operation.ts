@@ -1,10 +1,13 @@
 import { setMaxListeners } from 'node:events';
+import type { z } from 'zod';
 import type { MediaSpacesClient } from '../../lib/client';
+import { MediaSpacesError } from '../../lib/errors';
 import type { ApiResponse } from '../../lib/transport';
 import { asMediaSpacesError, failMessage } from './failure';
-import type { DoneFunction, Node, NodeAPI, NodeMessage, SendFunction } from './node-red-types';
+import type { DoneFunction, Node, NodeAPI, NodeDef, NodeMessage, SendFunction } from './node-red-types';
 import { RequestStatus } from './request-status';
 import { type Area, clientFor } from './server-client';
+import { settingsOrError } from './settings';
 
 /** What one input message turned into. */
 export interface Outcome {
@@ -28,6 +31,52 @@ export interface OperationSpec {
     signal: AbortSignal,
     progress: (text: string) => void,
   ): Promise<Outcome>;
+}
+
+/** What an operation node's perform() gets besides the message. */
+export interface OperationContext<T> {
+  RED: NodeAPI;
+  node: Node;
+  settings: T;
+  client: MediaSpacesClient;
+  signal: AbortSignal;
+  /** Shows how a long request is going in the status while it runs. */
+  progress(text: string): void;
+}
+
+export interface OperationNodeSpec<S extends z.ZodType> {
+  /** Names the operation in messages about unexpected failures, e.g. "Submit job". */
+  context: string;
+  /** Which credential of the config node the operation needs. */
+  area: Area;
+  /** The node's settings schema; a bad setting fails every message with the reason, rather than the deploy. */
+  settings: S;
+  /** How the edit dialog names the settings, for errors about them. */
+  labels?: Partial<Record<string, string>>;
+  perform(msg: NodeMessage, ctx: OperationContext<z.infer<S>>): Promise<Outcome>;
+}
+
+/**
+ * An operation node's controller, after RED.nodes.createNode: settings read
+ * once per deploy, each message handled by handleOperation.
+ */
+export function runOperationNode<S extends z.ZodType>(
+  RED: NodeAPI,
+  node: Node,
+  def: NodeDef,
+  spec: OperationNodeSpec<S>,
+): void {
+  const settings = settingsOrError(spec.settings, def, spec.labels);
+  handleOperation(RED, node, {
+    context: spec.context,
+    area: spec.area,
+    serverId: def.server,
+    // not async: handleOperation catches a throw here like a rejection, and a promise less per message
+    perform(msg, client, signal, progress) {
+      if (settings instanceof MediaSpacesError) throw settings;
+      return spec.perform(msg, { RED, node, settings, client, signal, progress });
+    },
+  });
 }
 
 /**

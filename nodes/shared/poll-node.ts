@@ -2,7 +2,7 @@ import { MediaSpacesError } from '../../lib/errors';
 import { WatchError } from '../../lib/watch';
 import { asMediaSpacesError, type ErrorDetails, failMessage } from './failure';
 import { given, invalid, wholeNumber } from './message-fields';
-import type { DoneFunction, Node, NodeMessage, NodeStatus, SendFunction } from './node-red-types';
+import type { DoneFunction, Node, NodeContext, NodeMessage, NodeStatus, Outputs, SendFunction } from './node-red-types';
 import type { StatusBoard } from './status-board';
 
 /**
@@ -11,14 +11,7 @@ import type { StatusBoard } from './status-board';
  * texts and closing.
  */
 
-/** One message (or an array of messages) per output; null for none. */
-export type Outputs = (NodeMessage | NodeMessage[] | null)[];
 export type Send = (out: Outputs) => void;
-
-export interface NodeContext {
-  get(key: string, callback: (err: Error | null | undefined, value?: unknown) => void): void;
-  set(key: string, value: unknown, callback?: (err?: Error | null) => void): void;
-}
 
 export type PollNode = Node & {
   context(): NodeContext;

@@ -1,11 +1,20 @@
 import type { MediaSpacesClient } from '../../lib/client';
 import { requestPayload, resolveInputs } from '../shared/inputs';
-import type { NodeAPI, NodeMessage } from '../shared/node-red-types';
-import { type Outcome, respond } from '../shared/operation';
-import type { OperationContext } from '../shared/operation-node';
+import type { Node, NodeAPI, NodeDef, NodeMessage } from '../shared/node-red-types';
+import { type OperationContext, type Outcome, respond, runOperationNode } from '../shared/operation';
 import { DeclaredInputs, hasTypedInputs } from './declared-inputs';
 import { renderJobName } from './job-name-template';
-import { SUBMIT_INPUTS, type SubmitJobSettings } from './settings';
+import { SUBMIT_INPUTS, SubmitJobSettings } from './settings';
+
+/** The node's runtime, from its deploy on. */
+export function start(RED: NodeAPI, node: Node, def: NodeDef): void {
+  runOperationNode(RED, node, def, {
+    context: 'Submit job',
+    area: 'workflow',
+    settings: SubmitJobSettings,
+    perform: submitJob,
+  });
+}
 
 const PAYLOAD_RULE =
   'must be a submit request object: {usage: {input: {...}}} or {variables: {...}, media_nicknames: {...}, attachments: {...}, labels: {...}}';

@@ -11,15 +11,8 @@ export = function register(RED: NodeAPI): void {
     RED.nodes.createNode(this, def);
     // required here, not at the top: Node-RED loads every installed package at start, and a flow
     // without this node must not pay for zod and the client
-    const { runOperationNode } = require('../shared/operation-node') as typeof import('../shared/operation-node');
-    const { submitJob } = require('./controller') as typeof import('./controller');
-    const { SubmitJobSettings } = require('./settings') as typeof import('./settings');
-    runOperationNode(RED, this, def, {
-      context: 'Submit job',
-      area: 'workflow',
-      settings: SubmitJobSettings,
-      perform: submitJob,
-    });
+    const { start } = require('./controller') as typeof import('./controller');
+    start(RED, this, def);
   }
   RED.nodes.registerType('media-spaces-submit-job', SubmitJobNode);
 };

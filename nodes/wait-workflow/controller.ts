@@ -2,8 +2,9 @@ import type { MediaSpacesClient } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
 import { WorkflowActiveWaiter } from '../../lib/watch';
 import { given, textValue } from '../shared/message-fields';
-import type { DoneFunction, NodeMessage, NodeStatus, SendFunction } from '../shared/node-red-types';
+import type { DoneFunction, NodeAPI, NodeDef, NodeMessage, NodeStatus, SendFunction } from '../shared/node-red-types';
 import {
+  closeWith,
   errorStatus,
   failWith,
   type Handle,
@@ -12,9 +13,10 @@ import {
   type PollNode,
   retryStatus,
 } from '../shared/poll-node';
-import { pollTiming } from '../shared/poll-settings';
-import type { StatusBoard } from '../shared/status-board';
-import type { WaitWorkflowSettings } from './settings';
+import { pollTiming, readPollSettings } from '../shared/poll-settings';
+import { clientFor } from '../shared/server-client';
+import { StatusBoard } from '../shared/status-board';
+import { WAIT_WORKFLOW_LABELS, type WaitWorkflowSettings, waitWorkflowSettings } from './settings';
 
 /**
  * Holds each input until its workflow is active, then passes it on. Every
@@ -83,4 +85,14 @@ export function workflowRef(msg: NodeMessage, setting: string): string {
   throw MediaSpacesError.invalidInput('No workflow to wait for: set msg.workflow_id, or the workflow in the node', {
     workflow_id: 'is required',
   });
+}
+
+/** The node's runtime, from its deploy on. */
+export function start(RED: NodeAPI, node: PollNode, def: NodeDef): void {
+  const warn = (text: string) => node.warn(`media-spaces-wait-workflow: ${text}`);
+  const settings = readPollSettings(waitWorkflowSettings, def, WAIT_WORKFLOW_LABELS, warn);
+  const status = new StatusBoard(node);
+  const controller = new WaitWorkflowController(node, settings, status, () => clientFor(RED, def.server, 'workflow'));
+  node.on('input', (msg, send, done) => controller.input(msg, send, done));
+  closeWith(node, status, () => controller.close());
 }

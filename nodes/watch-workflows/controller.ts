@@ -1,11 +1,12 @@
 import type { MediaSpacesClient } from '../../lib/client';
 import { type WorkflowChange, WorkflowWatcher } from '../../lib/watch';
 import { asMediaSpacesError } from '../shared/failure';
-import type { DoneFunction, NodeMessage, NodeStatus, SendFunction } from '../shared/node-red-types';
-import { errorLabel, failWith, handleOf, type PollNode, retryStatus } from '../shared/poll-node';
-import { pollTiming } from '../shared/poll-settings';
-import type { StatusBoard } from '../shared/status-board';
-import type { WatchWorkflowsSettings } from './settings';
+import type { DoneFunction, NodeAPI, NodeDef, NodeMessage, NodeStatus, SendFunction } from '../shared/node-red-types';
+import { closeWith, errorLabel, failWith, handleOf, type PollNode, retryStatus } from '../shared/poll-node';
+import { pollTiming, readPollSettings } from '../shared/poll-settings';
+import { clientFor } from '../shared/server-client';
+import { StatusBoard } from '../shared/status-board';
+import { WATCH_WORKFLOWS_LABELS, type WatchWorkflowsSettings, watchWorkflowsSettings } from './settings';
 
 const CONTEXT = 'Watch workflows';
 
@@ -82,4 +83,14 @@ export function changeMessage(change: WorkflowChange): NodeMessage {
 function pollStatus(count: number, changes: number): NodeStatus {
   const changed = changes > 0 ? `, ${changes} change${changes === 1 ? '' : 's'}` : '';
   return { fill: 'green', shape: 'dot', text: `${count} workflow${count === 1 ? '' : 's'}${changed}` };
+}
+
+/** The node's runtime, from its deploy on. */
+export function start(RED: NodeAPI, node: PollNode, def: NodeDef): void {
+  const warn = (text: string) => node.warn(`media-spaces-watch-workflows: ${text}`);
+  const settings = readPollSettings(watchWorkflowsSettings, def, WATCH_WORKFLOWS_LABELS, warn);
+  const status = new StatusBoard(node);
+  const controller = new WatchWorkflowsController(node, settings, status, () => clientFor(RED, def.server, 'workflow'));
+  node.on('input', (msg, send, done) => controller.input(msg, send, done));
+  closeWith(node, status, () => controller.close());
 }

@@ -1,8 +1,6 @@
-import { runInNewContext } from 'node:vm';
 import type { NodeModule } from 'node-red-node-test-helper';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../lib/simulator';
-import { checkParameter, checkTypecode } from '../../lib/typecodes';
 import type { Node, NodeAPI, NodeDef } from '../../nodes/shared/node-red-types';
 import {
   ALL_NODES,
@@ -252,41 +250,6 @@ describe('stored credentials follow only the deployed settings of their area', (
   });
 });
 
-describe('GET /media-spaces/typecodes.js', () => {
-  it("serves the library's typecode rules as one browser script that agrees with the library", async () => {
-    await loadConfig();
-    const res = await helper.request().get('/media-spaces/typecodes.js');
-    expect(res.status).toBe(200);
-    const script = (res as unknown as { text: string }).text;
-    // evaluated as the editor does, in a context with nothing of Node's but what browsers have too
-    const rules = runInNewContext(`(${script})`, { URL }) as {
-      checkTypecode(typecode: string, value: string): string | null;
-      checkParameter(param: Record<string, unknown>, value: string): string | null;
-    };
-    const samples: Array<[string, string]> = [
-      ['TimeCode', '10:00:00:00@25'],
-      ['TimeCode', '25:00:00:00@25'],
-      ['TimeCode', '10:00:00:25@25'],
-      ['Byte', '255'],
-      ['Byte', '256'],
-      ['Int16', '-32769'],
-      ['UInt32', '4294967295'],
-      ['Boolean', 'maybe'],
-      ['Uri', 's3://bucket/clip.mxf'],
-      ['Uri', 'not a uri'],
-      ['Double', '1e3'],
-    ];
-    for (const [typecode, value] of samples) {
-      expect(rules.checkTypecode(typecode, value), `${typecode} ${value}`).toBe(checkTypecode(typecode, value));
-    }
-    const param = { typecode: 'Double', minimum_value: '-31', maximum_value: '-14', increment_value: '0.5' };
-    for (const value of ['-23', '-23.3', '-40']) {
-      expect(rules.checkParameter(param, value)).toBe(checkParameter(param, value));
-    }
-    expect(rules.checkTypecode('TimeCode', '25:00:00:00@25')).toMatch(/hours/);
-  });
-});
-
 describe('permission guard', () => {
   /**
    * The config node module with RED.auth.needsPermission replaced by a guard
@@ -336,7 +299,6 @@ describe('permission guard', () => {
       // the sign-in popup reaches these by plain navigation, without the editor's token: static, no data
       'GET /media-spaces/oauth/callback UNGUARDED',
       'GET /media-spaces/oauth/callback.js UNGUARDED',
-      'GET /media-spaces/typecodes.js media-spaces.read',
       'GET /media-spaces/workflow-inputs media-spaces.read',
       'GET /media-spaces/workflows media-spaces.read',
       'POST /media-spaces/test-connection media-spaces.write',

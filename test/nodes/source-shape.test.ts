@@ -1,16 +1,22 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../support/node-modules';
+import { importCycles, sourceFiles } from '../support/import-cycles';
+import { crossNodeImports, importGraph, sharedByOneOrNone } from '../support/node-imports';
+import { NODE_TYPES, nodeEntry, ROOT } from '../support/node-modules';
 
 /**
- * The shape rules of nodes/: thin registration entries, short functions,
- * no double casts. Checked on the source so that a change that breaks them
- * fails here rather than in a review.
+ * The shape rules of nodes/: one skeleton per node (a registration entry that
+ * requires its controller on first deploy), shared/ holding only what several
+ * nodes use, no node importing another's folder, no import cycle, short
+ * functions, no double casts. Checked on the source so that a change that
+ * breaks them fails here rather than in a review.
  */
 
 const NODES = join(ROOT, 'nodes');
+/** The folder of every node type package.json registers (the sidebar is a plugin, not a node). */
+const NODE_FOLDERS = NODE_TYPES.map((type) => basename(dirname(nodeEntry(type))));
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -37,9 +43,39 @@ function longFunctions(path: string, text: string, limit: number): string[] {
   return found;
 }
 
+/** The `require(...)` calls of a file, by their argument. */
+function requires(text: string): string[] {
+  return [...text.matchAll(/\brequire\(\s*(['"])([^'"]+)\1\s*\)/g)].map((m) => m[2] ?? '');
+}
+
 describe('nodes/ source shape', () => {
-  it('finds the node sources', () => {
+  it('finds the node sources and the ten node folders', () => {
     expect(files.length).toBeGreaterThan(30);
+    expect(NODE_FOLDERS).toHaveLength(10);
+  });
+
+  it('every node folder has a controller.ts', () => {
+    expect(NODE_FOLDERS.filter((folder) => !existsSync(join(NODES, folder, 'controller.ts')))).toEqual([]);
+  });
+
+  it('every entry requires its controller, and only that, at run time', () => {
+    const entries = NODE_TYPES.map((type) => {
+      const path = join(NODES, basename(dirname(nodeEntry(type))), `${type}.ts`);
+      return [relative(ROOT, path), requires(readFileSync(path, 'utf8'))];
+    });
+    expect(Object.fromEntries(entries)).toEqual(Object.fromEntries(entries.map(([path]) => [path, ['./controller']])));
+  });
+
+  it('nothing under nodes/shared/ serves fewer than two node folders', () => {
+    expect(sharedByOneOrNone(importGraph(sourceFiles(NODES)), NODES)).toEqual([]);
+  });
+
+  it("no file imports another node's folder", () => {
+    expect(crossNodeImports(importGraph(sourceFiles(NODES)), NODES, NODE_FOLDERS)).toEqual([]);
+  });
+
+  it('no import cycle under nodes/', () => {
+    expect(importCycles(sourceFiles(NODES))).toEqual([]);
   });
 
   it('every file that calls registerType is at most 150 lines', () => {
@@ -56,5 +92,39 @@ describe('nodes/ source shape', () => {
 
   it('no double cast (as unknown as) under nodes/', () => {
     expect(files.filter((f) => f.text.includes('as unknown as')).map((f) => f.path)).toEqual([]);
+  });
+});
+
+/** The import rules above, on small trees that break them: each would fail the check on nodes/. */
+describe('nodes/ import rules on a tree that breaks them', () => {
+  const dir = '/n';
+  const file = (path: string) => join(dir, path);
+  const tree: Record<string, string[]> = {
+    'a/controller.ts': ['shared/used-by-two.ts', 'shared/only-a.ts', 'b/settings.ts'],
+    'b/controller.ts': ['shared/used-by-two.ts', './settings.ts'],
+    'b/settings.ts': [],
+    'shared/used-by-two.ts': ['shared/through-two.ts'],
+    // used by a shared file only, which serves a alone
+    'shared/only-a.ts': ['shared/through-a.ts'],
+    'shared/through-a.ts': [],
+    'shared/through-two.ts': [],
+    'shared/unused.ts': [],
+    'sidebar/feed.ts': [],
+    'c/controller.ts': ['sidebar/feed.ts'],
+  };
+  const graph = importGraph(Object.keys(tree).map(file), (f) =>
+    (tree[relative(dir, f)] ?? []).map((target) => file(target.replace('./', 'b/'))),
+  );
+
+  it('counts the users of a shared file by node folder, through other shared files', () => {
+    expect(sharedByOneOrNone(graph, dir)).toEqual([
+      'shared/only-a.ts: a',
+      'shared/through-a.ts: a',
+      'shared/unused.ts: none',
+    ]);
+  });
+
+  it("finds an import of another node's folder, not of shared/ or of a folder that is no node's", () => {
+    expect(crossNodeImports(graph, dir, ['a', 'b', 'c'])).toEqual(['a/controller.ts -> b/settings.ts']);
   });
 });

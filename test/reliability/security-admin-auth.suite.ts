@@ -77,14 +77,6 @@ function routes(sim: Simulator): Route[] {
     },
     {
       method: 'GET',
-      path: '/media-spaces/typecodes.js',
-      permission: 'media-spaces.read',
-      ok: {},
-      bad: { query: '', status: 0 },
-      callsService: false,
-    },
-    {
-      method: 'GET',
       path: '/media-spaces/workflows',
       permission: 'media-spaces.read',
       ok: { query: '?server=auth0config000001' },

@@ -190,7 +190,7 @@ describe('security: stored credentials go only to the deployed address', () => {
   });
 
   it('attacks every dialog route of the package: each registered POST route of admin-routes.ts is in the list', () => {
-    const source = readFileSync(join(ROOT, 'nodes', 'shared', 'admin-routes.ts'), 'utf8');
+    const source = readFileSync(join(ROOT, 'nodes', 'config', 'admin-routes.ts'), 'utf8');
     const posts = [...source.matchAll(/httpAdmin\.post\(\s*'([^']+)'/g)].map((m) => m[1]).sort();
     expect(posts).toEqual(DIALOG_ROUTES.map((r) => r.path).sort());
     // and no other source reads a stored credential: the coordination node's Redis password goes to its deployed Redis only
@@ -198,15 +198,11 @@ describe('security: stored credentials go only to the deployed address', () => {
     for (const dir of readdirSync(join(ROOT, 'nodes'), { withFileTypes: true }).filter((d) => d.isDirectory())) {
       for (const name of readdirSync(join(ROOT, 'nodes', dir.name)).filter((f) => f.endsWith('.ts'))) {
         const text = readFileSync(join(ROOT, 'nodes', dir.name, name), 'utf8');
-        if (/getCredentials|\bthis\.credentials\b|\.storedCredentialsFor\(/.test(text))
+        if (/getCredentials|\b(?:this|node)\.credentials\b|\.storedCredentialsFor\(/.test(text))
           readers.push(`${dir.name}/${name}`);
       }
     }
-    expect(readers.sort()).toEqual([
-      'config/admin-routes.ts',
-      'config/media-spaces-config.ts',
-      'coordination/media-spaces-coordination.ts',
-    ]);
+    expect(readers.sort()).toEqual(['config/admin-routes.ts', 'config/controller.ts', 'coordination/controller.ts']);
   });
 
   it('sends no stored credential to the address the caller names, on every route, with the placeholder and without it', async () => {

@@ -18,7 +18,7 @@ export function sourceFiles(dir: string): string[] {
 }
 
 /** The project files a file imports or re-exports from, `import type` included. */
-function importsOf(file: string): string[] {
+export function importsOf(file: string): string[] {
   const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
   return importedFiles
     .map((ref) => ref.fileName)

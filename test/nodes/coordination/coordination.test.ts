@@ -1,7 +1,7 @@
 import type { NodeModule } from 'node-red-node-test-helper';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectionStatus, Coordinator } from '../../../lib/coordination';
-import type { CoordinationProvider } from '../../../nodes/coordination/coordination-provider';
+import type { CoordinationProvider } from '../../../nodes/shared/coordination-provider';
 import type { Node, NodeAPI, NodeDef } from '../../../nodes/shared/node-red-types';
 import { nodeModule } from '../../support/node-modules';
 import { helper, initRuntime, waitFor } from '../../support/node-red-runtime';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Coordinator, JobRecord } from '../../../lib/coordination';
-import type { CoordinationProvider } from '../../../nodes/coordination/coordination-provider';
 import { JobCoordination } from '../../../nodes/follow-job/job-coordination';
+import type { CoordinationProvider } from '../../../nodes/shared/coordination-provider';
 import { Instances, waitFor } from '../../lib/coordination/support';
 import { freePort, RedisServer } from '../../support/redis-server';
 
@@ -20,7 +20,7 @@ const closers: JobCoordination[] = [];
 function provider(coordinator: Coordinator): CoordinationProvider {
   return {
     getCoordinator: () => coordinator,
-    coordinationSettings: { url: '', keyPrefix: '', leaseMs: HEARTBEAT_MS, doneTtlMs: 60_000, whenUnreachable: 'skip' },
+    coordinationSettings: { whenUnreachable: 'skip' },
     coordinationStatus: () => coordinator.connection.status,
     onCoordinationStatus: (listener) => coordinator.connection.onStatus(listener),
   };

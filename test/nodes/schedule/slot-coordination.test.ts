@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Coordinator } from '../../../lib/coordination';
 import type { EndEvent, ScheduleWindow, Slot, StartEvent } from '../../../lib/schedule';
-import type { CoordinationProvider } from '../../../nodes/coordination/coordination-provider';
 import { SlotCoordination } from '../../../nodes/schedule/slot-coordination';
 import { coordinatedStatus } from '../../../nodes/schedule/status';
+import type { CoordinationProvider } from '../../../nodes/shared/coordination-provider';
 import { Instances, waitFor } from '../../lib/coordination/support';
 import { freePort, RedisServer } from '../../support/redis-server';
 
@@ -41,7 +41,7 @@ interface Recorded {
 function provider(coordinator: Coordinator, whenUnreachable: 'skip' | 'alone' = 'skip'): CoordinationProvider {
   return {
     getCoordinator: () => coordinator,
-    coordinationSettings: { url: '', keyPrefix: '', leaseMs: LEASE_MS, doneTtlMs: 60_000, whenUnreachable },
+    coordinationSettings: { whenUnreachable },
     coordinationStatus: () => coordinator.connection.status,
     onCoordinationStatus: (listener) => coordinator.connection.onStatus(listener),
   };

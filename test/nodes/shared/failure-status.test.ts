@@ -84,6 +84,22 @@ describe('asMediaSpacesError', () => {
     expect([refused.code, refused.message]).toEqual(['invalid_input', 'Schedule failed: "soon" is not a duration']);
   });
 
+  it('a coordination failure gets the code of what failed, not bad input', () => {
+    const codes = (['unavailable', 'auth', 'closed', 'redis', 'invalid_config', 'invalid_input'] as const).map(
+      (code) => [code, asMediaSpacesError(new CoordinationError(code, `Redis ${code}`), 'Follow job').code],
+    );
+    expect(Object.fromEntries(codes)).toEqual({
+      unavailable: 'network_error',
+      auth: 'unauthorized',
+      closed: 'aborted',
+      redis: 'server_error',
+      invalid_config: 'invalid_input',
+      invalid_input: 'invalid_input',
+    });
+    const closed = asMediaSpacesError(new CoordinationError('closed', 'Redis coordination "x" is closed'), 'Schedule');
+    expect(closed.message).toBe('Schedule failed: Redis coordination "x" is closed');
+  });
+
   it('anything else is internal, not the input', () => {
     for (const thrown of [new TypeError('x.y is not a function'), 'a string', 42, null, { code: 'timeout' }]) {
       const error = asMediaSpacesError(thrown, 'Submit job');

@@ -1,5 +1,7 @@
 import type { ConnectionStatus, Coordinator } from '../../lib/coordination';
-import type { CoordinationSettings } from './coordination-settings';
+
+/** What a schedule does with a slot while Redis cannot be used. */
+export type UnreachablePolicy = 'skip' | 'alone';
 
 /**
  * What a `media-spaces-coordination` config node offers the nodes that use it
@@ -8,8 +10,8 @@ import type { CoordinationSettings } from './coordination-settings';
 export interface CoordinationProvider {
   /** Throws CoordinationError `invalid_config` (bad settings) or `closed` (after redeploy). */
   getCoordinator(): Coordinator;
-  /** Valid settings, or undefined when they are not (getCoordinator says why). */
-  coordinationSettings: CoordinationSettings | undefined;
+  /** The settings its users read, or undefined when the node's are not valid (getCoordinator says why). */
+  coordinationSettings: { whenUnreachable: UnreachablePolicy } | undefined;
   /** The connection's status now; `error` with the settings problem when they are invalid. */
   coordinationStatus(): ConnectionStatus;
   /** Status changes of the shared connection; returns an unsubscribe function (call it on close). */
