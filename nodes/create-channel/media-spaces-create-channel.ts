@@ -17,6 +17,8 @@ export = function register(RED: NodeAPI): void {
     // required on first deploy, not at Node-RED start
     const { createChannel } = require('./controller') as typeof import('./controller');
     const { runOperationNode } = require('../shared/operation-node') as typeof import('../shared/operation-node');
+    const { dialogLabels } = require('../shared/settings') as typeof import('../shared/settings');
+    const { FIELDS } = require('./fields') as typeof import('./fields');
     const { CreateChannelSettings, WatchSettings } = require('./settings') as typeof import('./settings');
     const watched = WatchSettings.safeParse(def);
     let watch: ChannelStateWatch | undefined;
@@ -34,6 +36,7 @@ export = function register(RED: NodeAPI): void {
       context: 'Create channel',
       area: 'liveCapture',
       settings: CreateChannelSettings,
+      labels: dialogLabels(RED, def.type, FIELDS),
       perform: (msg, ctx) => createChannel(msg, ctx, watch),
     });
     this.on('close', (_removed, done) => {

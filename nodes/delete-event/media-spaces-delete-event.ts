@@ -8,11 +8,14 @@ export = function register(RED: NodeAPI): void {
     const { resolveInputs } = require('../shared/inputs') as typeof import('../shared/inputs');
     const { respond } = require('../shared/operation') as typeof import('../shared/operation');
     const { runOperationNode } = require('../shared/operation-node') as typeof import('../shared/operation-node');
+    const { dialogLabels } = require('../shared/settings') as typeof import('../shared/settings');
+    const { FIELDS } = require('./fields') as typeof import('./fields');
     const { DELETE_INPUTS, DeleteEventSettings } = require('./settings') as typeof import('./settings');
     runOperationNode(RED, this, def, {
       context: 'Delete event',
       area: 'liveCapture',
       settings: DeleteEventSettings,
+      labels: dialogLabels(RED, def.type, FIELDS),
       async perform(msg, { node, settings, client, signal }) {
         const { eventId } = await resolveInputs(RED, node, msg, settings, DELETE_INPUTS);
         // the library checks the id and encodes it as one path segment

@@ -7,6 +7,8 @@
  * drift apart.
  */
 
+import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../../lib/rules';
+
 /** The outcome of a rule: the value to use, or the rule the value breaks ("must be …"). */
 export type Read<T> = { ok: true; value: T } | { ok: false; rule: string };
 
@@ -24,6 +26,12 @@ export interface Field<T = unknown> {
    * the field existed lacks it. Omitted for an input only a message gives.
    */
   value?: string | number | boolean;
+  /**
+   * What a stored node lacking the setting reads as, when that is not `value`:
+   * a feature new nodes get on, which flows saved before it existed must not
+   * start doing on their own (create channel's "Show state").
+   */
+  missing?: string | number | boolean;
   rule: Rule<T>;
   /** The key of the dialog's label in the node's catalogue, `<node type>.label.<label>`; the key when omitted. */
   label?: string;
@@ -186,3 +194,12 @@ export const coordinationField = {
   required: false,
   rule: textOrEmpty({ trim: true }),
 } as const satisfies Field<string>;
+
+/**
+ * msg.idempotency_key: sent as the Idempotency-Key header so a retried POST
+ * creates one resource; null or '' is no key.
+ */
+export const idempotencyKeyField = {
+  message: 'idempotency_key',
+  rule: optional(matching(isIdempotencyKey, IDEMPOTENCY_KEY_RULE), { null: 'unset' }),
+} as const satisfies Field<string | undefined>;

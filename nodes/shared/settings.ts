@@ -20,12 +20,15 @@ function fieldSchema<T>(field: Field<T>): z.ZodType<T> {
   });
 }
 
-/** A setting missing from the stored node (a flow saved before the field existed) reads as the field's default. */
+/**
+ * A setting missing from the stored node (a flow saved before the field
+ * existed) reads as the field's default, or as its `missing` where it has one.
+ */
 function withDefaults(fields: FieldTable, stored: unknown): unknown {
   if (typeof stored !== 'object' || stored === null) return stored;
   const filled: Record<string, unknown> = { ...stored };
   for (const [key, field] of Object.entries(fields)) {
-    if (field.value !== undefined && filled[key] === undefined) filled[key] = field.value;
+    if (field.value !== undefined && filled[key] === undefined) filled[key] = field.missing ?? field.value;
   }
   return filled;
 }

@@ -22,7 +22,12 @@ export async function submitJob(
   const request = requestPayload(msg.payload, PAYLOAD_RULE);
   const resolved = resolveInputs(RED, node, msg, settings, SUBMIT_INPUTS);
   // awaited only when a promise: each await is a turn of the microtask queue per message
-  const { workflowId, base, jobName, idempotencyKey } = resolved instanceof Promise ? await resolved : resolved;
+  const {
+    workflowId,
+    jobInputs: base,
+    givenJobName,
+    idempotencyKey,
+  } = resolved instanceof Promise ? await resolved : resolved;
   let declared =
     hasTypedInputs(request) || hasTypedInputs(base)
       ? declaredInputsOf(client).get(client, workflowId, signal)
@@ -31,7 +36,7 @@ export async function submitJob(
   const response = await client.submitJob(workflowId, request ?? {}, {
     base,
     declared,
-    jobName: jobNameOf(RED, settings, msg, jobName, request),
+    jobName: jobNameOf(RED, settings, msg, givenJobName, request),
     idempotencyKey,
     signal,
   });

@@ -13,11 +13,14 @@ export = function register(RED: NodeAPI): void {
     // without this node must not pay for zod and the client
     const { runOperationNode } = require('../shared/operation-node') as typeof import('../shared/operation-node');
     const { submitJob } = require('./controller') as typeof import('./controller');
+    const { dialogLabels } = require('../shared/settings') as typeof import('../shared/settings');
+    const { FIELDS } = require('./fields') as typeof import('./fields');
     const { SubmitJobSettings } = require('./settings') as typeof import('./settings');
     runOperationNode(RED, this, def, {
       context: 'Submit job',
       area: 'workflow',
       settings: SubmitJobSettings,
+      labels: dialogLabels(RED, def.type, FIELDS),
       perform: submitJob,
     });
   }
