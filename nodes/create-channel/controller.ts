@@ -7,6 +7,7 @@ import { type OperationContext, type Outcome, respond, runOperationNode } from '
 import { failureStatus } from '../shared/request-status';
 import { reportStart } from '../shared/slot-starts';
 import { channelRequest } from './channel-request';
+import { FIELDS } from './fields';
 import { CREATE_INPUTS, CreateChannelSettings, WatchSettings } from './settings';
 import { ChannelStateWatch } from './state-watch';
 
@@ -31,6 +32,7 @@ export function start(RED: NodeAPI, node: Node & { send(msg: unknown): void }, d
     context: 'Create channel',
     area: 'liveCapture',
     settings: CreateChannelSettings,
+    fields: FIELDS,
     perform: (msg, ctx) => createChannel(msg, ctx, watch),
   });
   node.on('close', (_removed, done) => {

@@ -1,36 +1,24 @@
-import { UUID_PATTERN } from '../../lib/rules';
+import { type DialogDefaults, type FieldNode, fieldDefaults } from '../shared/editor/field-defaults';
+import { FIELDS } from './fields';
 
-interface CreateChannelNode extends EditorNodeInstance {
-  channelName: string;
-}
+const field = fieldDefaults(FIELDS);
 
-function isJsonOrEmpty(value: unknown): boolean {
-  if (!value) return true;
-  try {
-    JSON.parse(String(value));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-RED.nodes.registerType<CreateChannelNode>('media-spaces-create-channel', {
+RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-create-channel', {
   category: 'media spaces',
   color: '#8FBCE6',
   defaults: {
     name: { value: '' },
-    server: { value: '', type: 'media-spaces-config', required: true },
-    channelName: { value: '' },
-    description: { value: '' },
-    sourceId: { value: '', validate: (v) => !v || UUID_PATTERN.test(String(v)) },
-    expectedProperties: { value: '', validate: isJsonOrEmpty },
-    continuousRecording: { value: '' },
-    recordingDuration: { value: '', validate: (v) => v === '' || v === undefined || /^\d+$/.test(String(v)) },
-    region: { value: '' },
-    tags: { value: '' },
-    // on for new nodes; the runtime treats a missing value as off (flows saved before it existed)
-    watchState: { value: true },
-  },
+    server: field.server,
+    channelName: field.channelName,
+    description: field.description,
+    sourceId: field.sourceId,
+    expectedProperties: field.expectedProperties,
+    continuousRecording: field.continuousRecording,
+    recordingDuration: field.recordingDuration,
+    region: field.region,
+    tags: field.tags,
+    watchState: field.watchState,
+  } satisfies DialogDefaults<typeof FIELDS>,
   inputs: 1,
   outputs: 2,
   icon: 'media-spaces-channel.svg',

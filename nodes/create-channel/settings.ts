@@ -1,41 +1,14 @@
-import { z } from 'zod';
-import { type InputMap, idempotencyKeyInput } from '../shared/inputs';
+import type { z } from 'zod';
+import { inputMap, settingsSchema } from '../shared/settings';
 import { channelSettings } from './channel-request';
+import { FIELDS } from './fields';
 
-const text = () => z.string().optional();
-
-/**
- * The request fields as the editor stores them (text boxes and selects);
- * channelSettings (channel-request.ts) turns them into request fields.
- * `channelName`, because `name` is the node's own label.
- */
-const Fields = z.object({
-  server: z.string().default(''),
-  channelName: text(),
-  description: text(),
-  sourceId: text(),
-  expectedProperties: text(),
-  region: text(),
-  continuousRecording: z.union([z.boolean(), z.string()]).optional(),
-  recordingDuration: z.union([z.number(), z.string()]).nullish(),
-  tags: text(),
-});
-
-/** The request fields the settings give (a bad one throws the MediaSpacesError naming it). */
-export const CreateChannelSettings = Fields.transform((fields) => channelSettings(fields));
+/** The request fields the settings give (channel-request.ts), each setting read by its field's rule first. */
+export const CreateChannelSettings = settingsSchema(FIELDS).transform(channelSettings);
 export type CreateChannelSettings = z.infer<typeof CreateChannelSettings>;
 
-/** msg.payload is merged over the settings (channelRequest); msg.idempotency_key sets the header. */
-export const CREATE_INPUTS = { idempotencyKey: idempotencyKeyInput } satisfies InputMap;
+/** msg.idempotency_key sets the header; msg.payload is merged over the settings (channelRequest). */
+export const CREATE_INPUTS = inputMap(FIELDS);
 
-/**
- * "Show state": follow each created channel's state in the status and on
- * output 2. Off when the property is missing, so flows saved before it
- * existed make no extra requests; the editor turns it on for new nodes.
- */
-export const WatchSettings = z.object({
-  watchState: z
-    .union([z.boolean(), z.string()])
-    .optional()
-    .transform((v) => v === true || v === 'true'),
-});
+/** "Show state" alone, read before the node starts (its field says why a missing one is off). */
+export const WatchSettings = settingsSchema({ watchState: FIELDS.watchState });

@@ -1,6 +1,7 @@
 import { resolveInputs } from '../shared/inputs';
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
 import { respond, runOperationNode } from '../shared/operation';
+import { FIELDS } from './fields';
 import { DELETE_INPUTS, DeleteEventSettings } from './settings';
 
 /** The node's runtime, from its deploy on: one delete per message. */
@@ -9,6 +10,7 @@ export function start(RED: NodeAPI, node: Node, def: NodeDef): void {
     context: 'Delete event',
     area: 'liveCapture',
     settings: DeleteEventSettings,
+    fields: FIELDS,
     async perform(msg, { settings, client, signal }) {
       const { eventId } = await resolveInputs(RED, node, msg, settings, DELETE_INPUTS);
       // the library checks the id and encodes it as one path segment

@@ -1,17 +1,18 @@
-interface DeleteEventNode extends EditorNodeInstance {
-  eventId: string;
-  eventIdType: string;
-}
+import { type DialogDefaults, type FieldNode, fieldDefaults } from '../shared/editor/field-defaults';
+import { defaultType } from '../shared/fields';
+import { FIELDS } from './fields';
 
-RED.nodes.registerType<DeleteEventNode>('media-spaces-delete-event', {
+const field = fieldDefaults(FIELDS);
+
+RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-delete-event', {
   category: 'media spaces',
   color: '#8FBCE6',
   defaults: {
     name: { value: '' },
-    server: { value: '', type: 'media-spaces-config', required: true },
-    eventId: { value: 'event_id', validate: RED.validators.typedInput('eventIdType') },
-    eventIdType: { value: 'msg' },
-  },
+    server: field.server,
+    eventId: field.eventId,
+    eventIdType: field.eventIdType,
+  } satisfies DialogDefaults<typeof FIELDS>,
   inputs: 1,
   outputs: 1,
   icon: 'media-spaces-delete.svg',
@@ -25,8 +26,8 @@ RED.nodes.registerType<DeleteEventNode>('media-spaces-delete-event', {
   },
   oneditprepare() {
     $('#node-input-eventId').typedInput({
-      default: 'msg',
-      types: ['str', 'msg', 'flow', 'global', 'env'],
+      default: defaultType(FIELDS.eventId),
+      types: [...FIELDS.eventId.types],
       typeField: '#node-input-eventIdType',
     });
   },

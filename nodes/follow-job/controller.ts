@@ -6,8 +6,9 @@ import { findCoordination } from '../shared/coordination-provider';
 import type { DoneFunction, NodeAPI, NodeContext, NodeDef, NodeMessage, NodeStatus } from '../shared/node-red-types';
 import { Handover } from '../shared/node-state';
 import { closeWith, errorStatus, failWith, messageTimeout, type PollNode, retryStatus } from '../shared/poll-node';
-import { pollTiming, readPollSettings } from '../shared/poll-settings';
+import { pollTiming } from '../shared/poll-settings';
 import { clientFor } from '../shared/server-client';
+import { settingsWithWarnings } from '../shared/settings';
 import { StatusBoard } from '../shared/status-board';
 import { followerHost, JobCoordination } from './job-coordination';
 import { describeJob, type JobRef, jobFailure, jobRef } from './job-message';
@@ -317,7 +318,7 @@ function doneOf(w: Waiter): DoneFunction | undefined {
 /** The node's runtime, from its deploy on. */
 export function start(RED: NodeAPI, node: PollNode, def: NodeDef): void {
   const warn = (text: string) => node.warn(`media-spaces-follow-job: ${text}`);
-  const settings = readPollSettings(followJobSettings, def, FOLLOW_JOB_LABELS, warn);
+  const settings = settingsWithWarnings(followJobSettings, def, FOLLOW_JOB_LABELS, warn);
   const status = new StatusBoard(node);
   const controller = new FollowJobController(RED, node, settings, status, () => clientFor(RED, def.server, 'workflow'));
   // the controller sends through node.send, which is what Node-RED's send does for one input handler

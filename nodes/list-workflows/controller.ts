@@ -1,7 +1,8 @@
 import { resolveInputs } from '../shared/inputs';
 import type { Node, NodeAPI, NodeDef, NodeMessage } from '../shared/node-red-types';
 import { type OperationContext, type Outcome, runOperationNode } from '../shared/operation';
-import { LIST_INPUTS, ListWorkflowsSettings, SETTING_LABELS } from './settings';
+import { FIELDS } from './fields';
+import { LIST_INPUTS, ListWorkflowsSettings } from './settings';
 import { splitMessages } from './split-parts';
 
 /** The node's runtime, from its deploy on. */
@@ -10,7 +11,7 @@ export function start(RED: NodeAPI, node: Node, def: NodeDef): void {
     context: 'List workflows',
     area: 'workflow',
     settings: ListWorkflowsSettings,
-    labels: SETTING_LABELS,
+    fields: FIELDS,
     perform: listWorkflows,
   });
 }

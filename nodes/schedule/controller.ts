@@ -5,11 +5,12 @@ import { findCoordination } from '../shared/coordination-provider';
 import { asMediaSpacesError, failMessage } from '../shared/failure';
 import type { NodeDef, NodeMessage, Outputs } from '../shared/node-red-types';
 import { safeId } from '../shared/node-state';
-import { parseSettings } from '../shared/settings';
+import { dialogLabels, settingsWithWarnings } from '../shared/settings';
 import { StatusBoard } from '../shared/status-board';
 import { type CommandHost, handleControl } from './commands';
 import { ConfigSource } from './config-source';
 import { Emitter } from './emitter';
+import { FIELDS } from './fields';
 import { type ScheduleSettings, scheduleSettingsSchema } from './settings';
 import { ScheduleSidebar } from './sidebar-report';
 import { SlotCoordination } from './slot-coordination';
@@ -221,7 +222,9 @@ export class ScheduleController {
 
 /** The node's runtime, from its deploy on: control messages answered on output 3, or an error. */
 export function start(RED: ScheduleAPI, node: ScheduleNode, def: NodeDef): void {
-  const controller = new ScheduleController(RED, node, parseSettings(scheduleSettingsSchema, def));
+  const warn = (text: string) => node.warn(text);
+  const settings = settingsWithWarnings(scheduleSettingsSchema, def, dialogLabels(RED, def.type, FIELDS), warn);
+  const controller = new ScheduleController(RED, node, settings);
 
   node.on('input', (msg, send, done) => {
     try {

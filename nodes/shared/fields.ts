@@ -7,6 +7,8 @@
  * drift apart.
  */
 
+import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../../lib/rules';
+
 /** The outcome of a rule: the value to use, or the rule the value breaks ("must be …"). */
 export type Read<T> = { ok: true; value: T } | { ok: false; rule: string };
 
@@ -25,8 +27,9 @@ export interface Field<T = unknown> {
    */
   value?: string | number | boolean | readonly unknown[];
   /**
-   * What a stored node lacking the field reads as, where that must differ from
-   * a new node's default (a feature new nodes get but older flows must not).
+   * What a stored node lacking the setting reads as, when that is not `value`:
+   * a feature new nodes get on, which flows saved before it existed must not
+   * start doing on their own (create channel's "Show state").
    */
   missing?: string | number | boolean;
   rule: Rule<T>;
@@ -191,3 +194,12 @@ export const coordinationField = {
   required: false,
   rule: textOrEmpty({ trim: true }),
 } as const satisfies Field<string>;
+
+/**
+ * msg.idempotency_key: sent as the Idempotency-Key header so a retried POST
+ * creates one resource; null or '' is no key.
+ */
+export const idempotencyKeyField = {
+  message: 'idempotency_key',
+  rule: optional(matching(isIdempotencyKey, IDEMPOTENCY_KEY_RULE), { null: 'unset' }),
+} as const satisfies Field<string | undefined>;

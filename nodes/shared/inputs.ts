@@ -1,7 +1,6 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { MediaSpacesError } from '../../lib/errors';
 import { isPlainObject } from '../../lib/guards';
-import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../../lib/rules';
 import { describeType } from '../../lib/submit-input-read';
 import type { Node, NodeAPI, NodeMessage } from './node-red-types';
 import { evaluateSetting } from './typed-input';
@@ -169,29 +168,6 @@ function settingType(settings: Record<string, unknown>, spec: InputSpec): string
   const typeSetting = spec.typeField === undefined ? undefined : settings[spec.typeField];
   return typeof typeSetting === 'string' && typeSetting !== '' ? typeSetting : (spec.defaultType ?? 'str');
 }
-
-/** Schema pieces shared by the input maps. */
-export const emptyToUndefined = (value: unknown) => (blank(value) ? undefined : value);
-
-/** Something that must be given; its type is the library's to check, which names the field. */
-export const required = (rule: string) =>
-  z.unknown().refine((value) => !blank(value), { message: `is required: ${rule}` });
-
-/** A whole number; digit strings (from HTTP queries, CSV, text boxes) are accepted. */
-export const wholeNumber = () =>
-  z.preprocess(
-    (v) => (typeof v === 'string' && /^\s*[+-]?\d{1,15}\s*$/.test(v) ? Number(v) : v),
-    z.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' }),
-  );
-
-/** msg.idempotency_key: sent as the Idempotency-Key header so a retried POST creates one resource. */
-export const idempotencyKeyInput = {
-  message: 'idempotency_key',
-  schema: z.preprocess(
-    emptyToUndefined,
-    z.string({ error: IDEMPOTENCY_KEY_RULE }).refine(isIdempotencyKey, { error: IDEMPOTENCY_KEY_RULE }).optional(),
-  ),
-} satisfies InputSpec;
 
 /**
  * msg.payload read as a request for the node (the inject rule): a plain object is a request,

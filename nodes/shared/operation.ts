@@ -4,10 +4,11 @@ import type { MediaSpacesClient } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
 import type { ApiResponse } from '../../lib/transport';
 import { asMediaSpacesError, failMessage } from './failure';
+import type { FieldTable } from './fields';
 import type { DoneFunction, Node, NodeAPI, NodeDef, NodeMessage, SendFunction } from './node-red-types';
 import { RequestStatus } from './request-status';
 import { type Area, clientFor } from './server-client';
-import { settingsOrError } from './settings';
+import { dialogLabels, settingsOrError } from './settings';
 
 /** What one input message turned into. */
 export interface Outcome {
@@ -51,8 +52,8 @@ export interface OperationNodeSpec<S extends z.ZodType> {
   area: Area;
   /** The node's settings schema; a bad setting fails every message with the reason, rather than the deploy. */
   settings: S;
-  /** How the edit dialog names the settings, for errors about them. */
-  labels?: Partial<Record<string, string>>;
+  /** The node's field table: errors about a setting name it as the dialog does. */
+  fields: FieldTable;
   perform(msg: NodeMessage, ctx: OperationContext<z.infer<S>>): Promise<Outcome>;
 }
 
@@ -66,7 +67,7 @@ export function runOperationNode<S extends z.ZodType>(
   def: NodeDef,
   spec: OperationNodeSpec<S>,
 ): void {
-  const settings = settingsOrError(spec.settings, def, spec.labels);
+  const settings = settingsOrError(spec.settings, def, dialogLabels(RED, def.type, spec.fields));
   handleOperation(RED, node, {
     context: spec.context,
     area: spec.area,

@@ -20,7 +20,10 @@ function fieldSchema<T>(field: Field<T>): z.ZodType<T> {
   });
 }
 
-/** A setting missing from the stored node (a flow saved before the field existed) reads as the field's default. */
+/**
+ * A setting missing from the stored node (a flow saved before the field
+ * existed) reads as the field's default, or as its `missing` where it has one.
+ */
 function withDefaults(fields: FieldTable, stored: unknown): unknown {
   if (typeof stored !== 'object' || stored === null) return stored;
   const filled: Record<string, unknown> = { ...stored };

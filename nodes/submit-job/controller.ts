@@ -3,6 +3,7 @@ import { requestPayload, resolveInputs } from '../shared/inputs';
 import type { Node, NodeAPI, NodeDef, NodeMessage } from '../shared/node-red-types';
 import { type OperationContext, type Outcome, respond, runOperationNode } from '../shared/operation';
 import { DeclaredInputs, hasTypedInputs } from './declared-inputs';
+import { FIELDS } from './fields';
 import { renderJobName } from './job-name-template';
 import { SUBMIT_INPUTS, SubmitJobSettings } from './settings';
 
@@ -12,6 +13,7 @@ export function start(RED: NodeAPI, node: Node, def: NodeDef): void {
     context: 'Submit job',
     area: 'workflow',
     settings: SubmitJobSettings,
+    fields: FIELDS,
     perform: submitJob,
   });
 }
@@ -31,7 +33,12 @@ export async function submitJob(
   const request = requestPayload(msg.payload, PAYLOAD_RULE);
   const resolved = resolveInputs(RED, node, msg, settings, SUBMIT_INPUTS);
   // awaited only when a promise: each await is a turn of the microtask queue per message
-  const { workflowId, base, jobName, idempotencyKey } = resolved instanceof Promise ? await resolved : resolved;
+  const {
+    workflowId,
+    jobInputs: base,
+    givenJobName,
+    idempotencyKey,
+  } = resolved instanceof Promise ? await resolved : resolved;
   let declared =
     hasTypedInputs(request) || hasTypedInputs(base)
       ? declaredInputsOf(client).get(client, workflowId, signal)
@@ -40,7 +47,7 @@ export async function submitJob(
   const response = await client.submitJob(workflowId, request ?? {}, {
     base,
     declared,
-    jobName: jobNameOf(RED, settings, msg, jobName, request),
+    jobName: jobNameOf(RED, settings, msg, givenJobName, request),
     idempotencyKey,
     signal,
   });

@@ -1,13 +1,11 @@
+import { type DialogDefaults, type FieldNode, fieldDefaults } from '../shared/editor/field-defaults';
+import { defaultType } from '../shared/fields';
 import { prepareDialog } from './editor/dialog';
 import { firstInputProblem, knownInputs } from './editor/inputs';
 import type { WorkflowPicker } from './editor/workflow-picker';
+import { FIELDS } from './fields';
 
-interface SubmitJobNode extends EditorNodeInstance {
-  workflowId: string;
-  workflowIdType: string;
-  workflowName: string;
-  jobInputsType: string;
-}
+const field = fieldDefaults(FIELDS);
 
 /** The dialog's workflow picker stops loading pages once the dialog closes. */
 function stopPicker(node: EditorNodeInstance): void {
@@ -27,26 +25,26 @@ function validateJobInputs(this: EditorNodeInstance, v: unknown, opt?: unknown):
   if (v === '' || v === undefined || v === null) return true;
   const valid: boolean | string = typedInputValid.call(this, v, opt);
   if (valid !== true) return valid;
-  if ((this.jobInputsType || 'json') !== 'json') return true;
+  if ((this.jobInputsType || defaultType(FIELDS.jobInputs)) !== 'json') return true;
   const workflow = !this.workflowIdType || this.workflowIdType === 'str' ? String(this.workflowId ?? '') : '';
   const declared = knownInputs[workflow];
   return (declared && firstInputProblem(String(v), declared)) || true;
 }
 
-RED.nodes.registerType<SubmitJobNode>('media-spaces-submit-job', {
+RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-submit-job', {
   category: 'media spaces',
   color: '#8FBCE6',
   defaults: {
     name: { value: '' },
-    server: { value: '', type: 'media-spaces-config', required: true },
-    workflowId: { value: '', validate: RED.validators.typedInput('workflowIdType') },
-    workflowIdType: { value: 'str' },
-    workflowName: { value: '' },
-    jobName: { value: '' },
+    server: field.server,
+    workflowId: field.workflowId,
+    workflowIdType: field.workflowIdType,
+    workflowName: field.workflowName,
+    jobName: field.jobName,
     // not "inputs": the editor keeps a node's input port count there
-    jobInputs: { value: '', validate: validateJobInputs },
-    jobInputsType: { value: 'json' },
-  },
+    jobInputs: { ...field.jobInputs, validate: validateJobInputs },
+    jobInputsType: field.jobInputsType,
+  } satisfies DialogDefaults<typeof FIELDS>,
   inputs: 1,
   outputs: 1,
   icon: 'media-spaces-submit.svg',
@@ -59,13 +57,13 @@ RED.nodes.registerType<SubmitJobNode>('media-spaces-submit-job', {
   },
   oneditprepare() {
     $('#node-input-workflowId').typedInput({
-      default: 'str',
-      types: ['str', 'msg', 'flow', 'global', 'env'],
+      default: defaultType(FIELDS.workflowId),
+      types: [...FIELDS.workflowId.types],
       typeField: '#node-input-workflowIdType',
     });
     $('#node-input-jobInputs').typedInput({
-      default: 'json',
-      types: ['json', 'msg', 'flow', 'global', 'env'],
+      default: defaultType(FIELDS.jobInputs),
+      types: [...FIELDS.jobInputs.types],
       typeField: '#node-input-jobInputsType',
     });
     prepareDialog(this);

@@ -13,8 +13,9 @@ import {
   type PollNode,
   retryStatus,
 } from '../shared/poll-node';
-import { pollTiming, readPollSettings } from '../shared/poll-settings';
+import { pollTiming } from '../shared/poll-settings';
 import { clientFor } from '../shared/server-client';
+import { settingsWithWarnings } from '../shared/settings';
 import { StatusBoard } from '../shared/status-board';
 import { WAIT_WORKFLOW_LABELS, type WaitWorkflowSettings, waitWorkflowSettings } from './settings';
 
@@ -90,7 +91,7 @@ export function workflowRef(msg: NodeMessage, setting: string): string {
 /** The node's runtime, from its deploy on. */
 export function start(RED: NodeAPI, node: PollNode, def: NodeDef): void {
   const warn = (text: string) => node.warn(`media-spaces-wait-workflow: ${text}`);
-  const settings = readPollSettings(waitWorkflowSettings, def, WAIT_WORKFLOW_LABELS, warn);
+  const settings = settingsWithWarnings(waitWorkflowSettings, def, WAIT_WORKFLOW_LABELS, warn);
   const status = new StatusBoard(node);
   const controller = new WaitWorkflowController(node, settings, status, () => clientFor(RED, def.server, 'workflow'));
   node.on('input', (msg, send, done) => controller.input(msg, send, done));

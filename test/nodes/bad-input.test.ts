@@ -217,20 +217,22 @@ const groups: Group[] = [
     props: { workflowId: 'a..b', workflowIdType: 'msg' },
     cases: [{ what: 'workflow id setting a bad msg path', msg: {}, field: 'workflow_id' }],
   },
+  // a setting no msg property overrides is named by its dialog label, which is its key where the
+  // runtime has no catalogue, as here
   {
     node: 'media-spaces-create-channel',
     props: { channelName: 'x', recordingDuration: 'four' },
-    cases: [{ what: 'window setting not a number', msg: {}, field: 'recording_duration' }],
+    cases: [{ what: 'window setting not a number', msg: {}, field: 'recordingDuration' }],
   },
   {
     node: 'media-spaces-create-channel',
     props: { channelName: 'x', sourceId: 'camera one' },
-    cases: [{ what: 'source setting not a UUID', msg: {}, field: 'source_id' }],
+    cases: [{ what: 'source setting not a UUID', msg: {}, field: 'sourceId' }],
   },
   {
     node: 'media-spaces-create-channel',
     props: { channelName: 'x', expectedProperties: '{' },
-    cases: [{ what: 'expected properties setting not JSON', msg: {}, field: 'expected_properties' }],
+    cases: [{ what: 'expected properties setting not JSON', msg: {}, field: 'expectedProperties' }],
   },
   {
     node: 'media-spaces-list-workflows',

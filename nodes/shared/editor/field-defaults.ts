@@ -2,6 +2,7 @@ import {
   defaultType,
   type Field,
   type FieldTable,
+  isBlank,
   type SettingKey,
   type TypedInputType,
   type TypeKey,
@@ -31,6 +32,13 @@ export type FieldNode<F extends FieldTable> = EditorNodeInstance & {
       : string;
 } & { [K in TypeKey<F>]: TypedInputType | '' };
 
+/**
+ * A setting a msg property overrides may be left blank: messages give it (the
+ * runtime names the msg property when neither does), as the workflow id of a
+ * submit job fed by msg.workflow_id.
+ */
+const givenByMessage = (field: Field, value: unknown) => field.message !== undefined && isBlank(value);
+
 function validator(key: string, field: Field): EditorNodeProperty['validate'] {
   if (field.types) {
     const typed = RED.validators.typedInput(`${key}Type`);
@@ -39,13 +47,14 @@ function validator(key: string, field: Field): EditorNodeProperty['validate'] {
       const valid = typed.call(this, value, opt);
       if (valid !== true) return valid;
       const type = this[`${key}Type`] || fallbackType;
-      if (type !== 'str') return true;
+      if (type !== 'str' || givenByMessage(field, value)) return true;
       const read = field.rule.read(value);
       return read.ok || read.rule;
     };
   }
   if (field.node) return undefined;
   return (value) => {
+    if (givenByMessage(field, value)) return true;
     const read = field.rule.read(value);
     return read.ok || read.rule;
   };

@@ -1,0 +1,62 @@
+import { UUID_PATTERN, UUID_RULE } from '../../lib/rules';
+import {
+  anything,
+  fieldTable,
+  flag,
+  idempotencyKeyField,
+  matching,
+  optional,
+  serverField,
+  textOrEmpty,
+  then,
+  whole,
+} from '../shared/fields';
+
+const trimmed = () => textOrEmpty({ trim: true });
+
+/** Text, trimmed, that is blank (left out of the request) or passes `check`. */
+const blankOr = (check: (text: string) => boolean, words: string) =>
+  then(
+    trimmed(),
+    matching((value): value is string => value === '' || (typeof value === 'string' && check(value)), words),
+  );
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The create-channel node's fields: the request fields as the dialog stores
+ * them (text boxes and selects), which channelSettings (channel-request.ts)
+ * turns into the request; blank ones are left out. `channelName`, because
+ * `name` is the node's own label. msg.payload is merged over the request.
+ */
+export const FIELDS = fieldTable({
+  server: serverField,
+  channelName: { value: '', rule: trimmed() },
+  description: { value: '', rule: trimmed() },
+  sourceId: { value: '', rule: blankOr((text) => UUID_PATTERN.test(text), UUID_RULE) },
+  expectedProperties: { value: '', rule: blankOr(isJson, 'must be a JSON string') },
+  region: { value: '', rule: trimmed() },
+  /** '' (not set), 'true' or 'false' from the select; read by the library's recordingFlag, as a schedule's. */
+  continuousRecording: { value: '', rule: anything() },
+  /** Hours; the service's range is the library's to check. */
+  recordingDuration: {
+    value: '',
+    rule: optional(whole(0, Number.MAX_SAFE_INTEGER, 'must be a whole number of hours'), { null: 'unset' }),
+  },
+  /** Comma separated. */
+  tags: { value: '', rule: trimmed() },
+  /**
+   * "Show state": follow each created channel's state in the status and on
+   * output 2. On for new nodes; off when the property is missing, so flows
+   * saved before it existed make no extra requests.
+   */
+  watchState: { value: true, missing: false, rule: flag(false) },
+  idempotencyKey: idempotencyKeyField,
+});
