@@ -30,7 +30,7 @@ export = function register(RED: NodeAPI): void {
     let problem: InstanceType<typeof CoordinationError> | undefined;
     let closed = false;
     try {
-      settings = parseCoordinationSettings(def);
+      settings = parseCoordinationSettings(def, RED);
       const connection = new RedisConnection({
         url: settings.url,
         username: credentials.username,
