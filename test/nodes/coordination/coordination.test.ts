@@ -167,7 +167,7 @@ describe('media-spaces-coordination in a Node-RED runtime', () => {
     expect(await clientsOfThisProcess()).toBe(0);
   });
 
-  it('reads a flow saved without the optional settings with the dialog\'s defaults', async () => {
+  it("reads a flow saved without the optional settings with the dialog's defaults", async () => {
     await helper.load([coordinationNode, userNode], flow(), { coord: { password: 'pw' } });
     expect((helper.getNode('coord') as unknown as CoordinationProvider).coordinationSettings).toEqual({
       url: redis.url,
