@@ -16,6 +16,7 @@ import {
   MAX_RESULTS_RULE,
   UUID_PATTERN,
   UUID_RULE,
+  WORKFLOW_PREFIXES,
   WORKFLOW_STATUS_RULE,
 } from './rules';
 import type { Channel, Workflow, WorkflowInputs, WorkflowJob, WorkflowList } from './schemas';
@@ -24,7 +25,7 @@ import { buildSubmitRequest, describeType } from './submit-input';
 import { type ApiResponse, type HttpRequest, type RetryNotice, Transport } from './transport';
 import { readWorkflowList } from './workflow-list-read';
 
-export const WORKFLOW_PREFIXES = ['/workflow/v1', '/workflow/api/v1'] as const;
+export { WORKFLOW_PREFIXES };
 export type WorkflowPrefix = (typeof WORKFLOW_PREFIXES)[number];
 
 export interface ClientConfig {

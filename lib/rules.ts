@@ -87,6 +87,9 @@ export function checkBaseUrl(value: string): BaseUrlCheck {
   return { ok: true, url, insecure: url.protocol === 'http:' && !isLoopback(url.hostname) };
 }
 
+/** The paths under which a service serves its workflow API; the node adds the chosen one to the Workflow URL. */
+export const WORKFLOW_PREFIXES = ['/workflow/v1', '/workflow/api/v1'] as const;
+
 /** Polling defaults of lib/watch and of the polling nodes' dialogs. */
 export const DEFAULT_INTERVAL_MS = 5000;
 export const DEFAULT_BACKOFF_MAX_MS = 60_000;

@@ -28,4 +28,4 @@ export {
 } from './job-registry';
 export { DEFAULT_KEY_PREFIX, normalizeSlot, type SlotRef } from './keys';
 export type { DoneRecord, HeldBy } from './records';
-export { parseRedisUrl, type RedisEndpoint } from './url';
+export { checkRedisUrl, parseRedisUrl, REDIS_URL_RULE, type RedisEndpoint, type RedisUrlCheck } from './url';

@@ -1,7 +1,8 @@
 import type { ClientConfig } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
-import { checkBaseUrl, UUID_PATTERN, UUID_RULE } from '../../lib/rules';
+import { checkBaseUrl } from '../../lib/rules';
 import { configLabel } from './labels';
+import { spaceIdProblem, urlProblem } from './setting-checks';
 
 /**
  * The config node's properties as the editor stores them (strings from text
@@ -43,9 +44,8 @@ export function parseConfig(fields: ConfigFields, credentials: Credentials): Par
   const warnings: string[] = [];
   checkUrl('workflowUrl', settings.workflowUrl, true, problems, warnings);
   checkUrl('liveCaptureUrl', settings.liveCaptureUrl, false, problems, warnings);
-  if (!UUID_PATTERN.test(settings.spaceId)) {
-    problems.spaceId = settings.spaceId === '' ? 'is required' : UUID_RULE;
-  }
+  const spaceProblem = spaceIdProblem(settings.spaceId);
+  if (spaceProblem) problems.spaceId = spaceProblem;
   if (!settings.rejectUnauthorized) {
     warnings.push('TLS certificate verification is off: anyone on the path can read the credentials');
   }
@@ -90,13 +90,13 @@ function checkUrl(
   problems: Record<string, string>,
   warnings: string[],
 ): void {
-  if (value === '' && !required) return;
-  const checked = checkBaseUrl(value);
-  if (!checked.ok) {
-    problems[field] = checked.problem;
+  const problem = urlProblem(value, required);
+  if (problem) {
+    problems[field] = problem;
     return;
   }
-  if (checked.insecure) {
+  const checked = checkBaseUrl(value);
+  if (checked.ok && checked.insecure) {
     warnings.push(
       `${configLabel(field)} uses plain http to ${checked.url.hostname}: the credentials travel unencrypted; use https outside a local test setup`,
     );

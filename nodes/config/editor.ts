@@ -1,51 +1,46 @@
-import { checkBaseUrl, UUID_PATTERN, UUID_RULE } from '../../lib/rules';
+import { type DialogDefaults, type FieldNode, fieldDefaults } from '../shared/editor/field-defaults';
 import { quietExampleImports } from './editor/example-import';
 import { showInsecure } from './editor/insecure';
 import { showSignIn, signIn, signOut } from './editor/sign-in';
 import { testConnection } from './editor/test-connection';
+import { FIELDS } from './fields';
+import { spaceIdProblem, urlProblem } from './setting-checks';
 
-interface ConfigNode extends EditorNodeInstance {
-  workflowUrl: string;
-  rejectUnauthorized?: boolean;
-}
+const field = fieldDefaults(FIELDS);
 
-/** A setting's problem as the runtime words it, named by the label the dialog shows. */
-function labelled(node: EditorNodeInstance, field: string, problem: string): string {
-  const label = typeof node._ === 'function' ? node._(`media-spaces-config.label.${field}`) : field;
-  return `${label} ${problem}`;
-}
-
-function urlRule(field: string, required: boolean) {
-  return function (this: EditorNodeInstance, value: unknown, _opt?: unknown): boolean | string {
-    const text = String(value ?? '');
-    if (!required && text.trim() === '') return true;
-    const checked = checkBaseUrl(text);
-    return checked.ok || labelled(this, field, checked.problem);
+/**
+ * A field's validator, its problem named by the label the dialog shows, as the
+ * runtime words it ("Workflow URL is required"). `check` replaces the table's
+ * rule for the settings it reads as typed.
+ */
+function labelled(key: string, property: EditorNodeProperty, check?: (text: string) => string | undefined) {
+  const validate = property.validate;
+  return {
+    ...property,
+    validate(this: EditorNodeInstance, value: unknown, opt?: unknown): boolean | string {
+      const result = check ? (check(String(value ?? '')) ?? true) : (validate?.call(this, value, opt) ?? true);
+      if (result === true || result === false) return result;
+      const label = typeof this._ === 'function' ? this._(`media-spaces-config.label.${key}`) : key;
+      return `${label} ${result}`;
+    },
   };
 }
 
-RED.nodes.registerType<ConfigNode>('media-spaces-config', {
+RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-config', {
   category: 'config',
   paletteLabel() {
     return this._('media-spaces-config.paletteLabel');
   },
   defaults: {
     name: { value: '' },
-    workflowUrl: { value: '', validate: urlRule('workflowUrl', true) },
-    liveCaptureUrl: { value: '', validate: urlRule('liveCaptureUrl', false) },
-    spaceId: {
-      value: '',
-      validate(value: unknown, _opt?: unknown) {
-        const text = String(value ?? '').trim();
-        if (UUID_PATTERN.test(text)) return true;
-        return labelled(this, 'spaceId', text === '' ? 'is required' : UUID_RULE);
-      },
-    },
-    workflowPrefix: { value: '/workflow/v1' },
-    timeout: { value: 30000, validate: RED.validators.number(true) },
-    retries: { value: 3, validate: RED.validators.number(true) },
-    rejectUnauthorized: { value: true },
-  },
+    workflowUrl: labelled('workflowUrl', field.workflowUrl, (text) => urlProblem(text, true)),
+    liveCaptureUrl: labelled('liveCaptureUrl', field.liveCaptureUrl, (text) => urlProblem(text, false)),
+    spaceId: labelled('spaceId', field.spaceId, spaceIdProblem),
+    workflowPrefix: field.workflowPrefix,
+    timeout: labelled('timeout', field.timeout),
+    retries: labelled('retries', field.retries),
+    rejectUnauthorized: field.rejectUnauthorized,
+  } satisfies DialogDefaults<typeof FIELDS>,
   credentials: {
     apiKey: { type: 'password' },
     accessToken: { type: 'password' },

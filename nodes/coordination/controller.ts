@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type ConnectionStatus, CoordinationError, Coordinator, RedisConnection } from '../../lib/coordination';
 import type { CoordinationProvider } from '../shared/coordination-provider';
-import type { Node, NodeDef } from '../shared/node-red-types';
+import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
 import { type CoordinationSettings, parseCoordinationSettings } from './coordination-settings';
 
 export type CoordinationNode = Node & CoordinationProvider;
@@ -15,7 +15,7 @@ const INSTANCE_ID = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
  * using it, connected on deploy and closed on redeploy; bad settings are said once and given
  * to every user as the reason.
  */
-export function start(node: CoordinationNode, def: NodeDef): void {
+export function start(RED: NodeAPI, node: CoordinationNode, def: NodeDef): void {
   const label = def.name ? `"${String(def.name)}"` : node.id;
   const credentials = node.credentials ?? {};
   let settings: CoordinationSettings | undefined;
@@ -23,7 +23,7 @@ export function start(node: CoordinationNode, def: NodeDef): void {
   let problem: CoordinationError | undefined;
   let closed = false;
   try {
-    settings = parseCoordinationSettings(def);
+    settings = parseCoordinationSettings(def, RED);
     const connection = new RedisConnection({
       url: settings.url,
       username: credentials.username,

@@ -1,8 +1,10 @@
 import { CoordinationError } from '../../lib/coordination';
+import type { UnreachablePolicy } from '../shared/coordination-provider';
+import type { NodeAPI } from '../shared/node-red-types';
+import { dialogLabels, readSettings, settingsSchema } from '../shared/settings';
+import { FIELDS } from './fields';
 
 /** The config node's properties as the editor stores them, checked once per deploy. */
-export type UnreachablePolicy = 'skip' | 'alone';
-
 export interface CoordinationSettings {
   url: string;
   keyPrefix: string;
@@ -12,42 +14,30 @@ export interface CoordinationSettings {
   whenUnreachable: UnreachablePolicy;
 }
 
-export const DEFAULT_LEASE_MS = 30_000;
-export const DEFAULT_DONE_TTL_DAYS = 7;
+const CoordinationFields = settingsSchema(FIELDS);
 const DAY_MS = 24 * 3600_000;
 
-export function parseCoordinationSettings(def: Record<string, unknown>): CoordinationSettings {
-  const leaseMs = numberOr(def.leaseMs, DEFAULT_LEASE_MS);
-  if (!Number.isInteger(leaseMs) || leaseMs < 1000 || leaseMs > 3_600_000) {
-    throw new CoordinationError(
-      'invalid_config',
-      `lease must be 1000 to 3600000 ms, got ${JSON.stringify(def.leaseMs)}`,
-    );
-  }
-  const doneTtlDays = numberOr(def.doneTtlDays, DEFAULT_DONE_TTL_DAYS);
-  if (!(doneTtlDays >= 1 && doneTtlDays <= 365)) {
-    throw new CoordinationError(
-      'invalid_config',
-      `done records must be kept 1 to 365 days, got ${JSON.stringify(def.doneTtlDays)}`,
-    );
-  }
-  const policy = def.whenUnreachable === undefined || def.whenUnreachable === '' ? 'skip' : def.whenUnreachable;
-  if (policy !== 'skip' && policy !== 'alone') {
-    throw new CoordinationError(
-      'invalid_config',
-      `whenUnreachable must be skip or alone, got ${JSON.stringify(policy)}`,
-    );
-  }
+/**
+ * The settings, or CoordinationError `invalid_config` naming each bad one by
+ * its label in the dialog (by its key where RED's catalogue is not at hand).
+ */
+export function parseCoordinationSettings(
+  def: Record<string, unknown>,
+  RED?: Pick<NodeAPI, '_'>,
+): CoordinationSettings {
+  const { settings, problems } = readSettings(CoordinationFields, def);
+  const labels = dialogLabels(RED, 'media-spaces-coordination', FIELDS);
+  const list = Object.entries(problems).map(([key, rule]) => {
+    // the url's rule shows the url itself, and never its credentials
+    const got = key === 'url' ? '' : `, got ${JSON.stringify(def[key])}`;
+    return `${labels[key] ?? key} ${rule}${got}`;
+  });
+  if (list.length > 0) throw new CoordinationError('invalid_config', list.join('; '));
   return {
-    url: typeof def.url === 'string' ? def.url : '',
-    keyPrefix: typeof def.keyPrefix === 'string' ? def.keyPrefix : '',
-    leaseMs,
-    doneTtlMs: Math.round(doneTtlDays * DAY_MS),
-    whenUnreachable: policy,
+    url: settings.url,
+    keyPrefix: settings.keyPrefix,
+    leaseMs: settings.leaseMs,
+    doneTtlMs: Math.round(settings.doneTtlDays * DAY_MS),
+    whenUnreachable: settings.whenUnreachable,
   };
-}
-
-function numberOr(value: unknown, fallback: number): number {
-  if (value === undefined || value === null || value === '') return fallback;
-  return typeof value === 'number' ? value : Number(value);
 }

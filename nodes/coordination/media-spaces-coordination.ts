@@ -11,7 +11,7 @@ export = function register(RED: NodeAPI): void {
     RED.nodes.createNode(this, def);
     // required on first deploy, not at Node-RED start
     const { start } = require('./controller') as typeof import('./controller');
-    start(this, def);
+    start(RED, this, def);
   }
 
   RED.nodes.registerType('media-spaces-coordination', MediaSpacesCoordinationNode, {

@@ -1,5 +1,6 @@
 import type { MediaSpacesError } from '../../lib/errors';
 import { formatIssue, formatShort, formatTime, ScheduleConfigError, type Scheduler } from '../../lib/schedule';
+import type { UnreachablePolicy } from '../shared/coordination-provider';
 import type { NodeStatus } from '../shared/node-red-types';
 
 /** What the badge shows comes from these. */
@@ -58,7 +59,7 @@ function truncate(text: string, max: number): string {
 /** What the coordination adds to the badge. */
 export interface CoordinationView {
   connection: { state: string; error?: string };
-  policy: 'skip' | 'alone';
+  policy: UnreachablePolicy;
   role: { kind: 'leading' | 'standby' | 'unreachable'; text: string; until: number } | undefined;
 }
 

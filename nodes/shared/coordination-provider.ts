@@ -1,7 +1,8 @@
 import type { ConnectionStatus, Coordinator } from '../../lib/coordination';
 
 /** What a schedule does with a slot while Redis cannot be used. */
-export type UnreachablePolicy = 'skip' | 'alone';
+export const UNREACHABLE_POLICIES = ['skip', 'alone'] as const;
+export type UnreachablePolicy = (typeof UNREACHABLE_POLICIES)[number];
 
 /**
  * What a `media-spaces-coordination` config node offers the nodes that use it

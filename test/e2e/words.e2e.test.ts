@@ -92,6 +92,51 @@ describe('words', () => {
     expect(await toc.textContent()).not.toContain('media-spaces-coordination');
   });
 
+  it('the coordination dialog: its defaults, the plain redis:// warning only off this machine, the rules beside the fields', async () => {
+    const { page } = stack;
+    await openNode(page, FOLLOW);
+    await page.click('#node-input-btn-coordination-add');
+    const url = page.locator('#node-config-input-url');
+    await url.waitFor({ state: 'visible' });
+    expect(await url.inputValue()).toBe('redis://127.0.0.1:6379');
+    expect(await page.locator('#node-config-input-leaseMs').inputValue()).toBe('30000');
+    expect(await page.locator('#node-config-input-doneTtlDays').inputValue()).toBe('7');
+    expect(await page.locator('#node-config-input-whenUnreachable').inputValue()).toBe('skip');
+    const warning = page.locator('#node-config-media-spaces-coordination-plain');
+    expect(await warning.isVisible()).toBe(false);
+    await url.fill('redis://cache.localhost:6379');
+    expect(await warning.isVisible()).toBe(false);
+    await url.fill('redis://redis.example.com:6379');
+    await warning.waitFor({ state: 'visible' });
+    expect(await warning.textContent()).toContain('redis://');
+    expect(await warning.textContent()).toContain('redis.example.com');
+    await url.fill('rediss://redis.example.com:6379');
+    await warning.waitFor({ state: 'hidden' });
+
+    const lease = page.locator('#node-config-input-leaseMs');
+    await lease.fill('500');
+    await lease.dispatchEvent('change');
+    await expect.poll(() => lease.getAttribute('class')).toContain('input-error');
+    await lease.fill('60000');
+    await lease.dispatchEvent('change');
+    await expect.poll(() => lease.getAttribute('class')).not.toContain('input-error');
+    await url.fill('http://127.0.0.1:6379');
+    await url.dispatchEvent('change');
+    await expect.poll(() => url.getAttribute('class')).toContain('input-error');
+    // the reason Node-RED shows beside the field: the rule the runtime applies
+    const reasons = await page.evaluate(() => {
+      const w = window as unknown as {
+        RED: {
+          nodes: { getType(t: string): { defaults: Record<string, { validate(v: unknown, o: unknown): unknown }> } };
+        };
+      };
+      const defaults = w.RED.nodes.getType('media-spaces-coordination').defaults;
+      return [defaults.leaseMs.validate('500', {}), defaults.doneTtlDays.validate('400', {})];
+    });
+    expect(reasons).toEqual(['must be 1000 to 3600000 ms', 'must be 1 to 365 days']);
+    await closeAllTrays(page);
+  });
+
   it("every node's help fits the Help sidebar at its default width: nothing wider than the panel", async () => {
     const { page } = stack;
     const toc = await openHelpTree();

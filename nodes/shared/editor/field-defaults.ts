@@ -53,7 +53,8 @@ function validator(key: string, field: Field): EditorNodeProperty['validate'] {
     };
   }
   if (field.node) return undefined;
-  return (value) => {
+  // two parameters: Node-RED takes a validator's text as the reason only from one declaring (value, opt)
+  return (value, _opt) => {
     if (givenByMessage(field, value)) return true;
     const read = field.rule.read(value);
     return read.ok || read.rule;

@@ -146,4 +146,35 @@ describe('media-spaces-coordination in a Node-RED runtime', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(await clientsOfThisProcess()).toBe(0);
   });
+
+  it('names each bad setting with what it got, and does not connect', async () => {
+    await helper.load(
+      [coordinationNode, userNode],
+      flow({ leaseMs: '500', doneTtlDays: 0, whenUnreachable: 'retry' }),
+      { coord: { password: 'pw' } },
+    );
+    const errors = helper
+      .log()
+      .args.map((a) => a[0])
+      .filter((e) => e.id === 'coord' && e.level === 20)
+      .map((e) => String(e.msg));
+    expect(errors).toEqual([
+      'Redis coordination "shared": leaseMs must be 1000 to 3600000 ms, got "500"; ' +
+        'doneTtlDays must be 1 to 365 days, got 0; whenUnreachable must be skip or alone, got "retry"',
+    ]);
+    const status = (helper.getNode('coord') as unknown as CoordinationProvider).coordinationStatus();
+    expect(status).toMatchObject({ state: 'error', errorCode: 'invalid_config' });
+    expect(await clientsOfThisProcess()).toBe(0);
+  });
+
+  it("reads a flow saved without the optional settings with the dialog's defaults", async () => {
+    await helper.load([coordinationNode, userNode], flow(), { coord: { password: 'pw' } });
+    expect((helper.getNode('coord') as unknown as CoordinationProvider).coordinationSettings).toEqual({
+      url: redis.url,
+      keyPrefix: 'nr-test',
+      leaseMs: 30_000,
+      doneTtlMs: 7 * 24 * 3600_000,
+      whenUnreachable: 'skip',
+    });
+  });
 });

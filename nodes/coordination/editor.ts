@@ -1,0 +1,51 @@
+import { isLoopback } from '../../lib/rules';
+import { type DialogDefaults, type FieldNode, fieldDefaults } from '../shared/editor/field-defaults';
+import { FIELDS } from './fields';
+
+const field = fieldDefaults(FIELDS);
+
+/** The host of a plain `redis://` url as typed, even before the url is complete; undefined for `rediss://`. */
+function plainHost(url: string): string | undefined {
+  return /^redis:\/\/([^:/]+|\[[^\]]+\])/i.exec(url.trim())?.[1];
+}
+
+RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-coordination', {
+  category: 'config',
+  // "Add new Redis coordination config node", and the Help tree's entry, instead of the type name
+  paletteLabel() {
+    return this._('media-spaces-coordination.paletteLabel');
+  },
+  defaults: {
+    name: { value: '' },
+    url: field.url,
+    keyPrefix: field.keyPrefix,
+    leaseMs: field.leaseMs,
+    doneTtlDays: field.doneTtlDays,
+    whenUnreachable: field.whenUnreachable,
+  } satisfies DialogDefaults<typeof FIELDS>,
+  credentials: {
+    username: { type: 'password' },
+    password: { type: 'password' },
+  },
+  label() {
+    return this.name || this.url || 'redis coordination';
+  },
+  oneditprepare() {
+    // a password and every claim would cross the network unencrypted
+    const showPlain = () => {
+      const host = plainHost(String($('#node-config-input-url').val() ?? ''));
+      const $box = $('#node-config-media-spaces-coordination-plain').empty();
+      if (host === undefined || isLoopback(host)) {
+        $box.hide();
+        return;
+      }
+      $('<i class="fa fa-exclamation-triangle"></i>').appendTo($box);
+      $('<span>')
+        .text(` ${this._('media-spaces-coordination.warning.plainRedis', { host })}`)
+        .appendTo($box);
+      $box.show();
+    };
+    $('#node-config-input-url').on('input change', showPlain);
+    showPlain();
+  },
+});
