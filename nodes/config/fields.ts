@@ -10,9 +10,9 @@ const RETRIES = 3;
  * checked after, by setting-checks.ts, which also gives the warnings.
  */
 export const FIELDS = fieldTable({
-  workflowUrl: { value: '', rule: textOrEmpty({ trim: true }) },
+  workflowUrl: { value: '', required: true, rule: textOrEmpty({ trim: true }) },
   liveCaptureUrl: { value: '', rule: textOrEmpty({ trim: true }) },
-  spaceId: { value: '', rule: textOrEmpty({ trim: true }) },
+  spaceId: { value: '', required: true, rule: textOrEmpty({ trim: true }) },
   workflowPrefix: {
     value: WORKFLOW_PREFIXES[0],
     rule: orDefault(oneOf(WORKFLOW_PREFIXES, `must be ${WORKFLOW_PREFIXES.join(' or ')}`), WORKFLOW_PREFIXES[0]),

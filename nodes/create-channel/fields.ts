@@ -1,5 +1,6 @@
 import { UUID_PATTERN, UUID_RULE } from '../../lib/rules';
 import {
+  andThen,
   anything,
   fieldTable,
   flag,
@@ -8,7 +9,6 @@ import {
   optional,
   serverField,
   textOrEmpty,
-  then,
   whole,
 } from '../shared/fields';
 
@@ -16,7 +16,7 @@ const trimmed = () => textOrEmpty({ trim: true });
 
 /** Text, trimmed, that is blank (left out of the request) or passes `check`. */
 const blankOr = (check: (text: string) => boolean, words: string) =>
-  then(
+  andThen(
     trimmed(),
     matching((value): value is string => value === '' || (typeof value === 'string' && check(value)), words),
   );

@@ -16,14 +16,21 @@ RED.nodes.registerType<ScheduleEditorNode>('media-spaces-schedule', {
     file: {
       ...field.file,
       // the one check across fields: a file source needs a file
-      validate(v) {
-        return this.source !== 'file' || (typeof v === 'string' && v.trim() !== '');
+      validate(v, opt) {
+        if (this.source === 'file' && (typeof v !== 'string' || v.trim() === '')) return false;
+        return field.file.validate?.call(this, v, opt) ?? true;
       },
     },
     windows: field.windows,
     scheduleId: field.scheduleId,
     // stricter than the runtime, which leaves the zone's name to the library (it refuses an unknown zone)
-    timezone: { ...field.timezone, validate: (v) => !v || isValidTimeZone(String(v).trim()) },
+    timezone: {
+      ...field.timezone,
+      validate(v, opt) {
+        const valid = field.timezone.validate?.call(this, v, opt) ?? true;
+        return valid === true && typeof v === 'string' && v.trim() !== '' ? isValidTimeZone(v.trim()) : valid;
+      },
+    },
     catchUp: field.catchUp,
     server: field.server,
     coordination: field.coordination,

@@ -1,6 +1,7 @@
 import { isPlainObject } from '../../lib/guards';
 import { UUID_PATTERN, UUID_RULE } from '../../lib/rules';
 import {
+  andThen,
   fieldTable,
   idempotencyKeyField,
   matching,
@@ -9,7 +10,6 @@ import {
   rule,
   serverField,
   textOrEmpty,
-  then,
 } from '../shared/fields';
 
 const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID_PATTERN.test(value);
@@ -26,7 +26,7 @@ export const FIELDS = fieldTable({
     value: '',
     message: 'workflow_id',
     types: ['str', 'msg', 'flow', 'global', 'env'],
-    rule: then(required('choose a workflow in the node or set msg.workflow_id'), matching(isUuid, UUID_RULE)),
+    rule: andThen(required('choose a workflow in the node or set msg.workflow_id'), matching(isUuid, UUID_RULE)),
   },
   workflowName: { value: '', rule: textOrEmpty() },
   jobName: { value: '', rule: textOrEmpty({ trim: true }) },

@@ -81,7 +81,10 @@ function disagreements(fields: FieldTable, definition: EditorDefinition): string
     if (JSON.stringify(property.value) !== JSON.stringify(field.value))
       found.push(`${key}: the dialog's default ${JSON.stringify(property.value)} is not the table's`);
     const valid = property.validate?.call({ ...stored }, property.value);
-    if (valid !== undefined && valid !== true) found.push(`${key}: the dialog refuses its own default (${valid})`);
+    // a required field left blank is refused until the user fills it in, as meant
+    const toFillIn = field.required && property.value === '';
+    if (valid !== undefined && valid !== true && !toFillIn)
+      found.push(`${key}: the dialog refuses its own default (${valid})`);
   }
   const { problems } = readSettings(schema, { id: 'n', type: 't', ...stored });
   for (const [label, rule] of Object.entries(problems))

@@ -45,6 +45,6 @@ export function editorDefinitions(distNodeDir: string): Record<string, EditorDef
     _: (key: string) => key,
     settings: {},
   };
-  for (const script of scripts) runInNewContext(script, { RED, $: stub(), jQuery: stub(), window: {}, console });
+  for (const script of scripts) runInNewContext(script, { RED, $: stub(), jQuery: stub(), window: {}, console, URL, Intl });
   return registered;
 }
