@@ -158,8 +158,12 @@ export function matching<T>(check: (value: unknown) => value is T, words: string
   return rule(words, (value) => (check(value) ? ok(value) : bad(words)));
 }
 
-/** `first`, then `next` on what it gave. */
-export function then<A, B>(first: Rule<A>, next: Rule<B>): Rule<B> {
+/**
+ * `first`, then `next` on what it gave. Not named `then`: a module exporting
+ * `then` is a thenable, and awaiting its import (vitest's module runner does)
+ * never settles.
+ */
+export function andThen<A, B>(first: Rule<A>, next: Rule<B>): Rule<B> {
   return rule(next.text || first.text, (value) => {
     const a = first.read(value);
     return a.ok ? next.read(a.value) : a;
