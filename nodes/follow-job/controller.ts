@@ -8,7 +8,7 @@ import { Handover } from '../shared/node-state';
 import {
   errorStatus,
   failWith,
-  messageTimeout,
+  messageInputs,
   type NodeContext,
   type PollNode,
   retryStatus,
@@ -18,7 +18,7 @@ import type { StatusBoard } from '../shared/status-board';
 import { followerHost, JobCoordination } from './job-coordination';
 import { describeJob, type JobRef, jobFailure, jobRef } from './job-message';
 import { ReportedJobs, type ReportedRecord } from './reported-jobs';
-import type { FollowJobSettings } from './settings';
+import { FOLLOW_INPUTS, type FollowJobSettings } from './settings';
 import { FollowJobSidebar } from './sidebar-report';
 
 /** Node context keys of the followed jobs and of the jobs reported lately. */
@@ -89,8 +89,9 @@ export class FollowJobController {
 
   input(msg: NodeMessage, done: DoneFunction): void {
     try {
-      const ref = jobRef(msg);
-      const timeoutMs = messageTimeout(msg, this.settings.timeout);
+      const inputs = messageInputs(this.RED, this.node, msg, this.settings, FOLLOW_INPUTS);
+      const ref = jobRef(msg, inputs);
+      const timeoutMs = inputs.timeout;
       if (msg.replay === true && this.reported.jobOf(msg.idempotency_key) === ref.jobId) {
         // a schedule's end replayed after a restart, for a job this node already reported
         this.node.debug(`job ${ref.jobId} was reported before the restart; replay of ${msg.idempotency_key} ignored`);

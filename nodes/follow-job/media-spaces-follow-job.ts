@@ -11,13 +11,14 @@ export = function register(RED: NodeAPI): void {
     RED.nodes.createNode(this, def);
     // required on first deploy, not at Node-RED start
     const { closeWith } = require('../shared/poll-node') as typeof import('../shared/poll-node');
-    const { settingsWithWarnings } = require('../shared/settings') as typeof import('../shared/settings');
+    const { dialogLabels, settingsWithWarnings } = require('../shared/settings') as typeof import('../shared/settings');
     const { clientFor } = require('../shared/server-client') as typeof import('../shared/server-client');
     const { StatusBoard } = require('../shared/status-board') as typeof import('../shared/status-board');
     const { FollowJobController } = require('./controller') as typeof import('./controller');
-    const { FOLLOW_JOB_LABELS, followJobSettings } = require('./settings') as typeof import('./settings');
+    const { FIELDS } = require('./fields') as typeof import('./fields');
+    const { followJobSettings } = require('./settings') as typeof import('./settings');
     const warn = (text: string) => this.warn(`media-spaces-follow-job: ${text}`);
-    const settings = settingsWithWarnings(followJobSettings, def, FOLLOW_JOB_LABELS, warn);
+    const settings = settingsWithWarnings(followJobSettings, def, dialogLabels(RED, def.type, FIELDS), warn);
     const status = new StatusBoard(this);
     const controller = new FollowJobController(RED, this, settings, status, () =>
       clientFor(RED, def.server, 'workflow'),

@@ -1,20 +1,19 @@
 import type { MediaSpacesClient } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
 import { WorkflowActiveWaiter } from '../../lib/watch';
-import { given, textValue } from '../shared/message-fields';
-import type { DoneFunction, NodeMessage, NodeStatus, SendFunction } from '../shared/node-red-types';
+import type { DoneFunction, NodeAPI, NodeMessage, NodeStatus, SendFunction } from '../shared/node-red-types';
 import {
   errorStatus,
   failWith,
   type Handle,
   handleOf,
-  messageTimeout,
+  messageInputs,
   type PollNode,
   retryStatus,
 } from '../shared/poll-node';
 import { pollTiming } from '../shared/poll-settings';
 import type { StatusBoard } from '../shared/status-board';
-import type { WaitWorkflowSettings } from './settings';
+import { WAIT_INPUTS, type WaitWorkflowSettings } from './settings';
 
 /**
  * Holds each input until its workflow is active, then passes it on. Every
@@ -25,6 +24,7 @@ export class WaitWorkflowController {
   private readonly waiter: WorkflowActiveWaiter<Handle>;
 
   constructor(
+    private readonly RED: NodeAPI,
     private readonly node: PollNode,
     private readonly settings: WaitWorkflowSettings,
     private readonly status: StatusBoard,
@@ -51,9 +51,9 @@ export class WaitWorkflowController {
 
   input(msg: NodeMessage, send: SendFunction, done: DoneFunction): void {
     try {
-      const workflow = workflowRef(msg, this.settings.workflow);
-      const timeoutMs = messageTimeout(msg, this.settings.timeout);
-      this.waiter.wait({ workflow, timeoutMs, handle: handleOf(msg, send, done) });
+      const inputs = messageInputs(this.RED, this.node, msg, this.settings, WAIT_INPUTS);
+      const workflow = workflowRef(inputs, this.settings.workflow);
+      this.waiter.wait({ workflow, timeoutMs: inputs.timeout, handle: handleOf(msg, send, done) });
       this.showWaiting();
     } catch (error) {
       this.status.set(errorStatus(error));
@@ -73,12 +73,9 @@ export class WaitWorkflowController {
 }
 
 /** msg.workflow_id (id or name), msg.workflow_name, else the node's workflow setting. */
-export function workflowRef(msg: NodeMessage, setting: string): string {
-  for (const property of ['workflow_id', 'workflow_name']) {
-    if (given(msg, property) && msg[property] !== null && msg[property] !== '') {
-      return textValue(`msg.${property}`, msg[property]).trim();
-    }
-  }
+export function workflowRef(inputs: { workflowId?: string; workflowName?: string }, setting: string): string {
+  const named = inputs.workflowId ?? inputs.workflowName;
+  if (named !== undefined) return named;
   if (setting !== '') return setting;
   throw MediaSpacesError.invalidInput('No workflow to wait for: set msg.workflow_id, or the workflow in the node', {
     workflow_id: 'is required',

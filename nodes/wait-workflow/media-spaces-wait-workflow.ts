@@ -11,15 +11,18 @@ export = function register(RED: NodeAPI): void {
     RED.nodes.createNode(this, def);
     // required on first deploy, not at Node-RED start
     const { closeWith } = require('../shared/poll-node') as typeof import('../shared/poll-node');
-    const { settingsWithWarnings } = require('../shared/settings') as typeof import('../shared/settings');
+    const { dialogLabels, settingsWithWarnings } = require('../shared/settings') as typeof import('../shared/settings');
     const { clientFor } = require('../shared/server-client') as typeof import('../shared/server-client');
     const { StatusBoard } = require('../shared/status-board') as typeof import('../shared/status-board');
     const { WaitWorkflowController } = require('./controller') as typeof import('./controller');
-    const { WAIT_WORKFLOW_LABELS, waitWorkflowSettings } = require('./settings') as typeof import('./settings');
+    const { FIELDS } = require('./fields') as typeof import('./fields');
+    const { waitWorkflowSettings } = require('./settings') as typeof import('./settings');
     const warn = (text: string) => this.warn(`media-spaces-wait-workflow: ${text}`);
-    const settings = settingsWithWarnings(waitWorkflowSettings, def, WAIT_WORKFLOW_LABELS, warn);
+    const settings = settingsWithWarnings(waitWorkflowSettings, def, dialogLabels(RED, def.type, FIELDS), warn);
     const status = new StatusBoard(this);
-    const controller = new WaitWorkflowController(this, settings, status, () => clientFor(RED, def.server, 'workflow'));
+    const controller = new WaitWorkflowController(RED, this, settings, status, () =>
+      clientFor(RED, def.server, 'workflow'),
+    );
     this.on('input', (msg, send, done) => controller.input(msg, send, done));
     closeWith(this, status, () => controller.close());
   }

@@ -12,13 +12,14 @@ export = function register(RED: NodeAPI): void {
     RED.nodes.createNode(this, def);
     // required on first deploy, not at Node-RED start
     const { closeWith } = require('../shared/poll-node') as typeof import('../shared/poll-node');
-    const { settingsWithWarnings } = require('../shared/settings') as typeof import('../shared/settings');
+    const { dialogLabels, settingsWithWarnings } = require('../shared/settings') as typeof import('../shared/settings');
     const { clientFor } = require('../shared/server-client') as typeof import('../shared/server-client');
     const { StatusBoard } = require('../shared/status-board') as typeof import('../shared/status-board');
     const { WatchWorkflowsController } = require('./controller') as typeof import('./controller');
-    const { WATCH_WORKFLOWS_LABELS, watchWorkflowsSettings } = require('./settings') as typeof import('./settings');
+    const { FIELDS } = require('./fields') as typeof import('./fields');
+    const { watchWorkflowsSettings } = require('./settings') as typeof import('./settings');
     const warn = (text: string) => this.warn(`media-spaces-watch-workflows: ${text}`);
-    const settings = settingsWithWarnings(watchWorkflowsSettings, def, WATCH_WORKFLOWS_LABELS, warn);
+    const settings = settingsWithWarnings(watchWorkflowsSettings, def, dialogLabels(RED, def.type, FIELDS), warn);
     const status = new StatusBoard(this);
     const controller = new WatchWorkflowsController(this, settings, status, () =>
       clientFor(RED, def.server, 'workflow'),
