@@ -5,16 +5,16 @@ import { JobFollower, type JobWaiter, type PersistedJob, serializableOrSelf, toS
 import { findCoordination } from '../shared/coordination-provider';
 import type { DoneFunction, NodeAPI, NodeContext, NodeDef, NodeMessage, NodeStatus } from '../shared/node-red-types';
 import { Handover } from '../shared/node-state';
-import { closeWith, errorStatus, failWith, messageTimeout, type PollNode, retryStatus } from '../shared/poll-node';
+import { closeWith, errorStatus, failWith, messageInputs, type PollNode, retryStatus } from '../shared/poll-node';
 import { pollTiming } from '../shared/poll-settings';
 import { clientFor } from '../shared/server-client';
-import { settingsWithWarnings } from '../shared/settings';
+import { dialogLabels, settingsWithWarnings } from '../shared/settings';
 import { StatusBoard } from '../shared/status-board';
+import { FIELDS } from './fields';
 import { followerHost, JobCoordination } from './job-coordination';
 import { describeJob, type JobRef, jobFailure, jobRef } from './job-message';
 import { ReportedJobs, type ReportedRecord } from './reported-jobs';
-import { FOLLOW_JOB_LABELS, type FollowJobSettings, followJobSettings } from './settings';
-
+import { FOLLOW_INPUTS, type FollowJobSettings, followJobSettings } from './settings';
 import { FollowJobSidebar } from './sidebar-report';
 
 /** Node context keys of the followed jobs and of the jobs reported lately. */
@@ -85,8 +85,9 @@ export class FollowJobController {
 
   input(msg: NodeMessage, done: DoneFunction): void {
     try {
-      const ref = jobRef(msg);
-      const timeoutMs = messageTimeout(msg, this.settings.timeout);
+      const inputs = messageInputs(this.RED, this.node, msg, this.settings, FOLLOW_INPUTS);
+      const ref = jobRef(msg, inputs);
+      const timeoutMs = inputs.timeout;
       if (msg.replay === true && this.reported.jobOf(msg.idempotency_key) === ref.jobId) {
         // a schedule's end replayed after a restart, for a job this node already reported
         this.node.debug(`job ${ref.jobId} was reported before the restart; replay of ${msg.idempotency_key} ignored`);
@@ -318,7 +319,7 @@ function doneOf(w: Waiter): DoneFunction | undefined {
 /** The node's runtime, from its deploy on. */
 export function start(RED: NodeAPI, node: PollNode, def: NodeDef): void {
   const warn = (text: string) => node.warn(`media-spaces-follow-job: ${text}`);
-  const settings = settingsWithWarnings(followJobSettings, def, FOLLOW_JOB_LABELS, warn);
+  const settings = settingsWithWarnings(followJobSettings, def, dialogLabels(RED, def.type, FIELDS), warn);
   const status = new StatusBoard(node);
   const controller = new FollowJobController(RED, node, settings, status, () => clientFor(RED, def.server, 'workflow'));
   // the controller sends through node.send, which is what Node-RED's send does for one input handler

@@ -1,27 +1,20 @@
-import { DEFAULT_BACKOFF_MAX_MS, DEFAULT_CONCURRENCY, DEFAULT_INTERVAL_MS } from '../../lib/rules';
-import { wholeNumberAtLeast } from '../shared/editor/poll-fields';
+import { type DialogDefaults, type FieldNode, fieldDefaults } from '../shared/editor/field-defaults';
+import { FIELDS } from './fields';
 
-interface FollowJobNode extends EditorNodeInstance {
-  interval: string;
-  backoffMax: string;
-  concurrency: string;
-  timeout: string;
-  coordination: string;
-}
+const field = fieldDefaults(FIELDS);
 
-RED.nodes.registerType<FollowJobNode>('media-spaces-follow-job', {
+RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-follow-job', {
   category: 'media spaces',
   color: '#8FBCE6',
   defaults: {
     name: { value: '' },
-    server: { value: '', type: 'media-spaces-config', required: true },
-    // inline, not spread: the catalogue's validator (node-red-dev) reads the defaults' keys from the source
-    interval: { value: DEFAULT_INTERVAL_MS, required: true, validate: wholeNumberAtLeast(1, false) },
-    backoffMax: { value: DEFAULT_BACKOFF_MAX_MS, validate: wholeNumberAtLeast(1, true) },
-    concurrency: { value: DEFAULT_CONCURRENCY, validate: wholeNumberAtLeast(1, true) },
-    timeout: { value: '', validate: wholeNumberAtLeast(0, true) },
-    coordination: { value: '', type: 'media-spaces-coordination', required: false },
-  },
+    server: field.server,
+    interval: field.interval,
+    backoffMax: field.backoffMax,
+    concurrency: field.concurrency,
+    timeout: field.timeout,
+    coordination: field.coordination,
+  } satisfies DialogDefaults<typeof FIELDS>,
   inputs: 1,
   outputs: 2,
   icon: 'media-spaces-follow-job.svg',

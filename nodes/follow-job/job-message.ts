@@ -2,9 +2,10 @@ import { idSegment, uuidSegment } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
 import { isPlainObject } from '../../lib/guards';
 import type { WorkflowJob } from '../../lib/schemas';
+import { describeType } from '../../lib/submit-input-read';
 import { WatchError } from '../../lib/watch';
-import { given, textValue } from '../shared/message-fields';
 import type { NodeMessage } from '../shared/node-red-types';
+import { FIELDS } from './fields';
 
 /** The job an input asks to follow, and what the input already tells of it. */
 export interface JobRef {
@@ -13,12 +14,18 @@ export interface JobRef {
   known?: Partial<WorkflowJob>;
 }
 
+/** What the message gives itself, by the node's input map: msg.job_id (text) and msg.workflow_id. */
+export interface JobInputs {
+  jobId?: string;
+  workflowId?: unknown;
+}
+
 /** The job to follow: msg.job_id / msg.workflow_id, else msg.payload.id / msg.payload.workflow_id. */
-export function jobRef(msg: NodeMessage): JobRef {
+export function jobRef(msg: NodeMessage, inputs: JobInputs): JobRef {
   const payload = isPlainObject(msg.payload) ? msg.payload : undefined;
-  const rawJobId = given(msg, 'job_id') ? msg.job_id : payload?.id;
-  const rawWorkflowId = given(msg, 'workflow_id') ? msg.workflow_id : payload?.workflow_id;
-  if (rawJobId === undefined) {
+  const jobId = inputs.jobId ?? payloadJobId(payload?.id);
+  const rawWorkflowId = inputs.workflowId !== undefined ? inputs.workflowId : payload?.workflow_id;
+  if (jobId === undefined) {
     throw MediaSpacesError.invalidInput(
       'No job to follow: set msg.job_id, or send the job (msg.payload with id and workflow_id, as media-spaces-submit-job outputs it)',
       { job_id: 'is required' },
@@ -29,14 +36,21 @@ export function jobRef(msg: NodeMessage): JobRef {
       workflow_id: 'is required',
     });
   }
-  const source = given(msg, 'job_id') ? 'msg.job_id' : 'msg.payload.id';
-  const jobId = textValue(source, rawJobId);
   idSegment(jobId, 'job_id');
   const workflowId = uuidSegment(rawWorkflowId, 'workflow_id');
   // the payload is the job itself only when its id is this job's (text or number; anything else is not an id)
   const payloadId = payload?.id;
   const sameJob = (typeof payloadId === 'string' || typeof payloadId === 'number') && String(payloadId) === jobId;
   return { jobId, workflowId, known: sameJob ? (payload as Partial<WorkflowJob>) : undefined };
+}
+
+/** msg.payload.id read by msg.job_id's rule, named as where it came from. */
+function payloadJobId(value: unknown): string | undefined {
+  const read = FIELDS.jobId.rule.read(value);
+  if (read.ok) return read.value;
+  throw MediaSpacesError.invalidInput(`msg.payload.id ${read.rule}, got ${describeType(value)}`, {
+    'msg.payload.id': read.rule,
+  });
 }
 
 /** The job's read onto a message: payload, ids, state and progress. */

@@ -1,16 +1,9 @@
-import { z } from 'zod';
-import { POLL_LABELS, pollTimingFields, wholeSetting } from '../shared/poll-settings-old';
+import type { z } from 'zod';
+import { inputMap, settingsSchema } from '../shared/settings';
+import { FIELDS } from './fields';
 
-/** The follow-job node's settings, as the editor stores them. */
-export const followJobSettings = z.object({
-  ...pollTimingFields,
-  /** Requests in flight at most, over every followed job; unset: 8. */
-  concurrency: wholeSetting(1),
-  /** Give up on a job after this many ms; unset or 0: never. */
-  timeout: wholeSetting(0),
-  /** The media-spaces-coordination node's id; empty: this instance alone. */
-  coordination: z.string().catch('').optional(),
-});
+export const followJobSettings = settingsSchema(FIELDS);
 export type FollowJobSettings = z.infer<typeof followJobSettings>;
 
-export const FOLLOW_JOB_LABELS = { ...POLL_LABELS, concurrency: 'Concurrency' };
+/** msg.job_id, msg.workflow_id and msg.timeout (over the Timeout setting). */
+export const FOLLOW_INPUTS = inputMap(FIELDS);

@@ -166,7 +166,11 @@ export function matching<T>(check: (value: unknown) => value is T, words: string
   return rule(words, (value) => (check(value) ? ok(value) : bad(words)));
 }
 
-/** `first`, then `next` on what it gave (not named `then`: a module exporting `then` is taken for a promise when imported dynamically). */
+/**
+ * `first`, then `next` on what it gave. Not named `then`: a module exporting
+ * `then` is a thenable, and awaiting its import (vitest's module runner does)
+ * never settles.
+ */
 export function andThen<A, B>(first: Rule<A>, next: Rule<B>): Rule<B> {
   return rule(next.text || first.text, (value) => {
     const a = first.read(value);

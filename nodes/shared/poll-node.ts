@@ -1,8 +1,17 @@
 import { MediaSpacesError } from '../../lib/errors';
 import { WatchError } from '../../lib/watch';
 import { asMediaSpacesError, type ErrorDetails, failMessage } from './failure';
-import { given, invalid, wholeNumber } from './message-fields';
-import type { DoneFunction, Node, NodeContext, NodeMessage, NodeStatus, Outputs, SendFunction } from './node-red-types';
+import { type InputMap, type ResolvedInputs, resolveInputs } from './inputs';
+import type {
+  DoneFunction,
+  Node,
+  NodeAPI,
+  NodeContext,
+  NodeMessage,
+  NodeStatus,
+  Outputs,
+  SendFunction,
+} from './node-red-types';
 import type { StatusBoard } from './status-board';
 
 /**
@@ -64,12 +73,25 @@ export function errorStatus(error: unknown): NodeStatus {
   return { fill: 'red', shape: 'ring', text: errorLabel(error) };
 }
 
-/** msg.timeout when given (0: no limit), else the node's Timeout. */
-export function messageTimeout(msg: NodeMessage, setting: number | undefined): number | undefined {
-  if (!given(msg, 'timeout')) return setting;
-  const n = wholeNumber('msg.timeout', msg.timeout);
-  if (n < 0) throw invalid('msg.timeout', 'must be 0 (no timeout) or a positive number of ms', msg.timeout);
-  return n;
+/**
+ * A message's inputs (msg.timeout over the Timeout setting, ...) by the one
+ * resolver. The polling nodes' tables hold no typed input, so nothing waits
+ * for a context store: the inputs come back at once, and the message is
+ * taken in the order it came.
+ */
+export function messageInputs<M extends InputMap>(
+  RED: NodeAPI,
+  node: Node,
+  msg: NodeMessage,
+  settings: Record<string, unknown>,
+  map: M,
+): ResolvedInputs<M> {
+  const inputs = resolveInputs(RED, node, msg, settings, map);
+  if (inputs instanceof Promise) {
+    inputs.catch(() => undefined);
+    throw new TypeError('a polling node input must not need an evaluation (a typed input)');
+  }
+  return inputs;
 }
 
 /** A closer of a polling node: `removed` when the node is deleted rather than redeployed. */

@@ -1,7 +1,6 @@
 import type { MediaSpacesClient } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
 import { WorkflowActiveWaiter } from '../../lib/watch';
-import { given, textValue } from '../shared/message-fields';
 import type { DoneFunction, NodeAPI, NodeDef, NodeMessage, NodeStatus, SendFunction } from '../shared/node-red-types';
 import {
   closeWith,
@@ -9,15 +8,16 @@ import {
   failWith,
   type Handle,
   handleOf,
-  messageTimeout,
+  messageInputs,
   type PollNode,
   retryStatus,
 } from '../shared/poll-node';
 import { pollTiming } from '../shared/poll-settings';
 import { clientFor } from '../shared/server-client';
-import { settingsWithWarnings } from '../shared/settings';
+import { dialogLabels, settingsWithWarnings } from '../shared/settings';
 import { StatusBoard } from '../shared/status-board';
-import { WAIT_WORKFLOW_LABELS, type WaitWorkflowSettings, waitWorkflowSettings } from './settings';
+import { FIELDS } from './fields';
+import { WAIT_INPUTS, type WaitWorkflowSettings, waitWorkflowSettings } from './settings';
 
 /**
  * Holds each input until its workflow is active, then passes it on. Every
@@ -28,6 +28,7 @@ export class WaitWorkflowController {
   private readonly waiter: WorkflowActiveWaiter<Handle>;
 
   constructor(
+    private readonly RED: NodeAPI,
     private readonly node: PollNode,
     private readonly settings: WaitWorkflowSettings,
     private readonly status: StatusBoard,
@@ -54,9 +55,9 @@ export class WaitWorkflowController {
 
   input(msg: NodeMessage, send: SendFunction, done: DoneFunction): void {
     try {
-      const workflow = workflowRef(msg, this.settings.workflow);
-      const timeoutMs = messageTimeout(msg, this.settings.timeout);
-      this.waiter.wait({ workflow, timeoutMs, handle: handleOf(msg, send, done) });
+      const inputs = messageInputs(this.RED, this.node, msg, this.settings, WAIT_INPUTS);
+      const workflow = workflowRef(inputs, this.settings.workflow);
+      this.waiter.wait({ workflow, timeoutMs: inputs.timeout, handle: handleOf(msg, send, done) });
       this.showWaiting();
     } catch (error) {
       this.status.set(errorStatus(error));
@@ -76,12 +77,9 @@ export class WaitWorkflowController {
 }
 
 /** msg.workflow_id (id or name), msg.workflow_name, else the node's workflow setting. */
-export function workflowRef(msg: NodeMessage, setting: string): string {
-  for (const property of ['workflow_id', 'workflow_name']) {
-    if (given(msg, property) && msg[property] !== null && msg[property] !== '') {
-      return textValue(`msg.${property}`, msg[property]).trim();
-    }
-  }
+export function workflowRef(inputs: { workflowId?: string; workflowName?: string }, setting: string): string {
+  const named = inputs.workflowId ?? inputs.workflowName;
+  if (named !== undefined) return named;
   if (setting !== '') return setting;
   throw MediaSpacesError.invalidInput('No workflow to wait for: set msg.workflow_id, or the workflow in the node', {
     workflow_id: 'is required',
@@ -91,9 +89,11 @@ export function workflowRef(msg: NodeMessage, setting: string): string {
 /** The node's runtime, from its deploy on. */
 export function start(RED: NodeAPI, node: PollNode, def: NodeDef): void {
   const warn = (text: string) => node.warn(`media-spaces-wait-workflow: ${text}`);
-  const settings = settingsWithWarnings(waitWorkflowSettings, def, WAIT_WORKFLOW_LABELS, warn);
+  const settings = settingsWithWarnings(waitWorkflowSettings, def, dialogLabels(RED, def.type, FIELDS), warn);
   const status = new StatusBoard(node);
-  const controller = new WaitWorkflowController(node, settings, status, () => clientFor(RED, def.server, 'workflow'));
+  const controller = new WaitWorkflowController(RED, node, settings, status, () =>
+    clientFor(RED, def.server, 'workflow'),
+  );
   node.on('input', (msg, send, done) => controller.input(msg, send, done));
   closeWith(node, status, () => controller.close());
 }

@@ -1,22 +1,19 @@
-import { DEFAULT_BACKOFF_MAX_MS, DEFAULT_INTERVAL_MS } from '../../lib/rules';
-import { wholeNumberAtLeast } from '../shared/editor/poll-fields';
+import { type DialogDefaults, type FieldNode, fieldDefaults } from '../shared/editor/field-defaults';
+import { FIELDS } from './fields';
 
-interface WaitWorkflowNode extends EditorNodeInstance {
-  workflow: string;
-}
+const field = fieldDefaults(FIELDS);
 
-RED.nodes.registerType<WaitWorkflowNode>('media-spaces-wait-workflow', {
+RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-wait-workflow', {
   category: 'media spaces',
   color: '#8FBCE6',
   defaults: {
     name: { value: '' },
-    server: { value: '', type: 'media-spaces-config', required: true },
-    workflow: { value: '' },
-    // inline, not spread: the catalogue's validator (node-red-dev) reads the defaults' keys from the source
-    interval: { value: DEFAULT_INTERVAL_MS, required: true, validate: wholeNumberAtLeast(1, false) },
-    backoffMax: { value: DEFAULT_BACKOFF_MAX_MS, validate: wholeNumberAtLeast(1, true) },
-    timeout: { value: '', validate: wholeNumberAtLeast(0, true) },
-  },
+    server: field.server,
+    workflow: field.workflow,
+    interval: field.interval,
+    backoffMax: field.backoffMax,
+    timeout: field.timeout,
+  } satisfies DialogDefaults<typeof FIELDS>,
   inputs: 1,
   outputs: 1,
   icon: 'media-spaces-wait-workflow.svg',

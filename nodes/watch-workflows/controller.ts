@@ -5,9 +5,10 @@ import type { DoneFunction, NodeAPI, NodeDef, NodeMessage, NodeStatus, SendFunct
 import { closeWith, errorLabel, failWith, handleOf, type PollNode, retryStatus } from '../shared/poll-node';
 import { pollTiming } from '../shared/poll-settings';
 import { clientFor } from '../shared/server-client';
-import { settingsWithWarnings } from '../shared/settings';
+import { dialogLabels, settingsWithWarnings } from '../shared/settings';
 import { StatusBoard } from '../shared/status-board';
-import { WATCH_WORKFLOWS_LABELS, type WatchWorkflowsSettings, watchWorkflowsSettings } from './settings';
+import { FIELDS } from './fields';
+import { type WatchWorkflowsSettings, watchWorkflowsSettings } from './settings';
 
 const CONTEXT = 'Watch workflows';
 
@@ -89,7 +90,7 @@ function pollStatus(count: number, changes: number): NodeStatus {
 /** The node's runtime, from its deploy on. */
 export function start(RED: NodeAPI, node: PollNode, def: NodeDef): void {
   const warn = (text: string) => node.warn(`media-spaces-watch-workflows: ${text}`);
-  const settings = settingsWithWarnings(watchWorkflowsSettings, def, WATCH_WORKFLOWS_LABELS, warn);
+  const settings = settingsWithWarnings(watchWorkflowsSettings, def, dialogLabels(RED, def.type, FIELDS), warn);
   const status = new StatusBoard(node);
   const controller = new WatchWorkflowsController(node, settings, status, () => clientFor(RED, def.server, 'workflow'));
   node.on('input', (msg, send, done) => controller.input(msg, send, done));

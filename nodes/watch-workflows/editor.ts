@@ -1,25 +1,21 @@
-import { DEFAULT_BACKOFF_MAX_MS, DEFAULT_INTERVAL_MS, WORKFLOW_STATUSES } from '../../lib/rules';
-import { wholeNumberAtLeast } from '../shared/editor/poll-fields';
+import { WORKFLOW_STATUSES } from '../../lib/rules';
+import { type DialogDefaults, type FieldNode, fieldDefaults } from '../shared/editor/field-defaults';
+import { FIELDS } from './fields';
 
-interface WatchWorkflowsNode extends EditorNodeInstance {
-  statusFilter: string;
-  emitInitial: boolean;
-}
-
+const field = fieldDefaults(FIELDS);
 const statuses: readonly string[] = WORKFLOW_STATUSES;
 
-RED.nodes.registerType<WatchWorkflowsNode>('media-spaces-watch-workflows', {
+RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-watch-workflows', {
   category: 'media spaces',
   color: '#8FBCE6',
   defaults: {
     name: { value: '' },
-    server: { value: '', type: 'media-spaces-config', required: true },
-    statusFilter: { value: '', validate: (v) => v === '' || v === undefined || statuses.includes(String(v)) },
-    emitInitial: { value: false },
-    // inline, not spread: the catalogue's validator (node-red-dev) reads the defaults' keys from the source
-    interval: { value: DEFAULT_INTERVAL_MS, required: true, validate: wholeNumberAtLeast(1, false) },
-    backoffMax: { value: DEFAULT_BACKOFF_MAX_MS, validate: wholeNumberAtLeast(1, true) },
-  },
+    server: field.server,
+    statusFilter: field.statusFilter,
+    emitInitial: field.emitInitial,
+    interval: field.interval,
+    backoffMax: field.backoffMax,
+  } satisfies DialogDefaults<typeof FIELDS>,
   inputs: 1,
   outputs: 2,
   icon: 'media-spaces-watch-workflows.svg',

@@ -169,6 +169,24 @@ describe('media-spaces-follow-job (runtime, simulator)', () => {
     expect(sim.requests().filter((r) => r.route === 'job' && r.path.includes('dddddddd'))).toHaveLength(1);
   });
 
+  it('names the message property it read when its value is not valid', async () => {
+    await helper.load([configNode, followJobNode], [config(sim.workflowUrl), followJob(), ...outputs], credentials());
+    const w = helper.getNode(W);
+    const errors = errorsOf(w);
+    w.receive({ job_id: { id: 'j1' }, workflow_id: WF_TRANSCODE, n: 1 });
+    w.receive({ payload: { id: true, workflow_id: WF_TRANSCODE }, n: 2 });
+    w.receive({ job_id: 'j1', workflow_id: WF_TRANSCODE, timeout: 'soon', n: 3 });
+    w.receive({ job_id: 'j1', workflow_id: WF_TRANSCODE, timeout: -5, n: 4 });
+    await until(() => errors.length >= 4);
+    const byN = (n: number) => errors.find((e) => e.msg.n === n)!;
+    expect(byN(1).err.message).toMatch(/^msg\.job_id must be text, got /);
+    expect(byN(2).err.message).toMatch(/^msg\.payload\.id must be text, got /);
+    expect(byN(3).err.message).toMatch(/^msg\.timeout must be 0 \(no timeout\) or a whole number of ms, got /);
+    expect(byN(4).err.message).toMatch(/^msg\.timeout must be 0 \(no timeout\) or a whole number of ms, got /);
+    for (const n of [1, 2, 3, 4]) expect(byN(n).msg.error).toMatchObject({ code: 'invalid_input' });
+    expect(sim.requests().filter((r) => r.route === 'job' && r.path.endsWith('/j1'))).toHaveLength(0);
+  });
+
   it('resumes followed jobs after a redeploy, from the node context', async () => {
     const flow = [
       config(sim.workflowUrl),

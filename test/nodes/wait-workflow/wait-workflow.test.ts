@@ -72,6 +72,29 @@ describe('media-spaces-wait-workflow (runtime)', () => {
     expect(codes).toEqual({ '3': 'workflow_archived', '4': 'workflow_not_found', '5': 'timeout' });
   });
 
+  it('names the message property it read when its value is not valid; null or blank names no workflow', async () => {
+    await helper.load(
+      [configNode, waitWorkflowNode],
+      [config(sim.workflowUrl), waitWorkflow({ workflow: 'QC check' }), ...outputs],
+      credentials(),
+    );
+    const w = helper.getNode(W);
+    const out = record('out1');
+    const errors = errorsOf(w);
+    w.receive({ workflow_id: { id: WF_TRANSCODE }, payload: 1 });
+    w.receive({ workflow_name: ['QC check'], payload: 2 });
+    w.receive({ workflow_id: WF_TRANSCODE, timeout: 1.5, payload: 3 });
+    // null and '' name no workflow: msg.workflow_name, then the setting, is used
+    w.receive({ workflow_id: null, workflow_name: '', payload: 4 });
+    await until(() => out.length + errors.length >= 4);
+    const byPayload = (n: number) => errors.find((e) => e.msg.payload === n)?.err.message;
+    expect(byPayload(1)).toMatch(/^msg\.workflow_id must be text, got /);
+    expect(byPayload(2)).toMatch(/^msg\.workflow_name must be text, got /);
+    expect(byPayload(3)).toMatch(/^msg\.timeout must be 0 \(no timeout\) or a whole number of ms, got /);
+    expect(out.map((m) => m.payload)).toEqual([4]);
+    expect(out[0].workflow).toMatchObject({ name: 'QC check' });
+  });
+
   it('waits while the workflow is idle and passes the message once it turns active', async () => {
     const list = new MutableList([{ id: WF_IDLE, name: 'Nightly backup', status: 'idle' }]);
     const stub = await list.start();

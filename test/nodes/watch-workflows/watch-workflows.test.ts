@@ -81,6 +81,30 @@ describe('media-spaces-watch-workflows (runtime)', () => {
     expect(changes.length).toBe(changes.length);
   });
 
+  it('warns once about each setting the dialog would mark red, and runs on its default', async () => {
+    await helper.load(
+      [configNode, watchWorkflowsNode],
+      [config(sim.workflowUrl), watchWorkflows({ statusFilter: 'paused', interval: '0' }), ...outputs],
+      credentials(),
+    );
+    const log = (helper as { log(): { args: Array<[{ level: number; msg: unknown }]> } }).log();
+    const warnings = log.args
+      .filter(([entry]) => entry.level === 30 && String(entry.msg).startsWith('media-spaces-watch-workflows:'))
+      .map(([entry]) => String(entry.msg));
+    // the test helper's runtime has no catalogue (its RED._ gives the id back), so the labels fall back to the
+    // label keys; Node-RED's own gives the dialog's words (Status, Interval: test/nodes/shared/poll-settings.test.ts)
+    expect(warnings).toEqual([
+      'media-spaces-watch-workflows: status: must be one of active, archived, deleted, idle (or "" for all); using the default',
+      'media-spaces-watch-workflows: interval: must be a whole number of at least 1; using the default',
+    ]);
+    // no status filter: an input's reply lists workflows of every status
+    const replies = record('out2');
+    helper.getNode(W).receive({});
+    await until(() => replies.length > 0);
+    const statuses = new Set((replies[0].payload as { status: string }[]).map((w) => w.status));
+    expect(statuses.has('active') && statuses.has('archived')).toBe(true);
+  });
+
   it('reports added, changed and removed workflows after a silent baseline', async () => {
     const list = new MutableList([
       { id: WF_TRANSCODE, name: 'one', status: 'active' },
