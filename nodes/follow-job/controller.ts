@@ -3,9 +3,10 @@ import { isPlainObject } from '../../lib/guards';
 import type { WorkflowJob } from '../../lib/schemas';
 import { JobFollower, type JobWaiter, type PersistedJob, serializableOrSelf, toSerializable } from '../../lib/watch';
 import { findCoordination } from '../shared/coordination-provider';
+import { resolveMessageInputs } from '../shared/inputs';
 import type { DoneFunction, NodeAPI, NodeContext, NodeDef, NodeMessage, NodeStatus } from '../shared/node-red-types';
 import { Handover } from '../shared/node-state';
-import { closeWith, errorStatus, failWith, messageInputs, type PollNode, retryStatus } from '../shared/poll-node';
+import { closeWith, errorStatus, failWith, type PollNode, retryStatus } from '../shared/poll-node';
 import { pollTiming } from '../shared/poll-settings';
 import { clientFor } from '../shared/server-client';
 import { dialogLabels, settingsWithWarnings } from '../shared/settings';
@@ -85,7 +86,7 @@ export class FollowJobController {
 
   input(msg: NodeMessage, done: DoneFunction): void {
     try {
-      const inputs = messageInputs(this.RED, this.node, msg, this.settings, FOLLOW_INPUTS);
+      const inputs = resolveMessageInputs(this.RED, this.node, msg, this.settings, FOLLOW_INPUTS);
       const ref = jobRef(msg, inputs);
       const timeoutMs = inputs.timeout;
       if (msg.replay === true && this.reported.jobOf(msg.idempotency_key) === ref.jobId) {

@@ -18,6 +18,8 @@ export interface CommandHost {
   updateStatus(): void;
   /** a created channel came back: true when coordination completed the slot's start with it */
   channelReturned?(slotKey: string, channel: unknown): boolean | undefined;
+  /** the control message's window_id and count, read by the one resolver */
+  inputs(msg: NodeMessage): { windowId?: string; count: number };
 }
 
 /**
@@ -29,9 +31,10 @@ export function handleControl(host: CommandHost, msg: NodeMessage): Outputs {
   const window = msg.window;
   if (isPlainObject(window) && typeof window.slotKey === 'string') return rememberChannel(host, msg, window.slotKey);
   const command = commandOf(msg);
+  const { windowId, count } = host.inputs(msg);
   switch (command) {
     case 'trigger':
-      return [trigger(host, msg), null, null];
+      return [trigger(host, msg, windowId), null, null];
     case 'pause':
     case 'resume':
       if (command === 'pause') host.scheduler.pause();
@@ -39,7 +42,7 @@ export function handleControl(host: CommandHost, msg: NodeMessage): Outputs {
       host.updateStatus();
       return reply(msg, command, { paused: host.scheduler.paused });
     case 'skip':
-      return reply(msg, command, skipReply(host, windowIdOf(msg)));
+      return reply(msg, command, skipReply(host, windowId));
     case 'reload': {
       const error = host.reload();
       host.updateStatus();
@@ -51,13 +54,8 @@ export function handleControl(host: CommandHost, msg: NodeMessage): Outputs {
       });
     }
     case 'list':
-      return list(host, msg);
+      return list(host, msg, count);
   }
-}
-
-/** msg.payload.window_id, else msg.window_id (undefined when neither is given). */
-function windowIdOf(msg: NodeMessage): unknown {
-  return isPlainObject(msg.payload) && msg.payload.window_id !== undefined ? msg.payload.window_id : msg.window_id;
 }
 
 /** Skips the next start (of the window named, else of any window); the reply names the slot skipped. */
@@ -82,9 +80,8 @@ export function skipReply(host: CommandHost, id: unknown): Record<string, unknow
   };
 }
 
-function trigger(host: CommandHost, msg: NodeMessage): NodeMessage {
-  const id = windowIdOf(msg);
-  if (typeof id !== 'string' || id === '') {
+function trigger(host: CommandHost, msg: NodeMessage, id: string | undefined): NodeMessage {
+  if (id === undefined) {
     throw MediaSpacesError.invalidInput('trigger needs msg.window_id: the id of the window to start now', {
       window_id: 'is required',
     });
@@ -104,11 +101,8 @@ export function startMessage(host: CommandHost, windowId: string): NodeMessage {
   return { ...buildStartMessage(host.scheduler.scheduleId, event.window, event.slot) };
 }
 
-function list(host: CommandHost, msg: NodeMessage): Outputs {
+function list(host: CommandHost, msg: NodeMessage, count: number): Outputs {
   const { scheduler } = host;
-  const requested = (isPlainObject(msg.payload) ? msg.payload.count : undefined) ?? msg.count;
-  const count =
-    typeof requested === 'number' && Number.isInteger(requested) ? Math.min(100, Math.max(1, requested)) : 10;
   const upcoming = scheduler.upcoming(count).map((u) => ({
     window_id: u.window_id,
     name: u.name,

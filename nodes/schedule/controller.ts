@@ -3,6 +3,7 @@ import { MediaSpacesError } from '../../lib/errors';
 import { type ScheduleConfig, Scheduler } from '../../lib/schedule';
 import { findCoordination } from '../shared/coordination-provider';
 import { asMediaSpacesError, failMessage } from '../shared/failure';
+import { resolveMessageInputs } from '../shared/inputs';
 import type { NodeDef, NodeMessage, Outputs } from '../shared/node-red-types';
 import { safeId } from '../shared/node-state';
 import { dialogLabels, settingsWithWarnings } from '../shared/settings';
@@ -11,7 +12,7 @@ import { type CommandHost, handleControl } from './commands';
 import { ConfigSource } from './config-source';
 import { Emitter } from './emitter';
 import { FIELDS } from './fields';
-import { type ScheduleSettings, scheduleSettingsSchema } from './settings';
+import { COMMAND_INPUTS, type ScheduleSettings, scheduleSettingsSchema } from './settings';
 import { ScheduleSidebar } from './sidebar-report';
 import { SlotCoordination } from './slot-coordination';
 import { SlotLives } from './slot-life';
@@ -39,7 +40,7 @@ export class ScheduleController {
   private sidebar: ScheduleSidebar | undefined;
 
   constructor(
-    RED: ScheduleAPI,
+    private readonly RED: ScheduleAPI,
     private readonly node: ScheduleNode,
     private readonly settings: ScheduleSettings,
   ) {
@@ -157,6 +158,7 @@ export class ScheduleController {
       reload: () => this.reload(),
       updateStatus: () => this.updateStatus(),
       channelReturned: (key, channel) => this.channelCreated(key, channel),
+      inputs: (msg) => resolveMessageInputs(this.RED, this.node, msg, {}, COMMAND_INPUTS),
     };
   }
 

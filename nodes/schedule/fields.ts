@@ -35,6 +35,17 @@ const watchInterval = rule(WATCH_RULE, (value) => {
     : { ok: false, rule: WATCH_RULE };
 });
 
+const nonBlankText = matching(
+  (value): value is string => typeof value === 'string' && value.trim() !== '',
+  'must be the id of a window (text)',
+);
+
+/** How many starts `list` shows: 1 to 100, a whole number; anything else shows the next 10. */
+const listCount = rule('is the number of starts to list', (value) => ({
+  ok: true,
+  value: typeof value === 'number' && Number.isInteger(value) ? Math.min(100, Math.max(1, value)) : 10,
+}));
+
 /**
  * The schedule node's fields. A bad one is warned about and read as its
  * default rather than failing the node: a schedule that does not run because
@@ -55,4 +66,7 @@ export const FIELDS = fieldTable({
   server: { ...serverField, required: false },
   coordination: coordinationField,
   watchInterval: { value: 1000, rule: watchInterval },
+  // a control message's inputs: msg.payload.<name> (the request form), else msg.<name>
+  windowId: { message: 'window_id', payload: 'window_id', rule: optional(nonBlankText) },
+  count: { message: 'count', payload: 'count', rule: listCount },
 });

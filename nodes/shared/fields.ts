@@ -37,6 +37,8 @@ export interface Field<T = unknown> {
   label?: string;
   /** The msg property that overrides the setting. */
   message?: string;
+  /** The property of an object msg.payload that gives the input before msg.<message> (a control message's request form). */
+  payload?: string;
   /** A typed input: the types the dialog offers; the type chosen is stored in `<key>Type`. */
   types?: readonly TypedInputType[];
   /** The typed input's type for a new node, and when `<key>Type` is empty; the first of `types` when omitted. */

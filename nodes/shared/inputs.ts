@@ -16,6 +16,8 @@ import { evaluateSetting } from './typed-input';
 export interface InputSpec<S extends z.ZodType = z.ZodType> {
   /** The msg property that overrides the setting; omitted where only the setting gives it. */
   message?: string;
+  /** The property of an object msg.payload that gives the input first (a control message's request form). */
+  payload?: string;
   /** The setting's key in the node's parsed settings; omitted where only the message gives it. */
   setting?: string;
   /** The setting holding the typed-input type of `setting` (str, msg, flow, global, env, json). */
@@ -30,6 +32,26 @@ export interface InputSpec<S extends z.ZodType = z.ZodType> {
 
 export type InputMap = Record<string, InputSpec>;
 export type ResolvedInputs<M extends InputMap> = { [K in keyof M]: z.infer<M[K]['schema']> };
+
+/**
+ * resolveInputs for a map without typed inputs: nothing waits for a context
+ * store, so the inputs come back at once and a message is taken in the order
+ * it came (the polling nodes, the schedule's commands).
+ */
+export function resolveMessageInputs<M extends InputMap>(
+  RED: NodeAPI,
+  node: Node,
+  msg: NodeMessage,
+  settings: Record<string, unknown>,
+  map: M,
+): ResolvedInputs<M> {
+  const inputs = resolveInputs(RED, node, msg, settings, map);
+  if (inputs instanceof Promise) {
+    inputs.catch(() => undefined);
+    throw new TypeError('an input resolved at once must not need an evaluation (a typed input)');
+  }
+  return inputs;
+}
 
 /** A value left empty counts as not given: undefined, null (from a setting) or blank text. */
 const blank = (value: unknown) => value === undefined || value === null || value === '';
@@ -78,7 +100,7 @@ async function resolveRest<M extends InputMap>(
       value: settings[spec.setting as string],
       type: settingType(settings, spec),
     });
-    out[key] = checked(spec, key, false, value);
+    out[key] = checked(spec, key, undefined, value);
     rememberConstant(settings, spec, key, out[key]);
   }
   return out as ResolvedInputs<M>;
@@ -96,7 +118,8 @@ function resolveNow(
   key: string,
   out: Record<string, unknown>,
 ): boolean {
-  const fromMessage = spec.message !== undefined && msg[spec.message] !== undefined;
+  const source = messageSource(msg, spec);
+  const fromMessage = source !== undefined;
   if (!fromMessage) {
     const constant = constantOf(settings, key);
     if (constant !== NOT_CONSTANT) {
@@ -107,24 +130,35 @@ function resolveNow(
       return false;
     }
   }
-  const value = fromMessage
-    ? msg[spec.message as string]
-    : spec.setting === undefined
-      ? undefined
-      : settings[spec.setting];
-  out[key] = checked(spec, key, fromMessage, value);
+  const value = source ? source.value : spec.setting === undefined ? undefined : settings[spec.setting];
+  out[key] = checked(spec, key, source?.where, value);
   if (!fromMessage) rememberConstant(settings, spec, key, out[key]);
   return true;
 }
 
 const nameOf = (spec: InputSpec, key: string) => spec.name ?? spec.message ?? spec.setting ?? key;
 
-/** The value checked by its schema; a failure names where the value came from. */
-function checked(spec: InputSpec, key: string, fromMessage: boolean, value: unknown): unknown {
+/**
+ * Where the message gives the input: msg.payload.<payload> when the payload is
+ * an object holding it (a control message's request form), else msg.<message>.
+ */
+function messageSource(msg: NodeMessage, spec: InputSpec): { value: unknown; where: string } | undefined {
+  const payload = msg.payload;
+  if (spec.payload !== undefined && isPlainObject(payload) && payload[spec.payload] !== undefined) {
+    return { value: payload[spec.payload], where: `msg.payload.${spec.payload}` };
+  }
+  if (spec.message !== undefined && msg[spec.message] !== undefined) {
+    return { value: msg[spec.message], where: `msg.${spec.message}` };
+  }
+  return undefined;
+}
+
+/** The value checked by its schema; a failure names where the value came from (the message, else the setting). */
+function checked(spec: InputSpec, key: string, fromMessage: string | undefined, value: unknown): unknown {
   const result = spec.schema.safeParse(value);
   if (result.success) return result.data;
   const name = nameOf(spec, key);
-  const where = fromMessage ? `msg.${spec.message}` : `${name} (node setting)`;
+  const where = fromMessage ?? `${name} (node setting)`;
   const rule = result.error.issues[0]?.message ?? 'is not valid';
   // the text says where the value came from; the field map names the field, as the library does
   throw MediaSpacesError.invalidInput(`${where} ${rule}, got ${describeType(value)}`, { [name]: rule });

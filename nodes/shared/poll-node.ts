@@ -73,27 +73,6 @@ export function errorStatus(error: unknown): NodeStatus {
   return { fill: 'red', shape: 'ring', text: errorLabel(error) };
 }
 
-/**
- * A message's inputs (msg.timeout over the Timeout setting, ...) by the one
- * resolver. The polling nodes' tables hold no typed input, so nothing waits
- * for a context store: the inputs come back at once, and the message is
- * taken in the order it came.
- */
-export function messageInputs<M extends InputMap>(
-  RED: NodeAPI,
-  node: Node,
-  msg: NodeMessage,
-  settings: Record<string, unknown>,
-  map: M,
-): ResolvedInputs<M> {
-  const inputs = resolveInputs(RED, node, msg, settings, map);
-  if (inputs instanceof Promise) {
-    inputs.catch(() => undefined);
-    throw new TypeError('a polling node input must not need an evaluation (a typed input)');
-  }
-  return inputs;
-}
-
 /** A closer of a polling node: `removed` when the node is deleted rather than redeployed. */
 export type Closer = (removed: boolean) => Promise<void> | void;
 

@@ -56,6 +56,7 @@ export function inputMap<F extends FieldTable>(fields: F): { [K in keyof F]: Inp
     if (field.message === undefined && !field.types) continue;
     map[key] = {
       message: field.message,
+      payload: field.payload,
       setting: field.value === undefined ? undefined : key,
       typeField: field.types ? `${key}Type` : undefined,
       defaultType: defaultType(field),

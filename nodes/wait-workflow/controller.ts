@@ -1,6 +1,7 @@
 import type { MediaSpacesClient } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
 import { WorkflowActiveWaiter } from '../../lib/watch';
+import { resolveMessageInputs } from '../shared/inputs';
 import type { DoneFunction, NodeAPI, NodeDef, NodeMessage, NodeStatus, SendFunction } from '../shared/node-red-types';
 import {
   closeWith,
@@ -8,7 +9,6 @@ import {
   failWith,
   type Handle,
   handleOf,
-  messageInputs,
   type PollNode,
   retryStatus,
 } from '../shared/poll-node';
@@ -55,7 +55,7 @@ export class WaitWorkflowController {
 
   input(msg: NodeMessage, send: SendFunction, done: DoneFunction): void {
     try {
-      const inputs = messageInputs(this.RED, this.node, msg, this.settings, WAIT_INPUTS);
+      const inputs = resolveMessageInputs(this.RED, this.node, msg, this.settings, WAIT_INPUTS);
       const workflow = workflowRef(inputs, this.settings.workflow);
       this.waiter.wait({ workflow, timeoutMs: inputs.timeout, handle: handleOf(msg, send, done) });
       this.showWaiting();

@@ -45,6 +45,7 @@ export function editorDefinitions(distNodeDir: string): Record<string, EditorDef
     _: (key: string) => key,
     settings: {},
   };
-  for (const script of scripts) runInNewContext(script, { RED, $: stub(), jQuery: stub(), window: {}, console, URL, Intl });
+  for (const script of scripts)
+    runInNewContext(script, { RED, $: stub(), jQuery: stub(), window: {}, console, URL, Intl });
   return registered;
 }

@@ -339,6 +339,10 @@ describe('media-spaces-schedule node', () => {
       [{}, /not a schedule control message/],
       [{ topic: 'trigger' }, /trigger needs msg\.window_id/],
       [{ topic: 'trigger', window_id: 'nope' }, /no window with id "nope" \(windows: news\)/],
+      // window_id goes through the one resolver: the request form first, and the error names where it was read
+      [{ topic: 'skip', window_id: 5 }, /msg\.window_id must be the id of a window \(text\), got number/],
+      [{ payload: { command: 'trigger', window_id: ['news'] } }, /msg\.payload\.window_id must be the id of a window/],
+      [{ payload: { command: 'trigger', window_id: '' }, window_id: 'news' }, /trigger needs msg\.window_id/],
       [{ window: { slotKey: 'studio-a:news:x' }, payload: 'not a channel' }, /must carry the created channel/],
       [{ window: { slotKey: 'other:news:x' }, payload: { id: 'c' } }, /no window of this schedule is in progress/],
     ];
