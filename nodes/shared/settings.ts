@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MediaSpacesError } from '../../lib/errors';
+import { dialogLabel } from './dialog-labels';
 import { defaultType, type Field, type FieldTable, type FieldValue, type SettingKey, type TypeKey } from './fields';
 import type { InputMap, InputSpec } from './inputs';
 import type { NodeAPI, NodeDef } from './node-red-types';
@@ -68,8 +69,8 @@ export function inputMap<F extends FieldTable>(fields: F): { [K in keyof F]: Inp
 
 /**
  * How errors and warnings name each setting: the msg property that overrides
- * it (the name flows and the service use), else its label in the dialog (the
- * node's catalogue, `<type>.label.<label>`), else its key.
+ * it (the name flows and the service use), else its label in the dialog, else
+ * its key.
  */
 export function dialogLabels(
   RED: Pick<NodeAPI, '_'> | undefined,
@@ -78,10 +79,7 @@ export function dialogLabels(
 ): Record<string, string> {
   const labels: Record<string, string> = {};
   for (const [key, field] of Object.entries(fields)) {
-    const id = `${type}.label.${field.label ?? key}`;
-    const text = field.message === undefined ? RED?._?.(id) : undefined;
-    labels[key] =
-      field.message ?? (typeof text === 'string' && text !== '' && !text.endsWith(id) ? text : (field.label ?? key));
+    labels[key] = field.message ?? dialogLabel(RED, type, field.label ?? key) ?? field.label ?? key;
   }
   return labels;
 }

@@ -217,22 +217,21 @@ const groups: Group[] = [
     props: { workflowId: 'a..b', workflowIdType: 'msg' },
     cases: [{ what: 'workflow id setting a bad msg path', msg: {}, field: 'workflow_id' }],
   },
-  // a setting no msg property overrides is named by its dialog label, which is its key where the
-  // runtime has no catalogue, as here
+  // a setting no msg property overrides is named by its label in the dialog
   {
     node: 'media-spaces-create-channel',
     props: { channelName: 'x', recordingDuration: 'four' },
-    cases: [{ what: 'window setting not a number', msg: {}, field: 'recordingDuration' }],
+    cases: [{ what: 'window setting not a number', msg: {}, field: 'Window' }],
   },
   {
     node: 'media-spaces-create-channel',
     props: { channelName: 'x', sourceId: 'camera one' },
-    cases: [{ what: 'source setting not a UUID', msg: {}, field: 'sourceId' }],
+    cases: [{ what: 'source setting not a UUID', msg: {}, field: 'Source id' }],
   },
   {
     node: 'media-spaces-create-channel',
     props: { channelName: 'x', expectedProperties: '{' },
-    cases: [{ what: 'expected properties setting not JSON', msg: {}, field: 'expectedProperties' }],
+    cases: [{ what: 'expected properties setting not JSON', msg: {}, field: 'Expected properties' }],
   },
   {
     node: 'media-spaces-list-workflows',

@@ -91,11 +91,11 @@ describe('media-spaces-watch-workflows (runtime)', () => {
     const warnings = log.args
       .filter(([entry]) => entry.level === 30 && String(entry.msg).startsWith('media-spaces-watch-workflows:'))
       .map(([entry]) => String(entry.msg));
-    // the test helper's runtime has no catalogue (its RED._ gives the id back), so the labels fall back to the
-    // label keys; Node-RED's own gives the dialog's words (Status, Interval: test/nodes/shared/poll-settings.test.ts)
+    // named as the dialog labels them: the test helper's runtime has no catalogue loaded (its RED._ gives the id
+    // back), so they come from the node's en-US catalogue file
     expect(warnings).toEqual([
-      'media-spaces-watch-workflows: status: must be one of active, archived, deleted, idle (or "" for all); using the default',
-      'media-spaces-watch-workflows: interval: must be a whole number of at least 1; using the default',
+      'media-spaces-watch-workflows: Status: must be one of active, archived, deleted, idle (or "" for all); using the default',
+      'media-spaces-watch-workflows: Interval: must be a whole number of at least 1; using the default',
     ]);
     // no status filter: an input's reply lists workflows of every status
     const replies = record('out2');
