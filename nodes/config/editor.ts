@@ -9,17 +9,16 @@ import { spaceIdProblem, urlProblem } from './setting-checks';
 const field = fieldDefaults(FIELDS);
 
 /**
- * A field's validator, its problem named by the label the dialog shows, as the
- * runtime words it ("Workflow URL is required"). `check` replaces the table's
- * rule for the settings it reads as typed.
+ * The validator of a setting the table reads as typed (Test connection tries
+ * it as it is): `check` (setting-checks.ts, as the runtime words it), its
+ * problem named by the label the dialog shows ("Workflow URL is required").
  */
-function labelled(key: string, property: EditorNodeProperty, check?: (text: string) => string | undefined) {
-  const validate = property.validate;
+function labelled(key: string, property: EditorNodeProperty, check: (text: string) => string | undefined) {
   return {
     ...property,
-    validate(this: EditorNodeInstance, value: unknown, opt?: unknown): boolean | string {
-      const result = check ? (check(String(value ?? '')) ?? true) : (validate?.call(this, value, opt) ?? true);
-      if (result === true || result === false) return result;
+    validate(this: EditorNodeInstance, value: unknown, _opt?: unknown): boolean | string {
+      const result = check(String(value ?? '')) ?? true;
+      if (result === true) return result;
       const label = typeof this._ === 'function' ? this._(`media-spaces-config.label.${key}`) : key;
       return `${label} ${result}`;
     },
@@ -37,8 +36,8 @@ RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-config', {
     liveCaptureUrl: labelled('liveCaptureUrl', field.liveCaptureUrl, (text) => urlProblem(text, false)),
     spaceId: labelled('spaceId', field.spaceId, spaceIdProblem),
     workflowPrefix: field.workflowPrefix,
-    timeout: labelled('timeout', field.timeout),
-    retries: labelled('retries', field.retries),
+    timeout: field.timeout,
+    retries: field.retries,
     rejectUnauthorized: field.rejectUnauthorized,
   } satisfies DialogDefaults<typeof FIELDS>,
   credentials: {

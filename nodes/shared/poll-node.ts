@@ -1,17 +1,7 @@
 import { MediaSpacesError } from '../../lib/errors';
 import { WatchError } from '../../lib/watch';
 import { asMediaSpacesError, type ErrorDetails, failMessage } from './failure';
-import { type InputMap, type ResolvedInputs, resolveInputs } from './inputs';
-import type {
-  DoneFunction,
-  Node,
-  NodeAPI,
-  NodeContext,
-  NodeMessage,
-  NodeStatus,
-  Outputs,
-  SendFunction,
-} from './node-red-types';
+import type { DoneFunction, Node, NodeContext, NodeMessage, NodeStatus, Outputs, SendFunction } from './node-red-types';
 import type { StatusBoard } from './status-board';
 
 /**

@@ -80,7 +80,8 @@ describe('polling nodes in the editor', () => {
     const saved = await editorNode(page, FOLLOW);
     expect(saved?.interval).toBe('0');
     expect(saved?.valid).toBe(false);
-    expect(saved?.validationErrors).toContain('interval');
+    // Node-RED lists a validator's reason, which names the field as the dialog labels it
+    expect(saved?.validationErrors).toContain('Interval must be a whole number of at least 1');
   });
 
   it('wait for workflow: the workflow names the node', async () => {

@@ -127,13 +127,21 @@ describe('words', () => {
     const reasons = await page.evaluate(() => {
       const w = window as unknown as {
         RED: {
-          nodes: { getType(t: string): { defaults: Record<string, { validate(v: unknown, o: unknown): unknown }> } };
+          nodes: {
+            getType(t: string): {
+              defaults: Record<string, { validate(this: unknown, v: unknown, o: unknown): unknown }>;
+              _(id: string): string;
+            };
+          };
         };
       };
-      const defaults = w.RED.nodes.getType('media-spaces-coordination').defaults;
-      return [defaults.leaseMs.validate('500', {}), defaults.doneTtlDays.validate('400', {})];
+      const definition = w.RED.nodes.getType('media-spaces-coordination');
+      // as Node-RED calls a validator: on the node, whose _ reads its type's catalogue
+      const node = { type: 'media-spaces-coordination', _: definition._ };
+      const { leaseMs, doneTtlDays } = definition.defaults;
+      return [leaseMs.validate.call(node, '500', {}), doneTtlDays.validate.call(node, '400', {})];
     });
-    expect(reasons).toEqual(['must be 1000 to 3600000 ms', 'must be 1 to 365 days']);
+    expect(reasons).toEqual(['Lease must be 1000 to 3600000 ms', 'Keep done records must be 1 to 365 days']);
     await closeAllTrays(page);
   });
 

@@ -39,6 +39,13 @@ export type FieldNode<F extends FieldTable> = EditorNodeInstance & {
  */
 const givenByMessage = (field: Field, value: unknown) => field.message !== undefined && isBlank(value);
 
+/** The rule a value breaks, named by the field's label in the dialog ("Interval must be a whole number …"). */
+function broken(node: EditorNodeInstance | undefined, key: string, field: Field, rule: string): string {
+  const id = `${node?.type}.label.${field.label ?? key}`;
+  const label = typeof node?._ === 'function' ? node._(id) : id;
+  return `${label && label !== id ? label : key} ${rule}`;
+}
+
 function validator(key: string, field: Field): EditorNodeProperty['validate'] {
   if (field.types) {
     const typed = RED.validators.typedInput(`${key}Type`);
@@ -49,15 +56,15 @@ function validator(key: string, field: Field): EditorNodeProperty['validate'] {
       const type = this[`${key}Type`] || fallbackType;
       if (type !== 'str' || givenByMessage(field, value)) return true;
       const read = field.rule.read(value);
-      return read.ok || read.rule;
+      return read.ok || broken(this, key, field, read.rule);
     };
   }
   if (field.node) return undefined;
   // two parameters: Node-RED takes a validator's text as the reason only from one declaring (value, opt)
-  return (value, _opt) => {
+  return function (this: EditorNodeInstance, value, _opt) {
     if (givenByMessage(field, value)) return true;
     const read = field.rule.read(value);
-    return read.ok || read.rule;
+    return read.ok || broken(this, key, field, read.rule);
   };
 }
 
