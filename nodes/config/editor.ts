@@ -32,13 +32,11 @@ RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-config', {
   },
   defaults: {
     name: { value: '' },
+    // every field of the table (written out key by key into the bundle by scripts/build-editor.mjs)
+    ...field,
     workflowUrl: labelled('workflowUrl', field.workflowUrl, (text) => urlProblem(text, true)),
     liveCaptureUrl: labelled('liveCaptureUrl', field.liveCaptureUrl, (text) => urlProblem(text, false)),
     spaceId: labelled('spaceId', field.spaceId, spaceIdProblem),
-    workflowPrefix: field.workflowPrefix,
-    timeout: field.timeout,
-    retries: field.retries,
-    rejectUnauthorized: field.rejectUnauthorized,
   } satisfies DialogDefaults<typeof FIELDS>,
   credentials: {
     apiKey: { type: 'password' },

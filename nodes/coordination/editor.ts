@@ -17,11 +17,8 @@ RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-coordination', {
   },
   defaults: {
     name: { value: '' },
-    url: field.url,
-    keyPrefix: field.keyPrefix,
-    leaseMs: field.leaseMs,
-    doneTtlDays: field.doneTtlDays,
-    whenUnreachable: field.whenUnreachable,
+    // every field of the table (written out key by key into the bundle by scripts/build-editor.mjs)
+    ...field,
   } satisfies DialogDefaults<typeof FIELDS>,
   credentials: {
     username: { type: 'password' },

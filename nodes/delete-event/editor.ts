@@ -9,9 +9,8 @@ RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-delete-event', {
   color: '#8FBCE6',
   defaults: {
     name: { value: '' },
-    server: field.server,
-    eventId: field.eventId,
-    eventIdType: field.eventIdType,
+    // every field of the table (written out key by key into the bundle by scripts/build-editor.mjs)
+    ...field,
   } satisfies DialogDefaults<typeof FIELDS>,
   inputs: 1,
   outputs: 1,

@@ -8,12 +8,8 @@ RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-follow-job', {
   color: '#8FBCE6',
   defaults: {
     name: { value: '' },
-    server: field.server,
-    interval: field.interval,
-    backoffMax: field.backoffMax,
-    concurrency: field.concurrency,
-    timeout: field.timeout,
-    coordination: field.coordination,
+    // every field of the table (written out key by key into the bundle by scripts/build-editor.mjs)
+    ...field,
   } satisfies DialogDefaults<typeof FIELDS>,
   inputs: 1,
   outputs: 2,

@@ -9,10 +9,8 @@ RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-list-workflows', 
   color: '#8FBCE6',
   defaults: {
     name: { value: '' },
-    server: field.server,
-    statusFilter: field.statusFilter,
-    maxResults: field.maxResults,
-    mode: field.mode,
+    // every field of the table (written out key by key into the bundle by scripts/build-editor.mjs)
+    ...field,
   } satisfies DialogDefaults<typeof FIELDS>,
   inputs: 1,
   outputs: 1,

@@ -11,8 +11,8 @@ RED.nodes.registerType<ScheduleEditorNode>('media-spaces-schedule', {
   color: '#8FBCE6',
   defaults: {
     name: { value: '' },
-    source: field.source,
-    yaml: field.yaml,
+    // every field of the table (written out key by key into the bundle by scripts/build-editor.mjs)
+    ...field,
     file: {
       ...field.file,
       // the one check across fields: a file source needs a file
@@ -21,8 +21,6 @@ RED.nodes.registerType<ScheduleEditorNode>('media-spaces-schedule', {
         return field.file.validate?.call(this, v, opt) ?? true;
       },
     },
-    windows: field.windows,
-    scheduleId: field.scheduleId,
     // stricter than the runtime, which leaves the zone's name to the library (it refuses an unknown zone)
     timezone: {
       ...field.timezone,
@@ -31,10 +29,6 @@ RED.nodes.registerType<ScheduleEditorNode>('media-spaces-schedule', {
         return valid === true && typeof v === 'string' && v.trim() !== '' ? isValidTimeZone(v.trim()) : valid;
       },
     },
-    catchUp: field.catchUp,
-    server: field.server,
-    coordination: field.coordination,
-    watchInterval: field.watchInterval,
   } satisfies DialogDefaults<typeof FIELDS>,
   inputs: 1,
   outputs: 3,

@@ -36,14 +36,10 @@ RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-submit-job', {
   color: '#8FBCE6',
   defaults: {
     name: { value: '' },
-    server: field.server,
-    workflowId: field.workflowId,
-    workflowIdType: field.workflowIdType,
-    workflowName: field.workflowName,
-    jobName: field.jobName,
+    // every field of the table (written out key by key into the bundle by scripts/build-editor.mjs)
+    ...field,
     // not "inputs": the editor keeps a node's input port count there
     jobInputs: { ...field.jobInputs, validate: validateJobInputs },
-    jobInputsType: field.jobInputsType,
   } satisfies DialogDefaults<typeof FIELDS>,
   inputs: 1,
   outputs: 1,

@@ -8,11 +8,8 @@ RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-wait-workflow', {
   color: '#8FBCE6',
   defaults: {
     name: { value: '' },
-    server: field.server,
-    workflow: field.workflow,
-    interval: field.interval,
-    backoffMax: field.backoffMax,
-    timeout: field.timeout,
+    // every field of the table (written out key by key into the bundle by scripts/build-editor.mjs)
+    ...field,
   } satisfies DialogDefaults<typeof FIELDS>,
   inputs: 1,
   outputs: 1,

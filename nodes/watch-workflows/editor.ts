@@ -10,11 +10,8 @@ RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-watch-workflows',
   color: '#8FBCE6',
   defaults: {
     name: { value: '' },
-    server: field.server,
-    statusFilter: field.statusFilter,
-    emitInitial: field.emitInitial,
-    interval: field.interval,
-    backoffMax: field.backoffMax,
+    // every field of the table (written out key by key into the bundle by scripts/build-editor.mjs)
+    ...field,
   } satisfies DialogDefaults<typeof FIELDS>,
   inputs: 1,
   outputs: 2,
