@@ -69,7 +69,7 @@ describe('schedule with an unusable coordination Redis', () => {
       const cause =
         url === 'pending'
           ? /refused the connection/
-          : /url must be redis:\/\/host:port or rediss:\/\/host:port, got "http:/;
+          : /Redis URL must be redis:\/\/host:port or rediss:\/\/host:port, got "http:/;
       const warning = logged('sched').find((m) => /start skipped by this instance/.test(m)) ?? '';
       expect(warning).toMatch(cause);
     });
