@@ -19,7 +19,7 @@ const require = createRequire(import.meta.url);
 // spread, so the bundle gets them written out, key by key, from the compiled
 // table (tsc has built dist/ before this step): a setting added to the table
 // needs no line in the dialog.
-const FIELD_SPREAD = /^(\s*)\.\.\.field,[ \t]*$/m;
+const FIELD_SPREAD = /^([ \t]+)\.\.\.field,[ \t]*$/m;
 const inlineFieldKeys = {
   name: 'inline-field-keys',
   setup(build) {

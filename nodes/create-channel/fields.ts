@@ -1,11 +1,8 @@
-import { UUID_PATTERN, UUID_RULE } from '../../lib/rules';
 import {
-  andThen,
   anything,
   fieldTable,
   flag,
   idempotencyKeyField,
-  matching,
   optional,
   serverField,
   textOrEmpty,
@@ -13,22 +10,6 @@ import {
 } from '../shared/fields';
 
 const trimmed = () => textOrEmpty({ trim: true });
-
-/** Text, trimmed, that is blank (left out of the request) or passes `check`. */
-const blankOr = (check: (text: string) => boolean, words: string) =>
-  andThen(
-    trimmed(),
-    matching((value): value is string => value === '' || (typeof value === 'string' && check(value)), words),
-  );
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The create-channel node's fields: the request fields as the dialog stores
@@ -40,8 +21,9 @@ export const FIELDS = fieldTable({
   server: serverField,
   channelName: { value: '', rule: trimmed() },
   description: { value: '', rule: trimmed() },
-  sourceId: { value: '', rule: blankOr((text) => UUID_PATTERN.test(text), UUID_RULE) },
-  expectedProperties: { value: '', rule: blankOr(isJson, 'must be a JSON string') },
+  // checked by the library on the request, after msg.payload is merged over it (it may replace or remove them)
+  sourceId: { value: '', rule: trimmed() },
+  expectedProperties: { value: '', rule: trimmed() },
   region: { value: '', rule: trimmed() },
   /** '' (not set), 'true' or 'false' from the select; read by the library's recordingFlag, as a schedule's. */
   continuousRecording: { value: '', rule: anything() },

@@ -5,7 +5,7 @@ import {
   WORKFLOW_STATUS_RULE,
   WORKFLOW_STATUSES,
 } from '../../lib/rules';
-import { fieldTable, oneOf, optional, serverField, text, whole } from '../shared/fields';
+import { fieldTable, oneOf, optional, otherwise, serverField, text, whole } from '../shared/fields';
 import { MODES } from './modes';
 
 /**
@@ -23,8 +23,9 @@ export const FIELDS = fieldTable({
   maxResults: {
     value: '',
     message: 'max_results',
-    rule: optional(whole(MAX_RESULTS_MIN, MAX_RESULTS_MAX, MAX_RESULTS_RULE)),
+    rule: optional(whole(MAX_RESULTS_MIN, MAX_RESULTS_MAX, MAX_RESULTS_RULE), { empty: 'refused' }),
   },
-  mode: { value: MODES[0], rule: oneOf(MODES) },
+  // a select: a value it no longer offers reads as its first
+  mode: { value: MODES[0], rule: otherwise(oneOf(MODES), MODES[0]) },
   pageToken: { message: 'page_token', rule: optional(text(), { null: 'unset' }) },
 });

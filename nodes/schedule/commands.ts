@@ -18,8 +18,10 @@ export interface CommandHost {
   updateStatus(): void;
   /** a created channel came back: true when coordination completed the slot's start with it */
   channelReturned?(slotKey: string, channel: unknown): boolean | undefined;
-  /** the control message's window_id and count, read by the one resolver */
-  inputs(msg: NodeMessage): { windowId?: string; count: number };
+  /** the control message's window_id (trigger, skip), read by the one resolver */
+  windowId(msg: NodeMessage): string | undefined;
+  /** the control message's count (list), read by the one resolver */
+  count(msg: NodeMessage): number;
 }
 
 /**
@@ -31,10 +33,9 @@ export function handleControl(host: CommandHost, msg: NodeMessage): Outputs {
   const window = msg.window;
   if (isPlainObject(window) && typeof window.slotKey === 'string') return rememberChannel(host, msg, window.slotKey);
   const command = commandOf(msg);
-  const { windowId, count } = host.inputs(msg);
   switch (command) {
     case 'trigger':
-      return [trigger(host, msg, windowId), null, null];
+      return [trigger(host, msg, host.windowId(msg)), null, null];
     case 'pause':
     case 'resume':
       if (command === 'pause') host.scheduler.pause();
@@ -42,7 +43,7 @@ export function handleControl(host: CommandHost, msg: NodeMessage): Outputs {
       host.updateStatus();
       return reply(msg, command, { paused: host.scheduler.paused });
     case 'skip':
-      return reply(msg, command, skipReply(host, windowId));
+      return reply(msg, command, skipReply(host, host.windowId(msg)));
     case 'reload': {
       const error = host.reload();
       host.updateStatus();
@@ -54,7 +55,7 @@ export function handleControl(host: CommandHost, msg: NodeMessage): Outputs {
       });
     }
     case 'list':
-      return list(host, msg, count);
+      return list(host, msg, host.count(msg));
   }
 }
 

@@ -12,7 +12,7 @@ import { type CommandHost, handleControl } from './commands';
 import { ConfigSource } from './config-source';
 import { Emitter } from './emitter';
 import { FIELDS } from './fields';
-import { COMMAND_INPUTS, type ScheduleSettings, scheduleSettingsSchema } from './settings';
+import { COUNT_INPUT, type ScheduleSettings, scheduleSettingsSchema, WINDOW_INPUT } from './settings';
 import { ScheduleSidebar } from './sidebar-report';
 import { SlotCoordination } from './slot-coordination';
 import { SlotLives } from './slot-life';
@@ -158,7 +158,8 @@ export class ScheduleController {
       reload: () => this.reload(),
       updateStatus: () => this.updateStatus(),
       channelReturned: (key, channel) => this.channelCreated(key, channel),
-      inputs: (msg) => resolveMessageInputs(this.RED, this.node, msg, {}, COMMAND_INPUTS),
+      windowId: (msg) => resolveMessageInputs(this.RED, this.node, msg, {}, WINDOW_INPUT).windowId,
+      count: (msg) => resolveMessageInputs(this.RED, this.node, msg, {}, COUNT_INPUT).count,
     };
   }
 

@@ -2,7 +2,7 @@ import { isValidTimeZone } from '../../lib/schedule/tz';
 import { type DialogDefaults, fieldDefaults } from '../shared/editor/field-defaults';
 import { prepareDialog, resizeDialog, windowsToSave } from './editor/dialog';
 import type { ScheduleEditorNode } from './editor/types';
-import { FIELDS } from './fields';
+import { FIELDS, isScheduleId, SCHEDULE_ID_RULE } from './fields';
 
 const field = fieldDefaults(FIELDS);
 
@@ -20,6 +20,11 @@ RED.nodes.registerType<ScheduleEditorNode>('media-spaces-schedule', {
         if (this.source === 'file' && (typeof v !== 'string' || v.trim() === '')) return false;
         return field.file.validate?.call(this, v, opt) ?? true;
       },
+    },
+    scheduleId: {
+      ...field.scheduleId,
+      // stricter than the runtime, which keeps the id an older flow has: an id that goes into slot keys
+      validate: (v, _opt) => v === undefined || v === '' || isScheduleId(v) || SCHEDULE_ID_RULE,
     },
     // stricter than the runtime, which leaves the zone's name to the library (it refuses an unknown zone)
     timezone: {

@@ -23,8 +23,9 @@ windows:
       tags: [news]
 `;
 
-const ID_RULE = 'must be 1 to 64 letters, digits, _ . - (starting with a letter or digit)';
-const isId = (value: unknown): value is string => typeof value === 'string' && ID_PATTERN.test(value.trim());
+export const SCHEDULE_ID_RULE = 'Schedule id must be 1 to 64 letters, digits, _ . - (starting with a letter or digit)';
+export const isScheduleId = (value: unknown): value is string =>
+  typeof value === 'string' && ID_PATTERN.test(value.trim());
 
 /** fs.watchFile polls: below 20 ms it would spin. */
 const WATCH_RULE = 'must be a number of ms, 20 or more';
@@ -59,7 +60,8 @@ export const FIELDS = fieldTable({
   yaml: { value: DEFAULT_YAML, missing: '', rule: textOrEmpty() },
   file: { value: '', rule: textOrEmpty({ trim: true }) },
   windows: { value: [], rule: anything() },
-  scheduleId: { value: '', rule: optional(matching(isId, ID_RULE)) },
+  // any text the runtime took before keeps its slot keys (and so its idempotency keys); the dialog asks for an id
+  scheduleId: { value: '', rule: textOrEmpty({ trim: true }) },
   timezone: { value: '', rule: textOrEmpty({ trim: true }) },
   // only an explicit false turns it off (the check box stores a boolean, old flows 'true'/'false')
   catchUp: { value: true, rule: flag(true) },
@@ -67,6 +69,6 @@ export const FIELDS = fieldTable({
   coordination: coordinationField,
   watchInterval: { value: 1000, rule: watchInterval },
   // a control message's inputs: msg.payload.<name> (the request form), else msg.<name>
-  windowId: { message: 'window_id', payload: 'window_id', rule: optional(nonBlankText) },
+  windowId: { message: 'window_id', payload: 'window_id', rule: optional(nonBlankText, { empty: 'refused' }) },
   count: { message: 'count', payload: 'count', rule: listCount },
 });

@@ -11,5 +11,8 @@ export const scheduleSettingsSchema = settingsSchema(FIELDS).transform((s) => ({
 export type ScheduleSettings = z.infer<typeof scheduleSettingsSchema>;
 export type ScheduleSource = ScheduleSettings['source'];
 
-/** A control message's window_id and count: msg.payload.<name>, else msg.<name>. */
-export const COMMAND_INPUTS = (({ windowId, count }) => ({ windowId, count }))(inputMap(FIELDS));
+const inputs = inputMap(FIELDS);
+
+/** A control message's window_id (trigger, skip) and count (list): msg.payload.<name>, else msg.<name>. */
+export const WINDOW_INPUT = { windowId: inputs.windowId };
+export const COUNT_INPUT = { count: inputs.count };

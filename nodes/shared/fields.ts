@@ -13,7 +13,10 @@ import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../../lib/rules';
 export type Read<T> = { ok: true; value: T } | { ok: false; rule: string };
 
 export interface Rule<T> {
+  /** Reads a stored setting (or a message property, where readGiven is not set). */
   read(value: unknown): Read<T>;
+  /** Reads a value a message gives, where that differs: a message's '' or null may be a mistake, not a blank box. */
+  readGiven?(value: unknown): Read<T>;
   /** The rule in words, completing "<field> …". */
   readonly text: string;
 }
@@ -76,16 +79,30 @@ const bad = <T>(rule: string): Read<T> => ({ ok: false, rule });
 export const rule = <T>(text: string, read: (value: unknown) => Read<T>): Rule<T> => ({ text, read });
 
 /**
- * Undefined or '' (an empty text box, an empty query parameter) reads as not
- * set; anything else must follow `inner`. null is a value given, and wrong,
- * unless `null: 'unset'` (a next_page_token of null means "no more pages").
+ * A setting left blank (undefined, '' or null) reads as not set; anything else
+ * must follow `inner`. A message property is not set when undefined; its ''
+ * also reads as not set (an empty query parameter) unless `empty: 'refused'`
+ * (a page size or timeout of '' is a mistake, not "use the setting"), its null
+ * only with `null: 'unset'` (a next_page_token of null means "no more pages").
  */
-export function optional<T>(inner: Rule<T>, options: { null?: 'unset' } = {}): Rule<T | undefined> {
-  return rule(inner.text, (value) =>
-    value === undefined || value === '' || (value === null && options.null === 'unset')
-      ? ok(undefined)
-      : inner.read(value),
-  );
+export function optional<T>(inner: Rule<T>, options: { null?: 'unset'; empty?: 'refused' } = {}): Rule<T | undefined> {
+  const unset = (value: unknown) =>
+    value === undefined ||
+    (value === '' && options.empty !== 'refused') ||
+    (value === null && options.null === 'unset');
+  return {
+    text: inner.text,
+    read: (value) => (isBlank(value) ? ok(undefined) : inner.read(value)),
+    readGiven: (value) => (unset(value) ? ok(undefined) : inner.read(value)),
+  };
+}
+
+/** Any value `inner` refuses reads as `fallback` (a select whose stored value no longer exists). */
+export function otherwise<T>(inner: Rule<T>, fallback: T): Rule<T> {
+  return rule(inner.text, (value) => {
+    const read = inner.read(value);
+    return read.ok ? read : ok(fallback);
+  });
 }
 
 /** Blank reads as `fallback`; anything else must follow `inner`. */

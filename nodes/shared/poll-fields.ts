@@ -11,5 +11,7 @@ export const POLL_FIELDS = {
 export const timeoutField = {
   value: '',
   message: 'timeout',
-  rule: optional(whole(0, Number.MAX_SAFE_INTEGER, 'must be 0 (no timeout) or a whole number of ms')),
+  rule: optional(whole(0, Number.MAX_SAFE_INTEGER, 'must be 0 (no timeout) or a whole number of ms'), {
+    empty: 'refused',
+  }),
 } as const satisfies Field;

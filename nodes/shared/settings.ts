@@ -11,10 +11,11 @@ import type { NodeAPI, NodeDef } from './node-red-types';
  * labels, and the one way a bad setting is read.
  */
 
-/** The schema of one stored setting: its field's rule. */
-function fieldSchema<T>(field: Field<T>): z.ZodType<T> {
+/** The schema of one stored setting (or, with `given`, of a value a message gives): its field's rule. */
+function fieldSchema<T>(field: Field<T>, given = false): z.ZodType<T> {
+  const readValue = (given && field.rule.readGiven) || field.rule.read;
   return z.unknown().transform((stored, ctx): T => {
-    const read = field.rule.read(stored);
+    const read = readValue(stored);
     if (read.ok) return read.value;
     ctx.addIssue({ code: 'custom', message: read.rule });
     return z.NEVER;
@@ -61,7 +62,7 @@ export function inputMap<F extends FieldTable>(fields: F): { [K in keyof F]: Inp
       setting: field.value === undefined ? undefined : key,
       typeField: field.types ? `${key}Type` : undefined,
       defaultType: defaultType(field),
-      schema: fieldSchema(field),
+      schema: fieldSchema(field, true),
     };
   }
   return map as { [K in keyof F]: InputSpec<z.ZodType<FieldValue<F[K]>>> };

@@ -47,6 +47,7 @@ const groups: Group[] = [
       { what: 'msg.max_results NaN', msg: { max_results: Number.NaN }, field: 'msg.max_results' },
       { what: 'msg.max_results Infinity', msg: { max_results: Number.POSITIVE_INFINITY }, field: 'msg.max_results' },
       { what: 'msg.max_results null', msg: { max_results: null }, field: 'msg.max_results' },
+      { what: 'msg.max_results empty text', msg: { max_results: '' }, field: 'msg.max_results' },
       { what: 'msg.max_results an object', msg: { max_results: { n: 1 } }, field: 'msg.max_results' },
       { what: 'msg.max_results exponent text', msg: { max_results: '1e2' }, field: 'msg.max_results' },
       { what: 'msg.page_token a number', msg: { page_token: 42 }, field: 'msg.page_token' },
@@ -226,12 +227,12 @@ const groups: Group[] = [
   {
     node: 'media-spaces-create-channel',
     props: { channelName: 'x', sourceId: 'camera one' },
-    cases: [{ what: 'source setting not a UUID', msg: {}, field: 'Source id' }],
+    cases: [{ what: 'source setting not a UUID', msg: {}, field: 'source_id' }],
   },
   {
     node: 'media-spaces-create-channel',
     props: { channelName: 'x', expectedProperties: '{' },
-    cases: [{ what: 'expected properties setting not JSON', msg: {}, field: 'Expected properties' }],
+    cases: [{ what: 'expected properties setting not JSON', msg: {}, field: 'expected_properties' }],
   },
   {
     node: 'media-spaces-list-workflows',

@@ -53,7 +53,9 @@ function validator(key: string, field: Field): EditorNodeProperty['validate'] {
     return function (this: EditorNodeInstance, value, opt) {
       const valid = typed.call(this, value, opt);
       if (valid !== true) return valid;
-      const type = this[`${key}Type`] || fallbackType;
+      // the type chosen in the open dialog first, as Node-RED's own typedInput validator reads it
+      const open = $(`#node-input-${key}Type`).val();
+      const type = (typeof open === 'string' && open) || this[`${key}Type`] || fallbackType;
       if (type !== 'str' || givenByMessage(field, value)) return true;
       const read = field.rule.read(value);
       return read.ok || broken(this, key, field, read.rule);
@@ -62,7 +64,8 @@ function validator(key: string, field: Field): EditorNodeProperty['validate'] {
   if (field.node) return undefined;
   // two parameters: Node-RED takes a validator's text as the reason only from one declaring (value, opt)
   return function (this: EditorNodeInstance, value, _opt) {
-    if (givenByMessage(field, value)) return true;
+    // a flow saved before the field existed lacks it; the runtime reads it as the default
+    if (value === undefined || givenByMessage(field, value)) return true;
     const read = field.rule.read(value);
     return read.ok || broken(this, key, field, read.rule);
   };

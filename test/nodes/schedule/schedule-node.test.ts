@@ -327,6 +327,9 @@ describe('media-spaces-schedule node', () => {
       active: [{ slotKey: 'studio-a:news:2024-11-22T10:00:00Z', window_id: 'news' }],
     });
 
+    // a command that takes no window ignores a window_id it does not use
+    const ignored = await send(rec, { topic: 'pause', window_id: null });
+    expect(ignored.outputs).toEqual([expect.objectContaining({ payload: { paused: true } })]);
     const resumed = await send(rec, { payload: 'resume' });
     expect(resumed.outputs).toEqual([expect.objectContaining({ payload: { paused: false } })]);
 
@@ -342,7 +345,9 @@ describe('media-spaces-schedule node', () => {
       // window_id goes through the one resolver: the request form first, and the error names where it was read
       [{ topic: 'skip', window_id: 5 }, /msg\.window_id must be the id of a window \(text\), got number/],
       [{ payload: { command: 'trigger', window_id: ['news'] } }, /msg\.payload\.window_id must be the id of a window/],
-      [{ payload: { command: 'trigger', window_id: '' }, window_id: 'news' }, /trigger needs msg\.window_id/],
+      // an empty window_id is a mistake (a drop-down left empty), never "any window"
+      [{ payload: { command: 'trigger', window_id: '' }, window_id: 'news' }, /msg\.payload\.window_id must be the id/],
+      [{ topic: 'skip', window_id: '' }, /msg\.window_id must be the id of a window/],
       [{ window: { slotKey: 'studio-a:news:x' }, payload: 'not a channel' }, /must carry the created channel/],
       [{ window: { slotKey: 'other:news:x' }, payload: { id: 'c' } }, /no window of this schedule is in progress/],
     ];

@@ -86,11 +86,14 @@ describe('media-spaces-wait-workflow (runtime)', () => {
     w.receive({ workflow_id: WF_TRANSCODE, timeout: 1.5, payload: 3 });
     // null and '' name no workflow: msg.workflow_name, then the setting, is used
     w.receive({ workflow_id: null, workflow_name: '', payload: 4 });
-    await until(() => out.length + errors.length >= 4);
+    // an empty timeout (an HTTP query's ?timeout=) is a mistake, not "use the setting"
+    w.receive({ workflow_id: WF_TRANSCODE, timeout: '', payload: 5 });
+    await until(() => out.length + errors.length >= 5);
     const byPayload = (n: number) => errors.find((e) => e.msg.payload === n)?.err.message;
     expect(byPayload(1)).toMatch(/^msg\.workflow_id must be text, got /);
     expect(byPayload(2)).toMatch(/^msg\.workflow_name must be text, got /);
     expect(byPayload(3)).toMatch(/^msg\.timeout must be 0 \(no timeout\) or a whole number of ms, got /);
+    expect(byPayload(5)).toMatch(/^msg\.timeout must be 0 \(no timeout\) or a whole number of ms, got /);
     expect(out.map((m) => m.payload)).toEqual([4]);
     expect(out[0].workflow).toMatchObject({ name: 'QC check' });
   });
