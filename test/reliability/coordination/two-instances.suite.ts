@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../../lib/simulator';
+import { CHANNEL_FINISHING_MS } from '../../../lib/simulator/channels';
 import { freePort, RedisServer } from '../../support/redis-server';
 import { type FlowNode, httpJson, ROOT, sleep } from '../support-restart/node-red';
 import { SCHEDULE_NODE, windowPlans } from '../support-restart/recording-flow';
@@ -31,6 +32,11 @@ import {
 const WINDOWS = windowPlans(2);
 /** The follow-up job's run time in the simulator fixture, plus its start delay and a poll. */
 const JOB_MS = 7_000;
+/**
+ * How long after a window's end its follow-up is sent: the stop, FINISHING_RECORDING until the
+ * channel is INACTIVE, and the read that sees it (once a second), with a second to spare.
+ */
+const FOLLOW_UP_MS = CHANNEL_FINISHING_MS + 2_000;
 
 interface Job {
   id: string;
@@ -85,6 +91,8 @@ describe('coordination: two Node-RED instances share one Redis', () => {
 
   /** Slot figures over [from, to), and the job report counts of jobs that had time to finish before `to`. */
   async function measure(name: string, c: Cluster, from: number, to: number, extra: Record<string, unknown> = {}) {
+    // a slot that ended just before `to` gets its follow-up FOLLOW_UP_MS after its end: count once it had that time
+    await sleep(to + FOLLOW_UP_MS - Date.now());
     const slots = slotCounts(sim, WINDOWS, from, to);
     const jobs = (await jobsSince(from)).filter((j) => Date.parse(j.created_at) + JOB_MS < to - 1500);
     const reports = reportsPerJob(c);
