@@ -202,21 +202,15 @@ export function defaultType(field: Field): TypedInputType | undefined {
   return field.type ?? field.types?.[0];
 }
 
+/** A reference to a config node, by its id ('' for none). */
+const configNodeField = <N extends 'media-spaces-config' | 'media-spaces-coordination'>(node: N, required: boolean) =>
+  ({ value: '', node, required, rule: textOrEmpty({ trim: true }) }) as const satisfies Field<string>;
+
 /** The server (media-spaces-config) every node but the config nodes uses. */
-export const serverField = {
-  value: '',
-  node: 'media-spaces-config',
-  required: true,
-  rule: textOrEmpty({ trim: true }),
-} as const satisfies Field<string>;
+export const serverField = configNodeField('media-spaces-config', true);
 
 /** A media-spaces-coordination node; empty: this instance alone. */
-export const coordinationField = {
-  value: '',
-  node: 'media-spaces-coordination',
-  required: false,
-  rule: textOrEmpty({ trim: true }),
-} as const satisfies Field<string>;
+export const coordinationField = configNodeField('media-spaces-coordination', false);
 
 /**
  * msg.idempotency_key: sent as the Idempotency-Key header so a retried POST
