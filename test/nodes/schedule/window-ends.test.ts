@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../../lib/simulator';
-import { nodeModule } from '../../support/node-modules';
-import { CONFIG_ID, configNode, credentials, helper, NODES } from '../../support/node-red-runtime';
+import { helper } from '../../support/node-red-runtime';
+import { loadScheduleChain } from '../../support/schedule-chain';
 
 /**
  * The demo's wiring (examples/recording-automation.json) in a real Node-RED
@@ -14,8 +14,6 @@ import { CONFIG_ID, configNode, credentials, helper, NODES } from '../../support
  */
 
 const require = createRequire(import.meta.url);
-const scheduleNode = nodeModule('media-spaces-schedule');
-const at = { z: 'tab', x: 100, y: 100 };
 
 const WINDOWS = 8;
 const EVERY_S = 5;
@@ -51,27 +49,7 @@ describe('schedule with channels routed back, in a real runtime', () => {
     timezone: UTC
     duration: ${DURATION_S}s
 `;
-    const flow = [
-      { id: 'tab', type: 'tab', label: 'window ends' },
-      configNode(sim),
-      {
-        id: 'sched',
-        ...at,
-        type: 'media-spaces-schedule',
-        source: 'yaml',
-        yaml,
-        scheduleId: `ends-${process.pid}-${Date.now()}`,
-        catchUp: false,
-        server: CONFIG_ID,
-        wires: [['cc'], ['end'], ['ctl']],
-      },
-      { id: 'cc', ...at, type: 'media-spaces-create-channel', name: '', server: CONFIG_ID, wires: [['sched']] },
-      { id: 'end', ...at, type: 'helper' },
-      { id: 'ctl', ...at, type: 'helper' },
-      { id: 'catcher', ...at, type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
-      { id: 'caught', ...at, type: 'helper' },
-    ];
-    await helper.load([NODES.config, NODES.channel, scheduleNode], flow, credentials());
+    await loadScheduleChain(sim, { yaml, scheduleId: `ends-${process.pid}-${Date.now()}` });
     const ends: Arrival[] = [];
     const remembered: string[] = [];
     const caught: unknown[] = [];
