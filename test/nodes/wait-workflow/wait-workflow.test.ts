@@ -47,16 +47,20 @@ afterEach(async () => {
   await helper.unload();
 });
 
+/** A wait-workflow node whose Workflow setting is `workflow`, with its output and errors recorded. */
+async function loadWaitingFor(workflow: string) {
+  await helper.load(
+    [configNode, waitWorkflowNode],
+    [config(sim.workflowUrl), waitWorkflow({ workflow }), ...outputs],
+    credentials(),
+  );
+  const w = helper.getNode(W);
+  return { w, out: record('out1'), errors: errorsOf(w) };
+}
+
 describe('media-spaces-wait-workflow (runtime)', () => {
   it('passes a message on when its workflow is active, by name or id, and fails archived, unknown and idle ones', async () => {
-    await helper.load(
-      [configNode, waitWorkflowNode],
-      [config(sim.workflowUrl), waitWorkflow({ workflow: 'QC check' }), ...outputs],
-      credentials(),
-    );
-    const w = helper.getNode(W);
-    const out = record('out1');
-    const errors = errorsOf(w);
+    const { w, out, errors } = await loadWaitingFor('QC check');
     w.receive({ payload: { keep: 1 } });
     w.receive({ workflow_id: WF_TRANSCODE, payload: 2 });
     w.receive({ workflow_id: WF_ARCHIVED, payload: 3 });
@@ -73,14 +77,7 @@ describe('media-spaces-wait-workflow (runtime)', () => {
   });
 
   it('names the message property it read when its value is not valid; null or blank names no workflow', async () => {
-    await helper.load(
-      [configNode, waitWorkflowNode],
-      [config(sim.workflowUrl), waitWorkflow({ workflow: 'QC check' }), ...outputs],
-      credentials(),
-    );
-    const w = helper.getNode(W);
-    const out = record('out1');
-    const errors = errorsOf(w);
+    const { w, out, errors } = await loadWaitingFor('QC check');
     w.receive({ workflow_id: { id: WF_TRANSCODE }, payload: 1 });
     w.receive({ workflow_name: ['QC check'], payload: 2 });
     w.receive({ workflow_id: WF_TRANSCODE, timeout: 1.5, payload: 3 });
