@@ -63,6 +63,8 @@ export interface StartEvent {
    * request is idempotent.
    */
   replay?: boolean;
+  /** the id of the message that asked for a manual start: the start message carries it on */
+  msgid?: string;
 }
 
 export interface EndEvent {
@@ -305,10 +307,11 @@ export class Scheduler {
 
   /**
    * Starts a window now (a manual start): the slot begins at the current
-   * second and ends after the window's duration. Returns the event; the
-   * `onStart` callback is not called (the caller emits it).
+   * second and ends after the window's duration. The start goes to `onStart`
+   * as a timed one does, so that every start takes one path; `msgid` is the
+   * id of the message that asked for it. Returns the event.
    */
-  trigger(windowId: string): StartEvent {
+  trigger(windowId: string, msgid?: string): StartEvent {
     const window = this.config.windows.find((w) => w.id === windowId);
     if (!window) {
       throw MediaSpacesError.invalidInput(`no window with id ${quoteShort(windowId)}`, { window_id: 'unknown window' });
@@ -331,7 +334,9 @@ export class Scheduler {
     this.persist();
     this.rearm();
     this.changed();
-    return { slot, window };
+    const event: StartEvent = { slot, window, ...(msgid ? { msgid } : {}) };
+    this.safely(() => this.options.onStart({ ...event, slot: { ...slot } }));
+    return event;
   }
 
   /**

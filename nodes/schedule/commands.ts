@@ -1,6 +1,6 @@
 import { MediaSpacesError, quoteShort } from '../../lib/errors';
 import { isPlainObject } from '../../lib/guards';
-import { buildStartMessage, formatShort, isoSeconds, type ScheduleConfig, type Scheduler } from '../../lib/schedule';
+import { formatShort, isoSeconds, type ScheduleConfig, type Scheduler } from '../../lib/schedule';
 import { describeType } from '../../lib/submit-input';
 import type { NodeMessage, Outputs } from '../shared/node-red-types';
 import type { ScheduleSettings } from './settings';
@@ -35,7 +35,9 @@ export function handleControl(host: CommandHost, msg: NodeMessage): Outputs {
   const command = commandOf(msg);
   switch (command) {
     case 'trigger':
-      return [trigger(host, msg, host.windowId(msg)), null, null];
+      // the start message goes out through the schedule's one start path, under this message's id
+      trigger(host, msg, host.windowId(msg));
+      return [null, null, null];
     case 'pause':
     case 'resume':
       if (command === 'pause') host.scheduler.pause();
@@ -81,7 +83,7 @@ export function skipReply(host: CommandHost, id: unknown): Record<string, unknow
   };
 }
 
-function trigger(host: CommandHost, msg: NodeMessage, id: string | undefined): NodeMessage {
+function trigger(host: CommandHost, msg: NodeMessage, id: string | undefined): void {
   if (id === undefined) {
     throw MediaSpacesError.invalidInput('trigger needs msg.window_id: the id of the window to start now', {
       window_id: 'is required',
@@ -93,13 +95,8 @@ function trigger(host: CommandHost, msg: NodeMessage, id: string | undefined): N
       window_id: 'unknown window',
     });
   }
-  return { _msgid: msg._msgid, ...startMessage(host, id) };
-}
-
-/** Starts a window now (a manual start); the start message for output 1. */
-export function startMessage(host: CommandHost, windowId: string): NodeMessage {
-  const event = host.scheduler.trigger(windowId);
-  return { ...buildStartMessage(host.scheduler.scheduleId, event.window, event.slot) };
+  host.scheduler.trigger(id, typeof msg._msgid === 'string' ? msg._msgid : undefined);
+  host.updateStatus();
 }
 
 function list(host: CommandHost, msg: NodeMessage, count: number): Outputs {

@@ -51,9 +51,11 @@ export class Emitter {
     private readonly host: EmitterHost,
   ) {}
 
-  emitStart({ slot, window, replay }: StartEvent): void {
+  /** Every start, timed, caught up, replayed or manual (a trigger message, the sidebar's Start now), comes here. */
+  emitStart({ slot, window, replay, msgid }: StartEvent): void {
     const msg: NodeMessage = { ...buildStartMessage(this.host.scheduleId(), window, slot) };
     if (replay) msg.replay = true;
+    if (msgid) msg._msgid = msgid;
     this.host.lives.starting(slot);
     this.node.send([msg, null, null]);
   }

@@ -11,7 +11,7 @@ import {
 import type { ActivityFeed } from '../sidebar/feed';
 import { activityFeed } from '../sidebar/feed-host';
 import { ChannelWatch } from './channel-watch';
-import { type CommandHost, skipReply, startMessage } from './commands';
+import { type CommandHost, skipReply } from './commands';
 import type { ScheduleAPI, ScheduleNode } from './types';
 
 type Channel = NonNullable<SlotReport['channel']>;
@@ -171,9 +171,9 @@ export class ScheduleSidebar {
         act((h) => {
           const id = windowId ?? h.scheduler.nextStart()?.window.id ?? h.config.windows.find((w) => w.enabled)?.id;
           if (!id) throw new Error('the schedule has no window to start');
-          const msg = startMessage(h, id);
+          // the schedule's one start path, as a trigger message takes
+          h.scheduler.trigger(id);
           h.updateStatus();
-          this.node.send([msg, null, null]);
         }),
       skipNext: (windowId) =>
         act((h) => {

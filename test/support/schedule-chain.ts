@@ -11,12 +11,12 @@ const at = { z: 'tab', x: 100, y: 100 };
 
 /**
  * The demo's wiring of a schedule in a real runtime: node `sched` (start ->
- * create channel `cc` -> back into the schedule), its end and control
+ * create channel `cc` -> back into the schedule, unless `routeBack` is false), its end and control
  * outputs into helpers, and a Catch node for the tab.
  */
 export async function loadScheduleChain(
   sim: Simulator,
-  options: { yaml: string; scheduleId: string; server?: string; timeout?: number },
+  options: { yaml: string; scheduleId: string; server?: string; timeout?: number; routeBack?: boolean },
 ): Promise<ChainSeen> {
   const flow = [
     { id: 'tab', type: 'tab', label: 'schedule chain' },
@@ -32,7 +32,14 @@ export async function loadScheduleChain(
       server: options.server ?? CONFIG_ID,
       wires: [['cc'], ['end'], ['ctl']],
     },
-    { id: 'cc', ...at, type: 'media-spaces-create-channel', name: '', server: CONFIG_ID, wires: [['sched']] },
+    {
+      id: 'cc',
+      ...at,
+      type: 'media-spaces-create-channel',
+      name: '',
+      server: CONFIG_ID,
+      wires: [options.routeBack === false ? [] : ['sched']],
+    },
     { id: 'end', ...at, type: 'helper' },
     { id: 'ctl', ...at, type: 'helper' },
     { id: 'catcher', ...at, type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
