@@ -15,11 +15,15 @@ import { safeId } from '../shared/node-state';
  * ahead), atomically (temporary file, then rename), and read back at start
  * when it is newer than the context copy.
  *
- * Used only when the default context store is localfilesystem, i.e. when the
- * user asked for state that survives a restart; with the memory store a
- * restart forgets, as documented. It lives in a dot-folder of the context
- * directory, which the store skips when it loads and which goes with it when
- * a user deletes the context directory.
+ * The slots' state is the schedule's own durable data, so the journal is
+ * kept whatever the context store: with localfilesystem in a dot-folder of
+ * the context directory (which the store skips when it loads, and which goes
+ * with it when a user deletes the context directory); with any other store
+ * (Node-RED's default memory store among them) in `.media-spaces` of the user
+ * directory, so that a restart mid-window still stops the recording and
+ * follows it up. `mediaSpaces: { journal: false }` in settings.js turns it
+ * off for read-only installations (a restart then forgets the slots in
+ * progress, as the memory store does).
  */
 export class StateJournal {
   private dirReady = false;
@@ -63,25 +67,30 @@ export class StateJournal {
 interface JournalSettings {
   userDir?: unknown;
   contextStorage?: unknown;
+  mediaSpaces?: unknown;
 }
 
 /**
  * The journal of one node (`kind` names the node type, e.g. "schedule"), or
- * undefined when the default context store is not localfilesystem or there is
- * no user directory.
+ * undefined when settings.js turns journals off or there is no directory to keep it in.
  */
 export function stateJournal(
   settings: JournalSettings | undefined,
   kind: string,
   nodeId: string,
 ): StateJournal | undefined {
+  if (isPlainObject(settings?.mediaSpaces) && settings.mediaSpaces.journal === false) return undefined;
+  const name = `${kind}-${safeId(nodeId)}.json`;
   const store = defaultStore(settings?.contextStorage);
-  if (store?.module !== 'localfilesystem') return undefined;
+  const userDir = typeof settings?.userDir === 'string' && settings.userDir !== '' ? settings.userDir : undefined;
+  if (store?.module !== 'localfilesystem') {
+    return userDir ? new StateJournal(path.join(userDir, '.media-spaces', name)) : undefined;
+  }
   const config = isPlainObject(store.config) ? store.config : {};
-  const dir = typeof config.dir === 'string' ? config.dir : settings?.userDir;
+  const dir = typeof config.dir === 'string' ? config.dir : userDir;
   if (typeof dir !== 'string' || dir === '') return undefined;
   const base = typeof config.base === 'string' && config.base !== '' ? config.base : 'context';
-  return new StateJournal(path.join(dir, base, '.media-spaces', `${kind}-${safeId(nodeId)}.json`));
+  return new StateJournal(path.join(dir, base, '.media-spaces', name));
 }
 
 /** The store node context uses without a store name: `default`, else the first one listed; names may alias. */

@@ -284,11 +284,13 @@ describe('schedule journal', () => {
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   });
 
-  it('is used only when the default context store is localfilesystem', () => {
+  it('is kept in the context directory with localfilesystem, in the user directory with any other store', () => {
     const userDir = '/u';
-    const file = (storage: unknown) => stateJournal({ userDir, contextStorage: storage }, 'schedule', 'a1.b2')?.file;
-    expect(file(undefined)).toBeUndefined();
-    expect(file({ default: { module: 'memory' } })).toBeUndefined();
+    const file = (storage: unknown, more: Record<string, unknown> = {}) =>
+      stateJournal({ userDir, contextStorage: storage, ...more }, 'schedule', 'a1.b2')?.file;
+    const own = '/u/.media-spaces/schedule-a1.b2.json';
+    expect(file(undefined)).toBe(own);
+    expect(file({ default: { module: 'memory' } })).toBe(own);
     expect(file({ default: { module: 'localfilesystem' } })).toBe('/u/context/.media-spaces/schedule-a1.b2.json');
     expect(file({ default: 'disk', disk: { module: 'localfilesystem', config: { dir: '/d', base: 'ctx' } } })).toBe(
       '/d/ctx/.media-spaces/schedule-a1.b2.json',
@@ -296,10 +298,11 @@ describe('schedule journal', () => {
     expect(file({ disk: { module: 'localfilesystem' }, mem: { module: 'memory' } })).toBe(
       '/u/context/.media-spaces/schedule-a1.b2.json',
     );
-    expect(file({ mem: { module: 'memory' }, disk: { module: 'localfilesystem' } })).toBeUndefined();
-    expect(
-      stateJournal({ contextStorage: { default: { module: 'localfilesystem' } } }, 'schedule', 'x'),
-    ).toBeUndefined();
+    expect(file({ mem: { module: 'memory' }, disk: { module: 'localfilesystem' } })).toBe(own);
+    // turned off for read-only installations, and nowhere to keep it without a user directory
+    expect(file(undefined, { mediaSpaces: { journal: false } })).toBeUndefined();
+    expect(file({ default: { module: 'localfilesystem' } }, { mediaSpaces: { journal: false } })).toBeUndefined();
+    expect(stateJournal({ contextStorage: { default: { module: 'memory' } } }, 'schedule', 'x')).toBeUndefined();
   });
 
   it('writes atomically, reads back, and the newer copy wins', () => {

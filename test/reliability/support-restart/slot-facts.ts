@@ -82,9 +82,13 @@ export async function adminJson<T>(sim: Simulator, path: string): Promise<T> {
   return (await res.json()) as T;
 }
 
-/** The channel the schedule's journal holds for a slot in progress (written before the node acts on it). */
-export function journalChannel(userDir: string, key: string): string | undefined {
-  const file = join(userDir, 'context', '.media-spaces', `schedule-${SCHEDULE_NODE}.json`);
+/**
+ * The channel the schedule's journal holds for a slot in progress (written before the node acts on it): in the
+ * context directory with the file context store, in the user directory's own `.media-spaces` with any other.
+ */
+export function journalChannel(userDir: string, key: string, store: 'file' | 'other' = 'file'): string | undefined {
+  const dir = store === 'file' ? join(userDir, 'context', '.media-spaces') : join(userDir, '.media-spaces');
+  const file = join(dir, `schedule-${SCHEDULE_NODE}.json`);
   if (!existsSync(file)) return undefined;
   try {
     const state = JSON.parse(readFileSync(file, 'utf8')) as {
