@@ -23,6 +23,7 @@ export const ERROR_CODES = [
   'network_error',
   'tls_error', // the server's certificate failed verification, or the TLS handshake failed
   'missed', // a schedule's window that recorded nothing (its start never succeeded, or it was paused or skipped)
+  'interrupted', // a schedule's recording that stopped before its window's end (a replacement is being created)
   'internal', // an unexpected failure: a bug or a runtime's quirk, neither the service's nor the input's
 ] as const;
 

@@ -27,6 +27,7 @@ import { canonicalTimeZone, isValidTimeZone, systemTimeZone } from './tz';
  *     duration: 1h30m          # 90m, 1h30m, PT1H30M, 5400 (seconds)
  *     enabled: true
  *     at_end: stop             # stop (default): the recording is stopped at the window's end; keep: it runs on
+ *     alarm_after: 30s         # a start still failing this long after the window opened is reported (start_failing)
  *     channel: { ...create-channel request, templates allowed... }
  *     followup: { workflow_id, job_name, variables, media_nicknames, attachments, labels }
  * ```
@@ -47,6 +48,8 @@ type RawWindow = z.infer<typeof WindowSchema>;
  */
 export type ScheduleWindow = Required<Pick<RawWindow, 'id' | 'name' | 'cron' | 'enabled' | 'channel' | 'at_end'>> &
   Pick<RawWindow, 'followup'> & {
+    /** seconds after the start at which a start still failing is reported (start_failing); default 30 */
+    alarm_after?: number;
     /** IANA zone, canonical spelling */
     timezone: string;
     /** seconds */
@@ -108,7 +111,7 @@ export const WINDOW_FIELDS = fieldsOf('window');
 export const SLOT_FIELDS = fieldsOf('slot');
 /** Template roots and fields allowed in the channel (before it exists) and in the follow-up. */
 const CHANNEL_ROOTS = { window: WINDOW_FIELDS, slot: SLOT_FIELDS, schedule: ['id'] } as const;
-const FOLLOWUP_ROOTS = { ...CHANNEL_ROOTS, channel: 'any' } as const;
+const FOLLOWUP_ROOTS = { ...CHANNEL_ROOTS, channel: 'any', segments: 'any' } as const;
 
 /** A schedule document that does not validate; `issues` name line and field. */
 export class ScheduleConfigError extends MediaSpacesError {
@@ -271,6 +274,7 @@ const WindowSchema = z.strictObject(
     duration: DurationSchema,
     enabled: z.boolean({ error: genericError }).optional(),
     at_end: z.enum(AT_END, { error: `must be one of ${AT_END.join(', ')}` }).optional(),
+    alarm_after: DurationSchema.optional(),
     channel: ChannelSchema.optional(),
     followup: FollowupSchema.optional(),
   },
@@ -469,6 +473,7 @@ function normaliseWindow(w: RawWindow, fallbackZone: string): ScheduleWindow {
     channel: { ...(w.channel ?? {}) },
   };
   if (w.followup) out.followup = structuredClone(w.followup);
+  if (w.alarm_after !== undefined) out.alarm_after = parseDuration(w.alarm_after);
   return out;
 }
 

@@ -30,6 +30,11 @@ export interface EndMessage {
   channel?: unknown;
   /** template paths that resolved to nothing (for example channel.id when no channel came back) */
   unresolved?: string[];
+  /** every channel that recorded part of the window, in order, when its recording was interrupted */
+  segments?: unknown[];
+  /** the recording was interrupted: it has gaps */
+  partial?: boolean;
+  gaps?: { from: string; to: string; why: string }[];
   topic: string;
 }
 
@@ -52,9 +57,15 @@ export function buildStartMessage(scheduleId: string, window: ScheduleWindow, sl
  * The message for submit-job at the end of the slot: the follow-up's short
  * form with templates resolved against the channel (when one came back).
  */
-export function buildEndMessage(scheduleId: string, window: ScheduleWindow, slot: Slot, channel?: unknown): EndMessage {
+export function buildEndMessage(
+  scheduleId: string,
+  window: ScheduleWindow,
+  slot: Slot,
+  channel?: unknown,
+  segments?: readonly unknown[],
+): EndMessage {
   const unresolved = new Set<string>();
-  const context = templateContext(scheduleId, window, slot, channel);
+  const context = templateContext(scheduleId, window, slot, channel, segments);
   const followup = window.followup ?? {};
   const payload: Record<string, unknown> = {};
   for (const key of ['variables', 'media_nicknames', 'attachments', 'labels'] as const) {
@@ -75,6 +86,7 @@ export function buildEndMessage(scheduleId: string, window: ScheduleWindow, slot
     if (jobName !== '') out.job_name = String(jobName);
   }
   if (channel !== undefined && channel !== null) out.channel = channel;
+  if (segments && segments.length > 1) out.segments = [...segments];
   if (unresolved.size > 0) out.unresolved = [...unresolved];
   return out;
 }

@@ -13,6 +13,17 @@ export interface ActiveSlot extends Slot {
   channel?: unknown;
   /** the start was given up (create-channel tried until the window's end): nothing was recorded */
   startFailure?: StartFailure;
+  /** channels that recorded part of the window before `channel`, in order (the recording was interrupted) */
+  earlier?: unknown[];
+  /** stretches nothing recorded, epoch ms (`to` unset while the replacement is not recording yet) */
+  gaps?: SlotGap[];
+}
+
+/** A stretch of a window nothing recorded, and why. */
+export interface SlotGap {
+  from: number;
+  to?: number;
+  why: string;
 }
 
 /** Why a slot's start never produced a channel. */
@@ -65,6 +76,8 @@ export interface StartEvent {
   replay?: boolean;
   /** the id of the message that asked for a manual start: the start message carries it on */
   msgid?: string;
+  /** the `n`th replacement of a recording interrupted mid-window (its own Idempotency-Key) */
+  restart?: number;
 }
 
 export interface EndEvent {
@@ -73,6 +86,9 @@ export interface EndEvent {
   channel?: unknown;
   /** the start was given up: the slot recorded nothing */
   startFailure?: StartFailure;
+  /** the recording was interrupted: the channels before `channel`, and the gaps */
+  earlier?: unknown[];
+  gaps?: SlotGap[];
   /**
    * An end emitted again after a restart or redeploy (within the replay
    * period): whatever it started downstream may have been cut off.
@@ -379,6 +395,29 @@ export class Scheduler {
     return true;
   }
 
+  /**
+   * The slot's recording was interrupted: its channel so far joins the earlier ones and a gap opens until a
+   * replacement records (rememberChannel); kept across restarts. False when the slot is not in progress.
+   */
+  rememberInterruption(key: string, earlier: unknown[], gaps: SlotGap[]): boolean {
+    const slot = this.state.active.find((s) => s.key === key);
+    if (!slot) return false;
+    slot.earlier = structuredClone(earlier);
+    slot.gaps = structuredClone(gaps);
+    slot.channel = undefined;
+    this.persist();
+    return true;
+  }
+
+  /** The gaps of an interrupted slot, once its replacement records (kept across restarts). */
+  rememberGaps(key: string, gaps: SlotGap[]): boolean {
+    const slot = this.state.active.find((s) => s.key === key);
+    if (!slot) return false;
+    slot.gaps = structuredClone(gaps);
+    this.persist();
+    return true;
+  }
+
   /** The channel kept for a slot in progress, or for one ended within the replay period. */
   channelOf(key: string): unknown {
     return (
@@ -580,8 +619,9 @@ export class Scheduler {
     }
     this.persist();
     const current = this.config.windows.find((w) => w.id === slot.windowId) ?? slot.window;
-    const { window: _snapshot, channel, startFailure, ...plain } = slot;
-    this.safely(() => this.options.onEnd({ slot: plain, window: current, channel, startFailure }));
+    const { window: _snapshot, channel, startFailure, earlier, gaps, ...plain } = slot;
+    const interrupted = earlier?.length ? { earlier, gaps } : {};
+    this.safely(() => this.options.onEnd({ slot: plain, window: current, channel, startFailure, ...interrupted }));
   }
 
   /**
@@ -595,15 +635,21 @@ export class Scheduler {
     for (const slot of recent) {
       // a slot that recorded nothing (its start given up, or no channel came back in a flow that routes them)
       // was reported missed as it ended, in the same turn as its record was saved: the report is not repeated
-      if (slot.startFailure || (this.state.routesChannels && slot.channel === undefined)) continue;
+      if (slot.startFailure || (this.state.routesChannels && slot.channel === undefined && !slot.earlier?.length)) {
+        continue;
+      }
       const current = this.config.windows.find((w) => w.id === slot.windowId) ?? slot.window;
-      const { window: _snapshot, channel, endedAt: _at, message, ...plain } = slot;
-      this.safely(() => this.options.onEnd({ slot: plain, window: current, channel, replay: true, message }));
+      const { window: _snapshot, channel, endedAt: _at, message, earlier, gaps, ...plain } = slot;
+      const interrupted = earlier?.length ? { earlier, gaps } : {};
+      this.safely(() =>
+        this.options.onEnd({ slot: plain, window: current, channel, replay: true, message, ...interrupted }),
+      );
     }
     if (!this.state.routesChannels) return;
     for (const slot of this.state.active) {
       // a window that ended long ago is not asked for a channel again (the service may have forgotten the key)
-      if (slot.channel !== undefined || now - slot.end > this.replayMs) continue;
+      // an interrupted recording's replacement is the schedule's own to ask for again, under its restart key
+      if (slot.channel !== undefined || slot.earlier?.length || now - slot.end > this.replayMs) continue;
       const { window, channel: _none, ...plain } = slot;
       this.channelDeadlines.set(slot.key, Math.max(slot.end, now) + this.channelWaitMs);
       // the window as it was at the start: the same request as the first time
@@ -616,7 +662,9 @@ export class Scheduler {
    * channels back and this slot's has not come back, up to channelWaitMs later.
    */
   private endDue(slot: ActiveSlot): number {
-    if (!this.state.routesChannels || slot.channel !== undefined || slot.startFailure) return slot.end;
+    if (!this.state.routesChannels || slot.channel !== undefined || slot.startFailure || slot.earlier?.length) {
+      return slot.end;
+    }
     return this.channelDeadlines.get(slot.key) ?? slot.end + this.channelWaitMs;
   }
 

@@ -57,12 +57,16 @@ export function windowInfo(window: ContextWindow, slot: Slot): WindowInfo {
   };
 }
 
-/** What templates can read: `window`, `slot`, `schedule` and, for the follow-up, `channel`. */
+/**
+ * What templates can read: `window`, `slot`, `schedule` and, for the follow-up, `channel` (the last channel that
+ * recorded the window) and `segments` (every channel that recorded part of it, in order, when it was interrupted).
+ */
 export function templateContext(
   scheduleId: string,
   window: ContextWindow,
   slot: Slot,
   channel?: unknown,
+  segments?: readonly unknown[],
 ): Record<string, unknown> {
   const tz = window.timezone;
   const info = windowInfo(window, slot);
@@ -89,5 +93,6 @@ export function templateContext(
     schedule: { id: scheduleId },
   };
   if (channel !== undefined && channel !== null) context.channel = channel;
+  if (channel !== undefined && channel !== null) context.segments = segments ?? [channel];
   return context;
 }

@@ -1,25 +1,30 @@
 import { setMaxListeners } from 'node:events';
 import { MediaSpacesError } from '../../lib/errors';
-import { type ScheduleConfig, Scheduler } from '../../lib/schedule';
+import { isoSeconds, type ScheduleConfig, Scheduler, type ScheduleWindow, type Slot } from '../../lib/schedule';
 import { findCoordination } from '../shared/coordination-provider';
 import { asMediaSpacesError, failMessage } from '../shared/failure';
 import { resolveMessageInputs } from '../shared/inputs';
 import type { NodeDef, NodeMessage, Outputs } from '../shared/node-red-types';
 import { safeId } from '../shared/node-state';
+import { clientFor } from '../shared/server-client';
 import { dialogLabels, settingsWithWarnings } from '../shared/settings';
 import { StatusBoard } from '../shared/status-board';
 import { type CommandHost, handleControl } from './commands';
 import { ConfigSource } from './config-source';
 import { Emitter } from './emitter';
 import { FIELDS } from './fields';
+import { RecordingWatch } from './recording-watch';
 import { COUNT_INPUT, type ScheduleSettings, scheduleSettingsSchema, WINDOW_INPUT } from './settings';
 import { ScheduleSidebar } from './sidebar-report';
 import { SlotCoordination } from './slot-coordination';
-import { SlotLives } from './slot-life';
+import { type SlotIdentity, SlotLives } from './slot-life';
 import { whenFlowsStarted } from './start-gate';
 import { handover, ScheduleStateStore } from './state-store';
 import { coordinatedStatus, scheduleStatus } from './status';
 import type { ScheduleAPI, ScheduleNode } from './types';
+
+/** Seconds after a slot's start at which a start still failing is reported, unless the window says otherwise. */
+const DEFAULT_ALARM_AFTER_S = 30;
 
 /**
  * One schedule node at run time: loads the windows, runs the Scheduler from
@@ -38,6 +43,8 @@ export class ScheduleController {
   private started = false;
   private readonly cancelStart: () => void;
   private sidebar: ScheduleSidebar | undefined;
+  /** reads the channels of windows in progress, so that a recording that stops early is replaced */
+  private readonly watch: RecordingWatch | undefined;
 
   constructor(
     private readonly RED: ScheduleAPI,
@@ -51,16 +58,40 @@ export class ScheduleController {
     const initial = this.source.load();
     this.updateStatus();
     this.store = new ScheduleStateStore(RED, node, () => this.closed);
+    const emitter = new Emitter(RED, node, settings, this);
     this.lives = new SlotLives({
       show: (slot, life, channel) => this.sidebar?.show(slot, life, channel),
+      changed: () => this.slotsChanged(),
       channelCreated: (slot, channel) => this.channelCreated(slot.key, channel),
       startAttempted: (slot) => this.coordination?.startAttempted(slot.key),
       startFailed: (slot, reason, attempts) => {
         this.coordination?.startFailed(slot.key, reason);
         this.scheduler?.rememberStartFailure(slot.key, { message: reason, attempts });
       },
+      startFailing: (slot, failure) => {
+        const window = this.windowOf(slot.key);
+        if (window) emitter.emitStartFailing(slot, window, failure);
+      },
+      interrupted: (slot, channel, why, n) => {
+        const view = this.lives.view(slot.key);
+        const window = this.windowOf(slot.key);
+        if (!view || !window) return;
+        this.scheduler?.rememberInterruption(slot.key, [...view.earlier], [...view.gaps]);
+        emitter.emitInterrupted(slot, window, channel, why, n);
+      },
+      identity: (slot) => this.identity(slot),
+      alarmAfterMs: (slot) => (this.windowOf(slot.key)?.alarm_after ?? DEFAULT_ALARM_AFTER_S) * 1000,
     });
-    const emitter = new Emitter(RED, node, settings, this);
+    if (settings.server) {
+      const server = settings.server;
+      this.watch = new RecordingWatch(
+        () => clientFor(RED, server, 'liveCapture'),
+        (key, _channelId, why) => {
+          const slot = this.scheduler?.activeSlots().find((s) => s.key === key);
+          if (slot) this.lives.interrupt(slot, why);
+        },
+      );
+    }
     this.coordination = this.coordinate(RED, emitter);
     const gate = this.coordination;
     this.scheduler = new Scheduler({
@@ -116,6 +147,7 @@ export class ScheduleController {
       configError: this.source.error,
       windowCount: this.config.windows.length,
       scheduler: this.scheduler,
+      slot: (key) => this.lives?.view(key),
     });
     const gate = this.coordination;
     this.board.set(
@@ -135,6 +167,7 @@ export class ScheduleController {
     this.closed = true;
     this.closing.abort();
     this.lives.close();
+    this.watch?.close();
     this.sidebar?.close();
     this.cancelStart();
     this.source.close();
@@ -171,8 +204,39 @@ export class ScheduleController {
   private channelCreated(key: string, channel: unknown): boolean {
     const led = this.coordination?.channelReturned(key, channel) === true;
     const slot = this.scheduler?.activeSlots().find((s) => s.key === key);
-    if (slot && this.scheduler?.rememberChannel(key, channel)) this.lives.recording(slot, channel);
+    // a channel the window already lost (its report came late) is not taken for the recording again
+    const lost = this.lives.view(key)?.earlier.some((c) => c.id === (channel as { id?: unknown })?.id) === true;
+    if (slot && !lost && this.scheduler?.rememberChannel(key, channel)) {
+      this.lives.recording(slot, channel);
+      const gaps = this.lives.view(key)?.gaps;
+      if (gaps?.length) this.scheduler?.rememberGaps(key, [...gaps]);
+    }
     return led;
+  }
+
+  /** A slot moved: the badge, and which channels the recording watch reads. */
+  private slotsChanged(): void {
+    this.updateStatus();
+    this.watch?.set(this.lives.recordingChannels());
+  }
+
+  /** The window a slot in progress runs, as it was at its start. */
+  private windowOf(key: string): ScheduleWindow | undefined {
+    return this.scheduler?.activeSlots().find((s) => s.key === key)?.window;
+  }
+
+  /** Who a slot is, as its transitions name it. */
+  private identity(slot: Slot): SlotIdentity {
+    const window = this.windowOf(slot.key) ?? this.config.windows.find((w) => w.id === slot.windowId);
+    const start = isoSeconds(slot.start);
+    const end = isoSeconds(slot.end);
+    return {
+      schedule: { id: this.node.id, name: this.node.name ?? '' },
+      window: { id: slot.windowId, zone: window?.timezone ?? this.config.timezone },
+      occurrence: { id: start, start, end },
+      scheduled: { start, end },
+      ...(this.coordination ? { coordinated: true } : {}),
+    };
   }
 
   private begin(initial: MediaSpacesError | undefined): void {
@@ -184,7 +248,13 @@ export class ScheduleController {
     // dropped, as documented for the operation nodes)
     const replayEnds = !handover.has(this.node.id);
     this.scheduler?.start({ replayEnds }).then(
-      () => this.updateStatus(),
+      () => {
+        // slots in progress from the journal: recording, or waiting for the replacement of a lost channel
+        for (const slot of this.scheduler?.activeSlots() ?? []) {
+          if (!slot.startFailure) this.lives.restore(slot, slot.channel, slot.earlier ?? [], slot.gaps ?? []);
+        }
+        this.slotsChanged();
+      },
       (err) => this.node.error(asMediaSpacesError(err, 'Schedule').message),
     );
   }

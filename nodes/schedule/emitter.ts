@@ -5,9 +5,12 @@ import {
   buildStartMessage,
   type EndEvent,
   type EndMessage,
+  isoSeconds,
   type Scheduler,
+  type ScheduleWindow,
   type Slot,
   type StartEvent,
+  windowInfo,
 } from '../../lib/schedule';
 import { asMediaSpacesError, failMessage } from '../shared/failure';
 import type { NodeMessage } from '../shared/node-red-types';
@@ -15,7 +18,7 @@ import { clientFor } from '../shared/server-client';
 import { isAlarm, type MissedWhy, missedReport, missedSentence, raisesError } from './missed';
 import { endRecording, STOP_GRACE_MS } from './recording-end';
 import type { ScheduleSettings } from './settings';
-import type { SlotLives } from './slot-life';
+import { type Channel, channelWithId, gapView, type SlotLives } from './slot-life';
 import type { ScheduleAPI, ScheduleNode } from './types';
 
 /** What the emitter reads from the node it works for. */
@@ -52,12 +55,55 @@ export class Emitter {
   ) {}
 
   /** Every start, timed, caught up, replayed or manual (a trigger message, the sidebar's Start now), comes here. */
-  emitStart({ slot, window, replay, msgid }: StartEvent): void {
+  emitStart({ slot, window, replay, msgid, restart }: StartEvent): void {
     const msg: NodeMessage = { ...buildStartMessage(this.host.scheduleId(), window, slot) };
     if (replay) msg.replay = true;
     if (msgid) msg._msgid = msgid;
+    if (restart) {
+      // a replacement of an interrupted recording: a channel of its own, under a key of its own
+      msg.idempotency_key = `${slot.key}:restart:${restart}`;
+      msg.window = { ...(msg.window as object), restart };
+    }
     this.host.lives.starting(slot);
     this.node.send([msg, null, null]);
+  }
+
+  /**
+   * The start still fails `alarm_after` into the window: said once on output 3, while an operator can still
+   * act; the final missed report (or the recording) follows as usual.
+   */
+  emitStartFailing(slot: Slot, window: ScheduleWindow, failure: { attempts: number; reason: string }): void {
+    const info = windowInfo(window, slot);
+    const since = Math.round((Date.now() - slot.start) / 1000);
+    this.node.send([
+      null,
+      null,
+      {
+        topic: 'start_failing',
+        payload: { slot: slot.key, attempts: failure.attempts, reason: failure.reason, since_s: since, window: info },
+        window: info,
+      },
+    ]);
+  }
+
+  /**
+   * The recording stopped before the window's end: a report on output 3 and one error for Catch nodes per
+   * interruption; the replacement is asked for through the one start path.
+   */
+  emitInterrupted(slot: Slot, window: ScheduleWindow, channel: { id: string }, why: string, n: number): void {
+    const info = windowInfo(window, slot);
+    const report = {
+      topic: 'interrupted',
+      payload: { slot: slot.key, channel_id: channel.id, reason: why, restart: n, window: info },
+      window: info,
+    };
+    this.node.send([null, null, report]);
+    const error = new MediaSpacesError({
+      code: 'interrupted',
+      message: `recording of "${window.name}" at ${isoSeconds(slot.start)} interrupted: ${why}; a new channel is being created`,
+    });
+    failMessage(this.node, structuredClone(report), error.toJSON());
+    this.emitStart({ slot, window, restart: n });
   }
 
   /**
@@ -89,6 +135,20 @@ export class Emitter {
       return;
     }
     const channel = channelWithId(event.channel);
+    const earlier = (event.earlier ?? []).flatMap((c) => channelWithId(c) ?? []);
+    if (!channel && earlier.length > 0) {
+      // interrupted, and no replacement recorded: what was recorded is followed up
+      if (!this.settings.server) {
+        this.sendEnd(
+          { ...event, channel: earlier.at(-1) },
+          after,
+          'no server in the schedule node: the recording was not stopped',
+        );
+        return;
+      }
+      this.finishRecording(event, [...earlier], after);
+      return;
+    }
     if (!channel) {
       if (event.startFailure || this.host.lives.heardOf(event.slot.key) || this.host.scheduler?.routesChannels) {
         const reason = event.startFailure
@@ -106,12 +166,16 @@ export class Emitter {
       this.sendEnd(event, after, 'no server in the schedule node: the recording was not stopped');
       return;
     }
-    this.finishRecording(event, channel, after);
+    this.finishRecording(event, [...earlier, channel], after);
   }
 
-  /** Stops the recording (unless the window keeps it), waits until it has finished, then sends the follow-up. */
-  private finishRecording(event: EndEvent, channel: Record<string, unknown> & { id: string }, after: Delivered): void {
+  /**
+   * Stops the recording of every segment (unless the window keeps it), waits until each has finished, then
+   * sends the follow-up with the last as its channel and all of them, in order, as its segments.
+   */
+  private finishRecording(event: EndEvent, segments: Channel[], after: Delivered): void {
     const { slot, window } = event;
+    const channel = segments[segments.length - 1];
     let client: ReturnType<typeof clientFor>;
     try {
       client = clientFor(this.RED, this.settings.server, 'liveCapture');
@@ -123,26 +187,46 @@ export class Emitter {
       return;
     }
     this.host.lives.stopping(slot, channel);
-    endRecording({
-      client,
-      channel,
-      atEnd: window.at_end ?? 'stop',
-      stopDeadline: slot.end + STOP_GRACE_MS,
-      stopKey: `${slot.key}:stop`,
-      signal: this.host.signal,
-      stopped: (now) => this.host.lives.stopping(slot, now),
-    }).then(
+    const last = segments.length - 1;
+    const ends = segments.map((segment, i) =>
+      endRecording({
+        client,
+        channel: segment,
+        atEnd: window.at_end ?? 'stop',
+        stopDeadline: slot.end + STOP_GRACE_MS,
+        // the first channel keeps the key of slots recorded before interruptions were followed
+        stopKey: i === 0 ? `${slot.key}:stop` : `${slot.key}:restart:${i}:stop`,
+        signal: this.host.signal,
+        stopped: i === last ? (now) => this.host.lives.finishing(slot, now) : undefined,
+      }),
+    );
+    Promise.all(ends).then(
       (ended) => {
         if (this.host.closed) return after(false);
-        if (ended.note && window.at_end !== 'keep') this.node.warn(`${slot.key}: ${ended.note}`);
-        this.sendEnd({ ...event, channel: ended.channel }, after, ended.note);
+        const notes = ended.flatMap((e) => e.note ?? []);
+        const note = notes.length > 0 ? notes.join('; ') : undefined;
+        if (note && window.at_end !== 'keep') this.node.warn(`${slot.key}: ${note}`);
+        const final = ended.map((e) => e.channel);
+        this.sendEnd({ ...event, channel: final[last] }, after, note, final);
       },
       () => after(false),
     );
   }
 
-  private sendEnd({ slot, window, channel, replay }: EndEvent, after: Delivered, note?: string): void {
-    const msg: EndMessage & NodeMessage = { ...buildEndMessage(this.host.scheduleId(), window, slot, channel) };
+  private sendEnd(
+    { slot, window, channel, replay, gaps }: EndEvent,
+    after: Delivered,
+    note?: string,
+    segments?: unknown[],
+  ): void {
+    const msg: EndMessage & NodeMessage = {
+      ...buildEndMessage(this.host.scheduleId(), window, slot, channel, segments),
+    };
+    const interrupted = this.host.lives.view(slot.key)?.gaps ?? gaps ?? [];
+    if (interrupted.length > 0) {
+      msg.partial = true;
+      msg.gaps = interrupted.map(gapView);
+    }
     if (replay) msg.replay = true;
     if (msg.unresolved) {
       this.node.warn(
@@ -202,11 +286,4 @@ export class Emitter {
     this.workflowIds.set(name, { id: chosen.id, at: Date.now() });
     return chosen.id;
   }
-}
-
-/** The channel of a slot when it has an id to stop and read. */
-function channelWithId(channel: unknown): (Record<string, unknown> & { id: string }) | undefined {
-  return isPlainObject(channel) && typeof channel.id === 'string' && channel.id !== ''
-    ? (channel as Record<string, unknown> & { id: string })
-    : undefined;
 }

@@ -105,9 +105,10 @@ async function stop(o: RecordingEndOptions): Promise<unknown> {
   }
 }
 
-/** INACTIVE after a recording: the service has written its outputs. */
+/** INACTIVE after a recording: the service has written its outputs; ERROR: a failed recording has all it will have. */
 function isFinished(client: MediaSpacesClient, channel: unknown): boolean {
-  return isPlainObject(channel) && client.channelState(channel) === 'INACTIVE';
+  const state = isPlainObject(channel) ? client.channelState(channel) : undefined;
+  return state === 'INACTIVE' || state === 'ERROR';
 }
 
 /** The channel now, or undefined when it cannot be read (the last reading stands). */

@@ -2,19 +2,22 @@ import type { MediaSpacesError } from '../../lib/errors';
 import { formatIssue, formatShort, formatTime, ScheduleConfigError, type Scheduler } from '../../lib/schedule';
 import type { UnreachablePolicy } from '../shared/coordination-provider';
 import type { NodeStatus } from '../shared/node-red-types';
+import type { SlotView } from './slot-life';
 
 /** What the badge shows comes from these. */
 export interface StatusView {
   configError: MediaSpacesError | undefined;
   windowCount: number;
   scheduler: Scheduler | undefined;
+  /** the slot's state machine, when this instance follows it */
+  slot?(key: string): SlotView | undefined;
 }
 
 /**
  * The badge: a configuration error when there are no windows to run, else
  * the recording in progress, paused, a failed reload, or the next start.
  */
-export function scheduleStatus({ configError, windowCount, scheduler }: StatusView): NodeStatus {
+export function scheduleStatus({ configError, windowCount, scheduler, slot }: StatusView): NodeStatus {
   if (configError && windowCount === 0) {
     const first = configError instanceof ScheduleConfigError ? formatIssue(configError.issues[0]) : configError.message;
     return { fill: 'red', shape: 'ring', text: truncate(first, 80) };
@@ -25,10 +28,12 @@ export function scheduleStatus({ configError, windowCount, scheduler }: StatusVi
     const first = active[0];
     const more = active.length > 1 ? ` (+${active.length - 1})` : '';
     const until = formatTime(first.end, first.window.timezone);
+    const paused = scheduler.paused ? 'paused; ' : '';
+    const { fill, text } = slotText(first.window.name, until, slot?.(first.key), first.channel !== undefined);
     return {
-      fill: scheduler.paused ? 'yellow' : 'green',
-      shape: 'dot',
-      text: `${scheduler.paused ? 'paused; ' : ''}recording: ${first.window.name} until ${until}${more}`,
+      fill: scheduler.paused ? 'yellow' : fill,
+      shape: fill === 'green' ? 'dot' : 'ring',
+      text: truncate(`${paused}${text}${more}`, 80),
     };
   }
   if (scheduler.paused) return { fill: 'yellow', shape: 'ring', text: 'paused' };
@@ -43,6 +48,36 @@ export function scheduleStatus({ configError, windowCount, scheduler }: StatusVi
       80,
     ),
   };
+}
+
+/**
+ * What the badge says of the first slot in progress: what its state machine knows, never "recording" before a
+ * channel records. A slot without one (its start output goes to a flow that does not create channels here)
+ * is only "open".
+ */
+function slotText(
+  name: string,
+  until: string,
+  view: SlotView | undefined,
+  hasChannel: boolean,
+): { fill: NodeStatus['fill']; text: string } {
+  switch (view?.phase) {
+    case 'starting':
+      return view.lastFailure
+        ? { fill: 'yellow', text: `starting ${name}, attempt ${Math.max(1, view.attempts)}: ${view.lastFailure}` }
+        : { fill: 'blue', text: `starting: ${name} until ${until}` };
+    case 'interrupted':
+      return { fill: 'yellow', text: `interrupted, restarting: ${name} until ${until}` };
+    case 'stopping':
+    case 'finishing':
+      return { fill: 'blue', text: `stopping: ${name}` };
+    case 'recording':
+      return { fill: 'green', text: `recording: ${name} until ${until}` };
+    default:
+      return hasChannel
+        ? { fill: 'green', text: `recording: ${name} until ${until}` }
+        : { fill: 'blue', text: `window open: ${name} until ${until}` };
+  }
 }
 
 /** "; skipping <window> <start>" for the first skipped start, when one is. */

@@ -214,7 +214,8 @@ describe('media-spaces-schedule node', () => {
         reason: 'scheduled',
       },
     });
-    await expectStatus('recording: Evening news until 19:30');
+    // no create channel in this flow: the window is open, nothing says it records
+    await expectStatus('starting: Evening news until 19:30');
 
     await advanceTo('2024-11-22T19:30:00Z', -1);
     expect(rec.end).toHaveLength(0);
@@ -313,7 +314,7 @@ describe('media-spaces-schedule node', () => {
 
     const paused = await send(rec, { payload: { command: 'pause' } });
     expect(paused.outputs).toEqual([expect.objectContaining({ topic: 'pause', payload: { paused: true } })]);
-    await expectStatus('paused; recording: Evening news until 11:30');
+    await expectStatus('paused; starting: Evening news until 11:30');
 
     const list = await send(rec, { topic: 'list', payload: { count: 2 } });
     expect(list.outputs).toHaveLength(1);
@@ -431,7 +432,7 @@ describe('media-spaces-schedule node', () => {
     rec = record();
     await settle();
     expect(rec.start).toHaveLength(0);
-    await expectStatus('recording: Evening news until 19:30');
+    await expectStatus('starting: Evening news until 19:30');
 
     await advanceTo('2024-11-22T19:30:00Z', -1);
     expect(rec.end).toHaveLength(0);
