@@ -114,7 +114,7 @@ export class SlotLives {
    */
   interrupt(slot: Slot, why: string): void {
     const run = this.runs.get(slot.key);
-    if (!run || run.phase !== 'recording' || !run.channel || Date.now() >= slot.end) return;
+    if (run?.phase !== 'recording' || !run.channel || Date.now() >= slot.end) return;
     const lost = run.channel;
     run.earlier.push(lost);
     run.channel = undefined;
@@ -131,7 +131,10 @@ export class SlotLives {
     const run = this.track(slot);
     const ch = channelWithId(channel);
     if (ch && !run.earlier.some((c) => c.id === ch.id)) run.channel = ch;
-    if (run.phase === 'stopping') return this.host.show(slot, this.life(run), run.channel);
+    if (run.phase === 'stopping') {
+      this.host.show(slot, this.life(run), run.channel);
+      return;
+    }
     this.clearAlarm(run);
     this.closeGap(run);
     this.move(run, 'stopping');
