@@ -35,6 +35,8 @@ const WATCHED: readonly SlotLife['stage'][] = ['starting', 'recording', 'stoppin
 export class ScheduleSidebar {
   private readonly feed: ActivityFeed;
   private readonly slots = new Map<string, Tracked>();
+  /** skipped starts already drawn as such */
+  private readonly skippedShown = new Set<string>();
   private paused = false;
   private windows: readonly ScheduleWindow[] = [];
   private closed = false;
@@ -122,8 +124,24 @@ export class ScheduleSidebar {
     this.watchChannels();
   }
 
+  /** Upcoming starts skipped on request: drawn as skipped from the moment they are, not as planned. */
+  private syncSkipped(scheduler: Scheduler): void {
+    if (scheduler.skippedCount === 0) return;
+    for (const u of scheduler.upcoming(scheduler.skippedCount + 20)) {
+      if (!u.skipped || this.skippedShown.has(u.slotKey)) continue;
+      this.skippedShown.add(u.slotKey);
+      this.feed.reportSlot(this.node.id, {
+        windowId: u.window_id,
+        start: u.start,
+        end: u.end,
+        life: { stage: 'skipped', note: 'skipped on request' },
+      });
+    }
+  }
+
   /** Slots in progress the lives do not know yet (restored after a restart): shown as recording or starting. */
   private syncSlots(scheduler: Scheduler): void {
+    this.syncSkipped(scheduler);
     for (const slot of scheduler.activeSlots()) {
       const channel = channelOf(slot.channel);
       const known = this.slots.get(slot.key);

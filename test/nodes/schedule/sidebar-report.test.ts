@@ -190,8 +190,10 @@ describe('media-spaces-schedule in the sidebar feed', () => {
     await settle();
     expect(active()).toMatchObject({ phase: 'active', channel: { id: 'ch-7', state: 'PENDING' } });
 
-    // skip from the tab: the next start (18:00) is skipped
+    // skip from the tab: the next start (18:00) is skipped, and the timeline draws it so at once
     await feed.act(SID, 'skip');
+    const skipped = scheduleView()?.slots.find((s) => s.start === T('2024-11-22T18:00:00Z'));
+    expect(skipped?.life).toMatchObject({ stage: 'skipped', note: 'skipped on request' });
 
     await advance(90 * 60_000);
     expect(active()).toMatchObject({ phase: 'past', outcome: { channel: 'created' }, channel: { id: 'ch-7' } });
