@@ -77,7 +77,9 @@ export class ScheduleController {
         const window = this.windowOf(slot.key);
         if (!view || !window) return;
         this.scheduler?.rememberInterruption(slot.key, [...view.earlier], [...view.gaps]);
-        emitter.emitInterrupted(slot, window, channel, why, n);
+        const act = () => emitter.emitInterrupted(slot, window, channel, why, n);
+        if (this.coordination) this.coordination.restart({ slot, window, restart: n }, act);
+        else act();
       },
       identity: (slot) => this.identity(slot),
       alarmAfterMs: (slot) => (this.windowOf(slot.key)?.alarm_after ?? DEFAULT_ALARM_AFTER_S) * 1000,
@@ -282,6 +284,7 @@ export class ScheduleController {
       emitEnd: (event, after) => emitter.emitEnd(event, after),
       emitMissed: (event, why, reason) => emitter.emitMissed(event, why, reason),
       scheduler: () => this.scheduler,
+      adopted: (slot, channel) => this.channelCreated(slot.key, channel),
       log: (text) => this.node.log(text),
       warn: (text) => this.node.warn(text),
       changed: () => this.updateStatus(),

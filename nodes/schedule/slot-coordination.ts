@@ -23,6 +23,8 @@ export interface SlotActions {
   /** the slot recorded nothing: reported instead of its end */
   emitMissed(event: EndEvent, why: MissedWhy, reason: string): void;
   scheduler(): Scheduler | undefined;
+  /** another instance created the slot's channel (its start, or the replacement of an interrupted recording) */
+  adopted(slot: Slot, channel: Record<string, unknown>): void;
   log(text: string): void;
   warn(text: string): void;
   /** The role or the connection changed: refresh the badge. */
@@ -107,6 +109,15 @@ export class SlotCoordination {
     void this.guarded(event, 'end', () => this.runEnd(event));
   }
 
+  /**
+   * A recording interrupted mid-window, seen by every instance that watches its channel: the one that wins the
+   * claim of this replacement (`restart:<n>`) reports it and asks for the channel (`act`); the others adopt the
+   * channel it completes the claim with, or take the replacement over if its lease runs out first.
+   */
+  restart(event: StartEvent & { restart: number }, act: () => void): void {
+    void this.guarded(event, 'start', () => this.runRestart(event, act));
+  }
+
   /** The channel of a slot came back (routed into the schedule): the start is done. True when this instance led it. */
   channelReturned(slotKey: string, channel: unknown): boolean {
     const p = this.pending.get(slotKey);
@@ -183,6 +194,23 @@ export class SlotCoordination {
     const timer = setTimeout(() => this.channelTimedOut(slot.key), CHANNEL_WAIT_MS);
     this.pending.set(slot.key, { ref, token: result.token, keeper, timer, coordinator, end: slot.end });
     this.host.emitStart(event);
+  }
+
+  private async runRestart(event: StartEvent & { restart: number }, act: () => void): Promise<void> {
+    const { slot } = event;
+    const coordinator = this.coordinator();
+    const ref: SlotRef = { ...slotRef(slot, 'start'), phase: `restart:${event.restart}` };
+    const result = await this.claim(coordinator, ref, slot, slot.end, { locallyDone: false });
+    if (!result || this.closed) return;
+    if (result.status === 'done') {
+      this.adoptStart(slot, result.record);
+      return;
+    }
+    this.setRole('leading', `leading: replacement of ${label(slot)}`, slot.end);
+    const keeper = this.keep(coordinator, ref, result.token, slot, 'replacement');
+    const timer = setTimeout(() => this.channelTimedOut(slot.key), CHANNEL_WAIT_MS);
+    this.pending.set(slot.key, { ref, token: result.token, keeper, timer, coordinator, end: slot.end });
+    act();
   }
 
   private async runEnd(event: EndEvent): Promise<void> {
@@ -301,8 +329,7 @@ export class SlotCoordination {
   private adoptStart(slot: Slot, record: DoneRecord): void {
     this.setRole('standby', `standby: ${label(slot)} started by ${record.instance}`, slot.end);
     const channel = record.result;
-    if (isPlainObject(channel) && typeof channel.id === 'string')
-      this.host.scheduler()?.rememberChannel(slot.key, channel);
+    if (isPlainObject(channel) && typeof channel.id === 'string') this.host.adopted(slot, channel);
   }
 
   /**

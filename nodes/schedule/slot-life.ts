@@ -95,7 +95,8 @@ export class SlotLives {
 
   /** The slot's channel is known (created here, routed back, or from another instance's start). */
   recording(slot: Slot, channel: unknown, lateMs?: number): void {
-    const run = this.track(slot);
+    // a slot another instance started (its channel adopted from Redis) is followed from here on
+    const run = this.track(slot, 'starting');
     const ch = channelWithId(channel);
     if (run.phase !== 'starting' && run.phase !== 'interrupted') return;
     // a channel the window already lost (its report or its routing back came late) does not resume it

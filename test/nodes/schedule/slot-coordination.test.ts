@@ -55,6 +55,7 @@ function instance(name: string, prefix: string, options: { url?: string; policy?
   const warnings: string[] = [];
   const coordination = new SlotCoordination(provider(coordinator, options.policy), undefined, {
     emitStart: (event) => starts.push(event),
+    adopted: () => undefined,
     emitEnd: (event, after) => {
       ends.push(event);
       after(true);

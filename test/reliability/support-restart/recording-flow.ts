@@ -21,6 +21,9 @@ export interface WindowPlan {
   id: string;
   /** Seconds past every tenth second at which the window opens. */
   offsetS: number;
+  /** Instead: the cron of its starts and its length in seconds (a window longer than the others') */
+  cron?: string;
+  durationS?: number;
 }
 
 export function windowPlans(count: number): WindowPlan[] {
@@ -38,8 +41,8 @@ function scheduleYaml(windows: WindowPlan[]): string {
     lines.push(
       `  - id: ${w.id}`,
       `    name: Window ${w.id}`,
-      `    cron: "${seconds} * * * * *"`,
-      `    duration: ${DURATION_MS / 1000}s`,
+      `    cron: "${w.cron ?? `${seconds} * * * * *`}"`,
+      `    duration: ${w.durationS ?? DURATION_MS / 1000}s`,
       '    channel:',
       '      name: "rel {{window.id}} {{slot.epoch}}"',
       '      source_id: 5f0c6a1e-3b7d-4c2a-9e21-0d4b7c9a1f00',
