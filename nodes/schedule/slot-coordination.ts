@@ -11,10 +11,19 @@ import {
 } from '../../lib/coordination';
 import { isPlainObject } from '../../lib/guards';
 import { sleep } from '../../lib/retry';
-import { type EndEvent, isoSeconds, type Scheduler, type Slot, type StartEvent } from '../../lib/schedule';
+import {
+  DEFAULT_CHANNEL_WAIT_MS,
+  type EndEvent,
+  isoSeconds,
+  type Scheduler,
+  type Slot,
+  type StartEvent,
+} from '../../lib/schedule';
 import type { CoordinationProvider, UnreachablePolicy } from '../shared/coordination-provider';
 import { CatchUpQueue } from './catch-up-queue';
 import type { MissedWhy } from './missed';
+import { STOP_GRACE_MS } from './recording-end';
+import { channelWithId } from './slot-life';
 
 /** What the coordination does through the node it works for. */
 export interface SlotActions {
@@ -49,10 +58,10 @@ interface PendingStart {
   end: number;
 }
 
-/** How long the leader of a start keeps its claim while waiting for the channel to come back. */
-const CHANNEL_WAIT_MS = 15_000;
-/** How long after a window's end another instance still takes its end over from a leader that went silent. */
-const END_GRACE_MS = 5 * 60_000;
+/** How long the leader of a start keeps its claim while waiting for the channel to come back (the end's wait too). */
+const CHANNEL_WAIT_MS = DEFAULT_CHANNEL_WAIT_MS;
+/** How long after a window's end another instance still takes its end over: as long as its stop is tried. */
+const END_GRACE_MS = STOP_GRACE_MS;
 /** Backoff between two tries of a step while Redis cannot be used (timeouts, reconnecting). */
 const REDIS_RETRY_FIRST_MS = 250;
 const REDIS_RETRY_MAX_MS = 2_000;
@@ -329,7 +338,9 @@ export class SlotCoordination {
   private adoptStart(slot: Slot, record: DoneRecord): void {
     this.setRole('standby', `standby: ${label(slot)} started by ${record.instance}`, slot.end);
     const channel = record.result;
-    if (isPlainObject(channel) && typeof channel.id === 'string') this.host.adopted(slot, channel);
+    // the same test of a channel as the end's: an id to stop and read
+    const adopted = channelWithId(channel);
+    if (adopted) this.host.adopted(slot, adopted);
   }
 
   /**

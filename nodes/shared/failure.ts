@@ -122,7 +122,7 @@ export class MediaSpacesFailure extends String {
  * `msg.statusCode` the HTTP status, or nothing when no response came, so a
  * status code left by an earlier node cannot mislead a switch.
  */
-export function markFailed(msg: NodeMessage, details: ErrorDetails): void {
+function markFailed(msg: NodeMessage, details: ErrorDetails): void {
   const previous = msg.error;
   // keep the runtime's loop detection working when a Catch feeds back into us
   const source =
@@ -178,7 +178,7 @@ const MAX_COPY_DEPTH = 1_000;
  * tried once more; if that throws too, `lastResort` reports the error without the message.
  * Without this such a message would end in nothing at all.
  */
-export function deliverFailure(msg: NodeMessage, report: () => void, lastResort: () => void): void {
+function deliverFailure(msg: NodeMessage, report: () => void, lastResort: () => void): void {
   try {
     report();
     return;

@@ -49,7 +49,7 @@ export function errorLabel(error: unknown): string {
   return 'error';
 }
 
-export function seconds(ms: number): string {
+function seconds(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 100) / 10} s`;
 }
 
