@@ -59,41 +59,8 @@ export class ScheduleController {
     this.updateStatus();
     this.store = new ScheduleStateStore(RED, node, () => this.closed);
     const emitter = new Emitter(RED, node, settings, this);
-    this.lives = new SlotLives({
-      show: (slot, life, channel) => this.sidebar?.show(slot, life, channel),
-      changed: () => this.slotsChanged(),
-      channelCreated: (slot, channel) => this.channelCreated(slot.key, channel),
-      startAttempted: (slot) => this.coordination?.startAttempted(slot.key),
-      startFailed: (slot, reason, attempts) => {
-        this.coordination?.startFailed(slot.key, reason);
-        this.scheduler?.rememberStartFailure(slot.key, { message: reason, attempts });
-      },
-      startFailing: (slot, failure) => {
-        const window = this.windowOf(slot.key);
-        if (window) emitter.emitStartFailing(slot, window, failure);
-      },
-      interrupted: (slot, channel, why, n) => {
-        const view = this.lives.view(slot.key);
-        const window = this.windowOf(slot.key);
-        if (!view || !window) return;
-        this.scheduler?.rememberInterruption(slot.key, [...view.earlier], [...view.gaps]);
-        const act = () => emitter.emitInterrupted(slot, window, channel, why, n);
-        if (this.coordination) this.coordination.restart({ slot, window, restart: n }, act);
-        else act();
-      },
-      identity: (slot) => this.identity(slot),
-      alarmAfterMs: (slot) => (this.windowOf(slot.key)?.alarm_after ?? DEFAULT_ALARM_AFTER_S) * 1000,
-    });
-    if (settings.server) {
-      const server = settings.server;
-      this.watch = new RecordingWatch(
-        () => clientFor(RED, server, 'liveCapture'),
-        (key, _channelId, why) => {
-          const slot = this.scheduler?.activeSlots().find((s) => s.key === key);
-          if (slot) this.lives.interrupt(slot, why);
-        },
-      );
-    }
+    this.lives = this.slotLives(emitter);
+    this.watch = this.recordingWatch();
     this.coordination = this.coordinate(RED, emitter);
     const gate = this.coordination;
     this.scheduler = new Scheduler({
@@ -214,6 +181,48 @@ export class ScheduleController {
       if (gaps?.length) this.scheduler?.rememberGaps(key, [...gaps]);
     }
     return led;
+  }
+
+  /** The slots' state machines, and what their transitions do through this node. */
+  private slotLives(emitter: Emitter): SlotLives {
+    return new SlotLives({
+      show: (slot, life, channel) => this.sidebar?.show(slot, life, channel),
+      changed: () => this.slotsChanged(),
+      channelCreated: (slot, channel) => this.channelCreated(slot.key, channel),
+      startAttempted: (slot) => this.coordination?.startAttempted(slot.key),
+      startFailed: (slot, reason, attempts) => {
+        this.coordination?.startFailed(slot.key, reason);
+        this.scheduler?.rememberStartFailure(slot.key, { message: reason, attempts });
+      },
+      startFailing: (slot, failure) => {
+        const window = this.windowOf(slot.key);
+        if (window) emitter.emitStartFailing(slot, window, failure);
+      },
+      interrupted: (slot, channel, why, n) => {
+        const view = this.lives.view(slot.key);
+        const window = this.windowOf(slot.key);
+        if (!view || !window) return;
+        this.scheduler?.rememberInterruption(slot.key, [...view.earlier], [...view.gaps]);
+        const act = () => emitter.emitInterrupted(slot, window, channel, why, n);
+        if (this.coordination) this.coordination.restart({ slot, window, restart: n }, act);
+        else act();
+      },
+      identity: (slot) => this.identity(slot),
+      alarmAfterMs: (slot) => (this.windowOf(slot.key)?.alarm_after ?? DEFAULT_ALARM_AFTER_S) * 1000,
+    });
+  }
+
+  /** With a server: reads the channels of windows in progress and tells a slot whose recording stopped early. */
+  private recordingWatch(): RecordingWatch | undefined {
+    const server = this.settings.server;
+    if (!server) return undefined;
+    return new RecordingWatch(
+      () => clientFor(this.RED, server, 'liveCapture'),
+      (key, _channelId, why) => {
+        const slot = this.scheduler?.activeSlots().find((s) => s.key === key);
+        if (slot) this.lives.interrupt(slot, why);
+      },
+    );
   }
 
   /** A slot moved: the badge, and which channels the recording watch reads. */
