@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isPlainObject } from '../guards';
+import { ChannelFailureSpec, type ChannelFailures } from './channel-failures';
 import { channelView } from './channels';
 import { type FaultRegistry, FaultSpec } from './faults';
 import { type BodyBudget, BUSY_RETRY_AFTER_SECONDS, readBodyAsync, send } from './http-io';
@@ -13,6 +14,7 @@ import { isoTime } from './timespan';
 export interface AdminTarget {
   readonly state: SimulatorState;
   readonly faults: FaultRegistry;
+  readonly channelFailures: ChannelFailures;
   readonly log: RequestLog;
   readonly bodies: BodyBudget;
   readonly manualClock: boolean;
@@ -62,16 +64,24 @@ export async function serveAdmin(t: AdminTarget, req: IncomingMessage, res: Serv
       return json(res, 200, { faults: t.faults.list() });
     case 'POST /faults': {
       const spec = FaultSpec.safeParse(body());
-      if (!spec.success) {
-        const errors: Record<string, string> = {};
-        for (const i of spec.error.issues) errors[i.path.join('.') || 'body'] ??= i.message;
-        return problem(res, 400, 'invalid fault', errors);
-      }
+      if (!spec.success) return problem(res, 400, 'invalid fault', issueMap(spec.error.issues));
       const fault = t.faults.add(spec.data);
       return json(res, 201, { id: fault.id, fault });
     }
     case 'DELETE /faults':
       t.faults.clear();
+      return json(res, 204);
+    case 'GET /channel-failures':
+      return json(res, 200, t.channelFailures.list(t.state));
+    case 'POST /channel-failures': {
+      const spec = ChannelFailureSpec.safeParse(body());
+      if (!spec.success) return problem(res, 400, 'invalid channel failure', issueMap(spec.error.issues));
+      const armed = t.channelFailures.arm(spec.data, t.state, t.now());
+      if (!armed.ok) return problem(res, armed.status, armed.message);
+      return json(res, 201, { id: armed.id, failure: armed.view });
+    }
+    case 'DELETE /channel-failures':
+      t.channelFailures.clear(t.state, t.now());
       return json(res, 204);
     case 'GET /clock':
       return json(res, 200, { now: t.now(), iso: isoTime(t.now()), manual: t.manualClock });
@@ -128,6 +138,12 @@ function spaceListing(t: AdminTarget, res: ServerResponse, spaceId: string, what
       created_at: isoTime(e.occursAt),
     }));
   return json(res, 200, { events });
+}
+
+function issueMap(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const i of issues) errors[i.path.map(String).join('.') || 'body'] ??= i.message;
+  return errors;
 }
 
 function decodeSafe(s: string): string {

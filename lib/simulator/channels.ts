@@ -19,8 +19,15 @@ export const OUTPUT_BUCKET = 's3://media-spaces-sim';
  */
 export function recordingWindow(ch: ChannelRecord): { startAt: number; endAt: number } {
   const startAt = ch.createdAt + CHANNEL_RECORDING_AFTER_MS;
-  const endAt = ch.stoppedAt === null ? Number.POSITIVE_INFINITY : Math.max(startAt, ch.stoppedAt);
-  return { startAt, endAt };
+  const stoppedAt = ch.stoppedAt ?? Number.POSITIVE_INFINITY;
+  const endAt = Math.min(stoppedAt, ch.failure?.at ?? Number.POSITIVE_INFINITY);
+  return { startAt, endAt: Math.max(startAt, endAt) };
+}
+
+/** True once an injected `error` failure, not a stop, ended the recording. */
+function failedInError(ch: ChannelRecord, now: number): boolean {
+  const f = ch.failure;
+  return f !== null && f.outcome === 'error' && f.at <= now && (ch.stoppedAt === null || f.at < ch.stoppedAt);
 }
 
 export function channelState(ch: ChannelRecord, now: number): ChannelState {
@@ -28,6 +35,7 @@ export function channelState(ch: ChannelRecord, now: number): ChannelState {
   if (now < ch.createdAt + CHANNEL_ACTIVE_AFTER_MS) return 'PENDING';
   if (now < startAt) return 'ACTIVE';
   if (now < endAt) return 'RECORDING';
+  if (failedInError(ch, now)) return 'ERROR';
   if (now < endAt + CHANNEL_FINISHING_MS) return 'FINISHING_RECORDING';
   return 'INACTIVE';
 }
@@ -75,7 +83,7 @@ export const DEFAULT_WINDOW_HOURS = 1;
 /**
  * The channel as the service reports it at `now`, derived from the clock:
  * PENDING -> ACTIVE (1 s) -> RECORDING (2 s) -> FINISHING_RECORDING (at a stop)
- * -> INACTIVE 2 s later. Fields with no value yet (activated_at, recording,
+ * -> INACTIVE 2 s later; or RECORDING -> ERROR for good when an injected failure cuts it. Fields with no value yet (activated_at, recording,
  * recording.ended_at, and source_id, expected_properties, recording_duration when the
  * request gave none) are left out, not sent as null: the description declares none of
  * them nullable.
@@ -92,7 +100,7 @@ export function channelView(ch: ChannelRecord, now: number) {
         ? activeAt
         : state === 'RECORDING'
           ? startAt
-          : state === 'FINISHING_RECORDING'
+          : state === 'FINISHING_RECORDING' || state === 'ERROR'
             ? endAt
             : inactiveAt;
   const recordingDuration = ch.continuousRecording ? continuousWindowHours(ch) : ch.recordingDurationHours;
@@ -123,7 +131,7 @@ export function channelView(ch: ChannelRecord, now: number) {
     recording_settings: { engine_version: 'media-spaces-sim/1', settings: '{}' },
     recording_trigger: { recording_trigger: true },
     region: ch.region,
-    errors: [] as string[],
+    errors: state === 'ERROR' && ch.failure ? [ch.failure.message] : ([] as string[]),
     tags: ch.tags,
     created_at: isoTime(ch.createdAt),
     updated_at: isoTime(lastChange),

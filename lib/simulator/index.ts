@@ -5,6 +5,7 @@
  * the clock and the request log.
  */
 
+export type { ChannelFailureOutcome, ChannelFailureSpecInput } from './channel-failures';
 export type { Fault, FaultKind, FaultSpecInput } from './faults';
 export {
   DEMO_FIXTURE_PATH,

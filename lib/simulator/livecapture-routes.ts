@@ -49,7 +49,9 @@ export function createChannel(c: OperationContext): Reply {
     createdAt: c.now,
     recordingId: randomUUID(),
     stoppedAt: null,
+    failure: null,
   };
+  c.channelFailures.claim(channel);
   c.space.channels.set(channel.id, channel);
   // Allocated now, visible from the moment the recording starts (see EventRecord).
   const startsAt = channel.createdAt + CHANNEL_RECORDING_AFTER_MS;
@@ -96,6 +98,7 @@ export function stopChannel(c: OperationContext): Reply {
   if ('status' in found) return found;
   const { channel } = found;
   const state = channelState(channel, c.now);
+  // ERROR, like FINISHING_RECORDING and INACTIVE, has nothing left to stop: its state is the answer
   if (state === 'PENDING' || state === 'ACTIVE') {
     return fail(409, `channel ${channel.id} is ${state}; only a RECORDING channel can be stopped`);
   }

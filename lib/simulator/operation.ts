@@ -1,3 +1,4 @@
+import type { ChannelFailures } from './channel-failures';
 import type { SpaceRuntime } from './state';
 
 export type JsonBody = { ok: true; value: unknown } | { ok: false; reason: string };
@@ -12,6 +13,8 @@ export interface OperationContext {
   readonly now: number;
   /** The parsed body (parsed once, shared with the idempotency check). */
   json(): JsonBody;
+  /** Failures armed through the admin API for the next channels created. */
+  readonly channelFailures: ChannelFailures;
 }
 
 export function parseJsonBody(body: Buffer | undefined): JsonBody {

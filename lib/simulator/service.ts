@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authorize } from './auth';
+import type { ChannelFailures } from './channel-failures';
 import { refuseContentType } from './content-type';
 import { errorBody } from './error-shapes';
 import type { Fault, FaultRegistry, MatchedFaults } from './faults';
@@ -27,6 +28,7 @@ import { getWorkflow, listWorkflows } from './workflow-routes';
 export interface ServiceContext {
   readonly state: SimulatorState;
   readonly faults: FaultRegistry;
+  readonly channelFailures: ChannelFailures;
   readonly log: RequestLog;
   readonly idempotency: IdempotencyStore;
   /** Bytes of request bodies held at once, across requests. */
@@ -293,6 +295,7 @@ class Exchange {
           this.json ??= parseJsonText(this.bodyText());
           return this.json;
         },
+        channelFailures: ctx.channelFailures,
       };
       let reply: Reply;
       try {

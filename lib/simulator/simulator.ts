@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ADMIN_PREFIX, type AdminTarget, serveAdmin } from './admin';
+import { ChannelFailureSpec, type ChannelFailureSpecInput, ChannelFailures } from './channel-failures';
 import { SimClock } from './clock';
 import { FaultRegistry, FaultSpec, type FaultSpecInput } from './faults';
 import { loadFixture } from './fixture';
@@ -67,6 +68,8 @@ export interface Simulator {
   /** In-process twin of POST /__admin/faults; returns the fault id. */
   addFault(spec: FaultSpecInput): string;
   clearFaults(): void;
+  /** In-process twin of POST /__admin/channel-failures; returns the failure id, throws when refused. */
+  addChannelFailure(spec: ChannelFailureSpecInput): string;
   /** Bytes of request bodies the simulator holds right now (read, or answered, but not yet closed). */
   bufferedBodyBytes(): number;
   close(): Promise<void>;
@@ -81,6 +84,7 @@ const SCOPE_FIELD: Record<ApiKeyScope, keyof SpaceInfo['api_keys']> = {
 class RunningSimulator implements Simulator, AdminTarget, ServiceContext {
   readonly state: SimulatorState;
   readonly faults = new FaultRegistry();
+  readonly channelFailures = new ChannelFailures();
   readonly log = new RequestLog();
   readonly idempotency = new IdempotencyStore();
   readonly bodies: BodyBudget;
@@ -193,6 +197,7 @@ class RunningSimulator implements Simulator, AdminTarget, ServiceContext {
     this.state.reset();
     this.idempotency.clear();
     this.faults.clear();
+    this.channelFailures.reset();
     this.log.clear();
   }
 
@@ -206,16 +211,20 @@ class RunningSimulator implements Simulator, AdminTarget, ServiceContext {
 
   addFault(spec: FaultSpecInput): string {
     const parsed = FaultSpec.safeParse(spec);
-    if (!parsed.success) {
-      throw new TypeError(
-        `invalid fault: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-      );
-    }
+    if (!parsed.success) throw invalid('fault', parsed.error.issues);
     return this.faults.add(parsed.data).id;
   }
 
   clearFaults(): void {
     this.faults.clear();
+  }
+
+  addChannelFailure(spec: ChannelFailureSpecInput): string {
+    const parsed = ChannelFailureSpec.safeParse(spec);
+    if (!parsed.success) throw invalid('channel failure', parsed.error.issues);
+    const armed = this.channelFailures.arm(parsed.data, this.state, this.now());
+    if (!armed.ok) throw new Error(armed.message);
+    return armed.id;
   }
 
   bufferedBodyBytes(): number {
@@ -243,6 +252,12 @@ class RunningSimulator implements Simulator, AdminTarget, ServiceContext {
     this.server.closeAllConnections();
     await done;
   }
+}
+
+function invalid(what: string, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): TypeError {
+  return new TypeError(
+    `invalid ${what}: ${issues.map((i) => `${i.path.map(String).join('.')}: ${i.message}`).join('; ')}`,
+  );
 }
 
 function positive(value: number, name: string): number {

@@ -1,4 +1,5 @@
 import type { WorkflowStatus } from '../schemas';
+import type { ChannelFailure } from './channel-failures';
 import type {
   ApiKeyScope,
   Fixture,
@@ -48,8 +49,10 @@ export interface ChannelRecord {
   readonly tags: string[];
   readonly createdAt: number;
   readonly recordingId: string;
-  /** Set by the stop extension, the only thing that ends a recording. */
+  /** Set by the stop extension, the only thing that ends a recording short of an injected failure. */
   stoppedAt: number | null;
+  /** An injected failure (admin API), which cuts the recording unless a stop came first. */
+  failure: ChannelFailure | null;
 }
 
 export interface EventRecord {
