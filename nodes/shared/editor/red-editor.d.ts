@@ -49,6 +49,7 @@ interface EditorRED {
     node(id: string): EditorNodeInstance | null;
     eachNode(callback: (node: EditorNodeInstance) => boolean | undefined): void;
     workspace(id: string): unknown;
+    eachWorkspace(callback: (workspace: { id: string; label?: string }) => void): void;
     group(id: string): unknown;
     subflow(id: string): unknown;
     dirty(dirty?: boolean): boolean;
