@@ -30,5 +30,10 @@ export const inputKey = {
 export function requiredInputs(declared: WorkflowInputs): Set<string> {
   const emptyLabels = Object.fromEntries((declared.labels ?? []).map((l) => [l.identifier ?? '', {}]));
   const problems = settingsInputProblems({ labels: emptyLabels }, declared);
-  return new Set(Object.keys(problems).filter((key) => /is required/.test(problems[key] ?? '')));
+  return new Set(Object.keys(problems).filter((key) => isRequiredProblem(problems[key] ?? '')));
+}
+
+/** Whether a problem of `settingsInputProblems` is an input left out (rather than a wrong value). */
+export function isRequiredProblem(problem: string): boolean {
+  return /is required/.test(problem);
 }

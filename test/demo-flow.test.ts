@@ -182,6 +182,28 @@ describe('the demo flow in a real Node-RED runtime', () => {
     // one channel and one job per window, however many requests it took
     expect(jobs.filter((j) => j.name === `Proxy of ${channel.name}`)).toHaveLength(1);
   }, 40_000);
+
+  it('a window that records nothing says so in one whole line, short enough for the Debug sidebar', async () => {
+    sim.addFault({ route: 'create_channel', kind: 'status', status: 503 });
+    try {
+      const { flow, credentials } = demoFlow(sim);
+      await helper.load(modules, flow, credentials);
+      const story: string[] = [];
+      const errors: string[] = [];
+      helper.getNode('rec0story0000001').on('input', (msg: Msg) => story.push(String(msg.payload)));
+      helper.getNode('rec0dbgerr000001').on('input', (msg: Msg) => errors.push(String(msg.error?.message)));
+      await until(() => story.some((l) => l.startsWith('1 nothing recorded')), 30_000, 'the missed line');
+      const missed = story.find((l) => l.startsWith('1 nothing recorded')) as string;
+      expect(missed.length).toBeLessThanOrEqual(80);
+      // whole: every parenthesis it opens it closes, and it says what went wrong
+      expect(missed.split('(').length).toBe(missed.split(')').length);
+      expect(missed).toMatch(/^1 nothing recorded: (.*503.*|the channel could not be created in \d+ attempts)$/);
+      // the whole reason is the Catch's line
+      await until(() => errors.some((e) => /503/.test(e)), 5_000, 'the error line');
+    } finally {
+      sim.clearFaults();
+    }
+  }, 40_000);
 });
 
 function freePort(): Promise<number> {

@@ -61,11 +61,11 @@ export async function serveAdmin(t: AdminTarget, req: IncomingMessage, res: Serv
     case 'GET /info':
       return json(res, 200, t.info());
     case 'GET /faults':
-      return json(res, 200, { faults: t.faults.list() });
+      return json(res, 200, { faults: t.faults.list(t.now()) });
     case 'POST /faults': {
       const spec = FaultSpec.safeParse(body());
       if (!spec.success) return problem(res, 400, 'invalid fault', issueMap(spec.error.issues));
-      const fault = t.faults.add(spec.data);
+      const fault = t.faults.add(spec.data, t.now());
       return json(res, 201, { id: fault.id, fault });
     }
     case 'DELETE /faults':

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { ROUTE_NAMES, type RouteName } from './router';
+import { type Area, ROUTE_NAMES, type RouteName } from './router';
+import { isoTime } from './timespan';
 
 export const FAULT_KINDS = ['status', 'latency', 'drop', 'truncate'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -7,6 +8,8 @@ export type FaultKind = (typeof FAULT_KINDS)[number];
 export const FaultSpec = z
   .strictObject({
     route: z.enum([...ROUTE_NAMES, '*']).default('*'),
+    /** Every route of one area: the workflow area or the live-capture area. */
+    area: z.enum(['workflow', 'livecapture']).optional(),
     kind: z.enum(FAULT_KINDS),
     status: z.number().int().min(400).max(599).optional(),
     /** Seconds (a whole number) or an HTTP-date; sent as Retry-After. */
@@ -20,6 +23,10 @@ export const FaultSpec = z
     /** The next N matching requests; without it, every matching request until cleared. */
     count: z.number().int().min(1).optional(),
     probability: z.number().min(0).max(1).default(1),
+    /** Only every Nth matching request (the 3rd, 6th, ...): a steady drill rather than a random one. */
+    every: z.number().int().min(2).optional(),
+    /** The fault ends by itself this long (simulated time) after it was added. */
+    duration_ms: z.number().int().min(1).optional(),
     phase: z.enum(['before', 'after']).optional(),
   })
   .refine((f) => f.kind !== 'latency' || f.latency_ms !== undefined, {
@@ -31,6 +38,7 @@ export type FaultSpecInput = z.input<typeof FaultSpec>;
 export interface Fault {
   id: string;
   route: RouteName | '*';
+  area?: Area;
   kind: FaultKind;
   status: number;
   retry_after?: number | string;
@@ -38,6 +46,11 @@ export interface Fault {
   /** Requests still to affect; null means until cleared. */
   remaining: number | null;
   probability: number;
+  every?: number;
+  /** Matching requests seen so far, when `every` counts them. */
+  seen?: number;
+  /** When the fault ends by itself (simulated time, ISO 8601), with duration_ms. */
+  ends_at?: string;
   /**
    * `before`: instead of handling (the state is unchanged).
    * `after`: once the request was handled, so the state changed but the
@@ -57,18 +70,25 @@ export class FaultRegistry {
 
   constructor(private readonly random: () => number = Math.random) {}
 
-  add(spec: z.output<typeof FaultSpec>): Fault {
+  /** Fault ids and when each ends (ms), for the faults with a duration. */
+  private readonly endsAt = new Map<string, number>();
+
+  add(spec: z.output<typeof FaultSpec>, now: number): Fault {
     const fault: Fault = {
       id: `fault-${this.nextId++}`,
       route: spec.route,
+      ...(spec.area === undefined ? {} : { area: spec.area }),
       kind: spec.kind,
       status: spec.status ?? 500,
       ...(spec.retry_after === undefined ? {} : { retry_after: spec.retry_after }),
       latency_ms: spec.latency_ms ?? 0,
       remaining: spec.count ?? null,
       probability: spec.probability,
+      ...(spec.every === undefined ? {} : { every: spec.every, seen: 0 }),
+      ...(spec.duration_ms === undefined ? {} : { ends_at: isoTime(now + spec.duration_ms) }),
       phase: spec.phase ?? (spec.kind === 'status' || spec.kind === 'latency' ? 'before' : 'after'),
     };
+    if (spec.duration_ms !== undefined) this.endsAt.set(fault.id, now + spec.duration_ms);
     this.faults.push(fault);
     return fault;
   }
@@ -77,31 +97,43 @@ export class FaultRegistry {
     return this.faults.length;
   }
 
-  list(): Fault[] {
+  list(now: number): Fault[] {
+    this.expire(now);
     return this.faults.map((f) => ({ ...f }));
   }
 
   remove(id: string): boolean {
     const before = this.faults.length;
     this.faults = this.faults.filter((f) => f.id !== id);
+    this.endsAt.delete(id);
     return this.faults.length !== before;
   }
 
   clear(): void {
     this.faults = [];
+    this.endsAt.clear();
   }
 
-  /** Picks the faults for one request and uses up their counts. */
-  take(route: RouteName): MatchedFaults {
+  /** Picks the faults for one request and uses up their counts; faults past their duration go first. */
+  take(route: RouteName, area: Area, now: number): MatchedFaults {
+    if (this.endsAt.size > 0) this.expire(now);
     const matched: MatchedFaults = {};
     let exhausted = false;
     for (const f of this.faults) {
-      if (matched[f.kind] || (f.route !== '*' && f.route !== route)) continue;
+      if (matched[f.kind] || (f.route !== '*' && f.route !== route) || (f.area && f.area !== area)) continue;
+      if (f.every !== undefined) {
+        f.seen = (f.seen ?? 0) + 1;
+        if (f.seen % f.every !== 0) continue;
+      }
       if (f.probability < 1 && this.random() >= f.probability) continue;
       matched[f.kind] = f;
       if (f.remaining !== null && --f.remaining <= 0) exhausted = true;
     }
     if (exhausted) this.faults = this.faults.filter((f) => f.remaining === null || f.remaining > 0);
     return matched;
+  }
+
+  private expire(now: number): void {
+    for (const [id, end] of this.endsAt) if (now >= end) this.remove(id);
   }
 }

@@ -211,7 +211,7 @@ class Exchange {
       return;
     }
     this.body = read.body;
-    if (ctx.faults.size > 0) this.faults = ctx.faults.take(route);
+    if (ctx.faults.size > 0) this.faults = ctx.faults.take(route, match.area, ctx.now());
     if (this.use('drop', 'before')) {
       this.drop();
       return;

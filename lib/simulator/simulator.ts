@@ -212,7 +212,7 @@ class RunningSimulator implements Simulator, AdminTarget, ServiceContext {
   addFault(spec: FaultSpecInput): string {
     const parsed = FaultSpec.safeParse(spec);
     if (!parsed.success) throw invalid('fault', parsed.error.issues);
-    return this.faults.add(parsed.data).id;
+    return this.faults.add(parsed.data, this.now()).id;
   }
 
   clearFaults(): void {

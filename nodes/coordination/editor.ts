@@ -9,6 +9,24 @@ function plainHost(url: string): string | undefined {
   return /^redis:\/\/([^:/]+|\[[^\]]+\])/i.exec(url.trim())?.[1];
 }
 
+/**
+ * A node's coordination select reads as chosen what is chosen: Node-RED shows a select with no
+ * config node of the type as "Add new Redis coordination…", selected, though an empty value means
+ * this instance alone. Its empty choice (`_ADD_`, saved as "", as Node-RED's own "none") is named
+ * so, whenever Node-RED (re)builds the select; the + button beside it still adds one.
+ */
+function nameTheEmptyChoice(): void {
+  $('body').on('change', 'select#node-input-coordination', (event) => {
+    // the type's own message catalogue (RED._ alone would look in Node-RED's)
+    const none = RED.nodes.getType('media-spaces-coordination')?._?.('media-spaces-coordination.none');
+    if (none)
+      $(event.currentTarget as HTMLSelectElement)
+        .find('option[value="_ADD_"]')
+        .text(none);
+  });
+}
+nameTheEmptyChoice();
+
 RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-coordination', {
   category: 'config',
   // "Add new Redis coordination config node", and the Help tree's entry, instead of the type name

@@ -19,8 +19,6 @@ windows:
     name: Evening news
     cron: "0 18 * * mon-fri"
     duration: 1h30m
-    channel:
-      tags: [news]
 `;
 
 export const SCHEDULE_ID_RULE = 'Schedule id must be 1 to 64 letters, digits, _ . - (starting with a letter or digit)';

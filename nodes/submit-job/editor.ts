@@ -1,6 +1,7 @@
 import { type DialogDefaults, type FieldNode, fieldDefaults } from '../shared/editor/field-defaults';
 import { defaultType } from '../shared/fields';
 import { prepareDialog } from './editor/dialog';
+import { fedBySchedule } from './editor/from-schedule';
 import { firstInputProblem, knownInputs } from './editor/inputs';
 import type { WorkflowPicker } from './editor/workflow-picker';
 import { FIELDS } from './fields';
@@ -28,7 +29,7 @@ function validateJobInputs(this: EditorNodeInstance, v: unknown, opt?: unknown):
   if ((this.jobInputsType || defaultType(FIELDS.jobInputs)) !== 'json') return true;
   const workflow = !this.workflowIdType || this.workflowIdType === 'str' ? String(this.workflowId ?? '') : '';
   const declared = knownInputs[workflow];
-  return (declared && firstInputProblem(String(v), declared)) || true;
+  return (declared && firstInputProblem(String(v), declared, fedBySchedule(this.id))) || true;
 }
 
 RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-submit-job', {

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { canvasBoxes, overlaps } from './support/canvas';
 import { debugMessages, nodeSelector, showDebugSidebar, waitForStatus } from './support/editor';
 import { ROOT } from './support/paths';
 import { type Stack, screenshot, startStack } from './support/stack';
@@ -48,47 +48,6 @@ afterAll(async () => {
   await stack?.close();
 });
 
-interface Box {
-  what: string;
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-}
-
-/** Screen boxes of every node's rectangle and of every visible status text on the active flow. */
-function boxes(page: Page): Promise<Box[]> {
-  return page.evaluate(() => {
-    const out: Array<{ what: string; x: number; y: number; w: number; h: number }> = [];
-    for (const g of document.querySelectorAll('g.red-ui-flow-node-group')) {
-      const rect = g.querySelector('rect.red-ui-flow-node');
-      if (rect) {
-        const r = rect.getBoundingClientRect();
-        out.push({ what: `node ${g.id}`, x: r.x, y: r.y, w: r.width, h: r.height });
-      }
-      const group = g.querySelector('.red-ui-flow-node-status-group') as SVGGElement | null;
-      const label = g.querySelector('.red-ui-flow-node-status-label');
-      if (group && label && group.style.display !== 'none' && label.textContent) {
-        const r = group.getBoundingClientRect();
-        out.push({ what: `status of ${g.id}: ${label.textContent}`, x: r.x, y: r.y, w: r.width, h: r.height });
-      }
-    }
-    return out;
-  });
-}
-
-function overlaps(list: Box[]): string[] {
-  const found: string[] = [];
-  for (let i = 0; i < list.length; i++) {
-    for (let j = i + 1; j < list.length; j++) {
-      const [a, b] = [list[i], list[j]];
-      if (!a.what.startsWith('status') && !b.what.startsWith('status')) continue;
-      if (a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h) found.push(`${a.what} / ${b.what}`);
-    }
-  }
-  return found;
-}
-
 describe('the demo in the editor', () => {
   it('shows the channel RECORDING while the window is open, and the story in the Debug sidebar', async () => {
     const { page } = stack;
@@ -101,7 +60,7 @@ describe('the demo in the editor', () => {
     await waitForStatus(page, SCHEDULE, (s) => s.text.startsWith('recording: Demo recording until'), 5_000);
     const recording = await waitForStatus(page, CHANNEL, (s) => s.text === 'channel RECORDING', 20_000);
     expect(recording).toEqual({ fill: 'green', shape: 'dot', text: 'channel RECORDING' });
-    expect(overlaps(await boxes(page))).toEqual([]);
+    expect(overlaps(await canvasBoxes(page))).toEqual([]);
 
     await expect
       .poll(async () => (await debugMessages(page)).some((t) => t.includes('4 job succeeded')), { timeout: 90_000 })
@@ -125,7 +84,7 @@ describe('the demo in the editor', () => {
     // every entry is the one line of text, not a whole message to expand
     expect(lines.every((l) => /msg\.payload : string/.test(l))).toBe(true);
     expect(story).not.toContain('...');
-    expect(overlaps(await boxes(page))).toEqual([]);
+    expect(overlaps(await canvasBoxes(page))).toEqual([]);
     await screenshot(page, 'demo-debug.png');
   }, 200_000);
 
@@ -154,7 +113,7 @@ describe('the demo in the editor', () => {
       RED.view.redraw(true);
     }, longest);
     await page.waitForTimeout(300);
-    const list = await boxes(page);
+    const list = await canvasBoxes(page);
     expect(list.filter((b) => b.what.startsWith('status')).length).toBeGreaterThanOrEqual(4);
     expect(overlaps(list)).toEqual([]);
     await screenshot(page, 'demo-flow.png');

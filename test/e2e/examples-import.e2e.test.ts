@@ -1,14 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { canvasBoxes, overlaps } from './support/canvas';
 import { dismissNotifications } from './support/editor';
 import { INSTALLED_PACKAGE } from './support/paths';
 import { type Stack, screenshot, startStack } from './support/stack';
 
 /**
- * Menu > Import > Examples, as a newcomer does it, for several of the package's examples in a row,
+ * Menu > Import > Examples, as a newcomer does it, for every one of the package's examples in a row,
  * with the demo's flow (the recording-automation example) already open: no conflict question, one
- * server config node, and the demo's flow shown rather than imported twice.
+ * server config node, each example on a tab of its own named after it with no node drawn over
+ * another, and the demo's flow shown rather than imported twice.
  */
 
 type FlowNode = { id: string; type: string; [key: string]: unknown };
@@ -67,6 +69,13 @@ const serverConfigs = () =>
     return found;
   });
 
+/** The six examples beside the demo's own (recording-automation). */
+const EXAMPLES = ['list-workflows', 'create-channel', 'submit-job', 'delete-event', 'wait-workflow', 'watch-workflows'];
+
+/** The label of the flow tab shown, as the tab bar shows it. */
+const activeTabLabel = async () =>
+  (await stack.page.locator('#red-ui-workspace-tabs li.active .red-ui-tab-label').first().textContent())?.trim();
+
 const tabs = () =>
   stack.page.evaluate(() => {
     const found: string[] = [];
@@ -84,12 +93,18 @@ const conflictShown = () =>
     .count();
 
 describe('Import > Examples', () => {
-  it('imports the examples one after another, after the demo: no question, one server config node', async () => {
-    for (const name of ['list-workflows', 'create-channel', 'submit-job']) {
+  it('imports the examples one after another, after the demo: no question, one server config node, each on its own tab named after it, no node over another', async () => {
+    for (const name of EXAMPLES) {
       await importExample(name);
       await stack.page.waitForTimeout(300);
       expect(await conflictShown(), name).toBe(0);
       expect(await serverConfigs(), name).toEqual(['c0nf16000000d3m0']);
+      // the flow opens on the example's tab, not on "Flow 2"
+      const tab = example(`${name}.json`).find((n) => n.type === 'tab');
+      expect(tab, name).toBeDefined();
+      expect(await activeTabLabel(), name).toBe(tab?.label);
+      expect(await activeTabLabel(), name).not.toMatch(/^Flow \d+$/);
+      expect(overlaps(await canvasBoxes(stack.page)), name).toEqual([]);
       // the example's nodes are there, with their own ids, using the one server
       const op = example(`${name}.json`).find(
         (n) => n.type.startsWith('media-spaces-') && n.type !== 'media-spaces-config',
@@ -114,6 +129,7 @@ describe('Import > Examples', () => {
     expect(await stack.page.evaluate(() => (window as unknown as EditorWindow).RED.workspaces.active())).toBe(
       'f10w00000000rec1',
     );
+    expect(overlaps(await canvasBoxes(stack.page))).toEqual([]);
     expect(await serverConfigs()).toEqual(['c0nf16000000d3m0']);
     expect(stack.pageErrors).toEqual([]);
   });

@@ -8,8 +8,8 @@ import { nodeModule } from '../support/node-modules';
 import { ALL_NODES, DEMO, helper, initRuntime, waitFor } from '../support/node-red-runtime';
 
 /**
- * Every example flow in examples/, loaded as a user would import it (with a
- * tab added, the config node pointed at the test simulator and credentials
+ * Every example flow in examples/, loaded as a user would import it (on its
+ * own tab, the config node pointed at the test simulator and credentials
  * supplied, since exports carry none), then run from its inject node.
  */
 
@@ -58,9 +58,7 @@ async function loadExample(name: string): Promise<Loaded> {
   expect(config).not.toHaveProperty('apiKey');
   expect(config).not.toHaveProperty('credentials');
   config.workflowUrl = sim.workflowUrl;
-  const tabs = new Set(flow.map((n) => n.z).filter((z): z is string => typeof z === 'string'));
-  const withTab: FlowNode[] = [...[...tabs].map((id) => ({ id, type: 'tab', label: name })), ...flow];
-  await helper.load([...CORE_NODES, ...ALL_NODES, ...POLLING_NODES], withTab, {
+  await helper.load([...CORE_NODES, ...ALL_NODES, ...POLLING_NODES], flow, {
     [config.id]: { apiKey: DEMO.keys.admin, accessToken: DEMO.token },
   });
 
@@ -73,7 +71,7 @@ async function loadExample(name: string): Promise<Loaded> {
   const inject = flow.find((n) => n.type === 'inject');
   if (!inject) throw new Error(`${name} has no inject node`);
   return {
-    flow: withTab,
+    flow,
     debug,
     run: () => (helper.getNode(inject.id) as HelperNode).receive({}),
   };
@@ -93,7 +91,7 @@ describe('examples', () => {
       const extra = file === 'create-channel.json' ? ['inject', 'change'] : [];
       const types = flow.map((n) => n.type).sort();
       expect(types, file).toEqual(
-        ['catch', 'comment', 'debug', 'debug', 'inject', 'media-spaces-config', type, ...extra].sort(),
+        ['catch', 'comment', 'debug', 'debug', 'inject', 'media-spaces-config', 'tab', type, ...extra].sort(),
       );
       const op = flow.find((n) => n.type === type)!;
       const inject = flow.find((n) => n.type === 'inject')!;
@@ -120,6 +118,30 @@ describe('examples', () => {
       expect(notes, f).not.toMatch(/npm run/);
       expect(notes, f).toMatch(/npx media-spaces-sim/);
     }
+  });
+
+  it('every example opens on a tab of its own, named after the example, that holds all its nodes', () => {
+    const files = readdirSync(new URL('../../examples/', import.meta.url)).filter((f) => f.endsWith('.json'));
+    const labels = new Set<string>();
+    for (const f of files) {
+      const flow = readExample(f);
+      const tabs = flow.filter((n) => n.type === 'tab');
+      expect(tabs, f).toHaveLength(1);
+      const label = String(tabs[0].label);
+      // "list-workflows.json" -> "List workflows", "wait-workflow.json" -> "Wait for a workflow"
+      const words = f.replace(/\.json$/, '').split('-');
+      expect(
+        words.every((w) => label.toLowerCase().includes(w)),
+        `${f}: ${label}`,
+      ).toBe(true);
+      labels.add(label);
+      const onCanvas = flow.filter((n) => n.type !== 'tab' && n.type !== 'media-spaces-config');
+      expect(
+        onCanvas.filter((n) => n.z !== tabs[0].id).map((n) => n.id),
+        f,
+      ).toEqual([]);
+    }
+    expect(labels.size).toBe(files.length);
   });
 
   it('list-workflows.json lists the active workflows', async () => {

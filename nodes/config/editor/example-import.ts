@@ -12,6 +12,8 @@
  *   shown instead of being imported a second time;
  * - nodes of an example imported before are imported as a copy (new ids; the config node of the
  *   same id is reused, as Node-RED's own "Import copy" does).
+ * An example brings its own tab, named after it; Node-RED adds an imported tab without showing it
+ * (it shows only a flow it had to make up, "Flow 2"), so the example's new tab is shown.
  * Any other import, and any other error, goes to Node-RED unchanged.
  */
 
@@ -39,7 +41,24 @@ export function quietExampleImports(red: typeof RED): void {
   const exists = (id: string) =>
     Boolean(red.nodes.node(id) ?? red.nodes.workspace(id) ?? red.nodes.group(id) ?? red.nodes.subflow(id));
 
+  const workspaceIds = () => {
+    const ids: string[] = [];
+    red.nodes.eachWorkspace((w) => {
+      ids.push(w.id);
+    });
+    return ids;
+  };
+
   view.importNodes = (nodes: unknown, options: ImportOptions = {}) => {
+    const ours = flowNodes(nodes)?.some((n) => n.type === 'tab') ? new Set(workspaceIds()) : null;
+    const result = importQuietly(nodes, options);
+    // the example's tab, under its own id or a copy's
+    const added = ours ? workspaceIds().find((id) => !ours.has(id)) : undefined;
+    if (added) red.workspaces.show(added);
+    return result;
+  };
+
+  const importQuietly = (nodes: unknown, options: ImportOptions): unknown => {
     try {
       return original(nodes, options);
     } catch (error) {

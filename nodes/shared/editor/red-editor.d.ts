@@ -47,8 +47,15 @@ interface EditorRED {
   nodes: {
     registerType<T extends EditorNodeInstance>(type: string, definition: EditorNodeDefinition<T>): void;
     node(id: string): EditorNodeInstance | null;
+    /** A registered type's definition; Node-RED gives it `_`, its messages in the type's own catalogue. */
+    getType(type: string): { _?: (key: string) => string } | null | undefined;
     eachNode(callback: (node: EditorNodeInstance) => boolean | undefined): void;
     workspace(id: string): unknown;
+    eachWorkspace(callback: (workspace: { id: string; label?: string }) => void): void;
+    filterLinks(filter: {
+      source?: { id: string };
+      target?: { id: string };
+    }): Array<{ source: EditorNodeInstance; sourcePort: number; target: EditorNodeInstance }>;
     group(id: string): unknown;
     subflow(id: string): unknown;
     dirty(dirty?: boolean): boolean;

@@ -2,6 +2,7 @@ import type { WorkflowInputs } from '../../../lib/schemas';
 import { adminErrorText, postAdmin } from '../../shared/editor/admin';
 import { fillInputs } from './fill';
 import { buildForm } from './form';
+import { fedBySchedule } from './from-schedule';
 import { knownInputs } from './inputs';
 import { serverBody } from './server';
 import { createWorkflowPicker, type WorkflowPicker } from './workflow-picker';
@@ -48,7 +49,7 @@ export function prepareDialog(node: EditorNodeInstance): void {
     }
     declaredInputs(workflow).then((declared) => {
       if (workflow !== currentWorkflow()) return;
-      if (declared) buildForm(declared);
+      if (declared) buildForm(declared, fedBySchedule(node.id), node._('media-spaces-submit-job.inputs.fromSchedule'));
       else $form.empty().hide();
     });
   }

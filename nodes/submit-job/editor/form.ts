@@ -1,5 +1,5 @@
 import type { WorkflowInputs, WorkflowParameter } from '../../../lib/schemas';
-import { inputKey, requiredInputs, settingsInputProblems } from '../../../lib/submit-input-check';
+import { inputKey, isRequiredProblem, requiredInputs, settingsInputProblems } from '../../../lib/submit-input-check';
 import { formValues } from './inputs';
 
 interface Row {
@@ -101,8 +101,12 @@ function addRow($form: JQuery, row: Row): Shown {
   return { keys: row.keys, $field, $problem };
 }
 
-/** Shows the library's verdict on the Inputs JSON on each field: what the node will say at runtime. */
-function showVerdict(declared: WorkflowInputs, rows: Shown[]): void {
+/**
+ * Shows the library's verdict on the Inputs JSON on each field: what the node will say at runtime.
+ * `fromMessage`: a schedule's follow-up gives the inputs, so one left empty is said to come from the
+ * message instead of being marked missing.
+ */
+function showVerdict(declared: WorkflowInputs, rows: Shown[], fromMessage: boolean, note: string): void {
   let parsed: unknown = {};
   try {
     const json = String($('#node-input-jobInputs').typedInput('value') ?? '');
@@ -112,9 +116,12 @@ function showVerdict(declared: WorkflowInputs, rows: Shown[]): void {
   }
   const problems = settingsInputProblems(parsed, declared);
   for (const row of rows) {
-    const problem = row.keys.map((k) => problems[k]).find((p) => p !== undefined) ?? null;
+    const found = row.keys.map((k) => problems[k]).find((p) => p !== undefined) ?? null;
+    const given = fromMessage && found !== null && isRequiredProblem(found);
+    const problem = given ? null : found;
     row.$field.toggleClass('input-error', Boolean(problem));
-    row.$problem.text(problem ?? '');
+    row.$problem.text(given ? note : (problem ?? '')).css('color', given ? '' : '#c00');
+    row.$problem.toggleClass('ms-input-from-message', given);
   }
 }
 
@@ -126,7 +133,7 @@ function optionsOf(param: WorkflowParameter): string[] | null {
 }
 
 /** A field per declared input, each checked with the rules the node applies at runtime. */
-export function buildForm(declared: WorkflowInputs): void {
+export function buildForm(declared: WorkflowInputs, fromMessage = false, note = ''): void {
   const $form = $('#node-media-spaces-inputs-form').empty();
   const current = formValues(String($('#node-input-jobInputs').typedInput('value') ?? ''));
   const useJson = $('#node-input-jobInputsType').val() === 'json';
@@ -185,9 +192,9 @@ export function buildForm(declared: WorkflowInputs): void {
   for (const row of rows) {
     row.$field.on('input change', () => {
       writeInputs($form);
-      showVerdict(declared, rows);
+      showVerdict(declared, rows, fromMessage, note);
     });
   }
-  showVerdict(declared, rows);
+  showVerdict(declared, rows, fromMessage, note);
   $form.toggle($form.children().length > 0);
 }

@@ -1,5 +1,5 @@
 import type { WorkflowInputs } from '../../../lib/schemas';
-import { settingsInputProblems } from '../../../lib/submit-input-check';
+import { isRequiredProblem, settingsInputProblems } from '../../../lib/submit-input-check';
 import { readSubmitInput } from '../../../lib/submit-input-read';
 
 /** Declared inputs of the workflows seen in this editor session, by workflow id. */
@@ -37,14 +37,17 @@ export function formValues(json: string): FormValues {
  * reports it when the message adds nothing (the library's own check: a wrong value, a required
  * input left out). Empty Inputs are checked too: a workflow may need inputs that have no default.
  */
-export function firstInputProblem(json: string, declared: WorkflowInputs): string | null {
+export function firstInputProblem(json: string, declared: WorkflowInputs, fromMessage = false): string | null {
   let parsed: unknown;
   try {
     parsed = json.trim() === '' ? {} : JSON.parse(json);
   } catch {
     return null;
   }
-  const [first] = Object.entries(settingsInputProblems(parsed, declared));
+  // a schedule's follow-up gives inputs in the message: one the node leaves out is not missing
+  const [first] = Object.entries(settingsInputProblems(parsed, declared)).filter(
+    ([, problem]) => !(fromMessage && isRequiredProblem(problem)),
+  );
   return first ? `${first[0]}: ${first[1]}` : null;
 }
 

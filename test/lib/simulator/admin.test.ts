@@ -248,6 +248,20 @@ describe('fault injection', () => {
     expect((await submit()).status).toBe(200);
   });
 
+  it('area, every and duration_ms combine: every second workflow request for 10 s, the live-capture area untouched', async () => {
+    await addFault({ area: 'workflow', kind: 'status', status: 429, every: 2, duration_ms: 10_000 });
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await call('GET', listUrl(), { key: KEYS.access })).status);
+    expect(statuses).toEqual([200, 429, 200, 429]);
+    expect((await createChannel()).status).toBe(201);
+    const [fault] = (await admin('GET', '/faults')).body.faults;
+    expect(fault).toMatchObject({ area: 'workflow', every: 2, seen: 4, ends_at: expect.any(String) });
+    sim.advance(10_000);
+    expect((await admin('GET', '/faults')).body.faults).toEqual([]);
+    expect((await submit()).status).toBe(200);
+    expect((await submit()).status).toBe(200);
+  });
+
   it('removes one fault by id, and addFault() works in-process', async () => {
     const id = await addFault({ kind: 'status', status: 504 });
     expect((await admin('DELETE', `/faults/${id}`)).status).toBe(204);
@@ -264,6 +278,9 @@ describe('fault injection', () => {
       { kind: 'status', route: 'nowhere' },
       { kind: 'status', probability: 2 },
       { kind: 'status', count: 0 },
+      { kind: 'status', area: 'everywhere' },
+      { kind: 'status', every: 1 },
+      { kind: 'status', duration_ms: 0 },
     ]) {
       const res = await admin('POST', '/faults', spec);
       expect(res.status).toBe(400);
