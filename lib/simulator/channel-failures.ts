@@ -1,15 +1,11 @@
 import { z } from 'zod';
 import { UUID_PATTERN } from '../schemas';
 import { CHANNEL_RECORDING_AFTER_MS, channelState } from './channels';
-import type { ChannelRecord, SimulatorState } from './state';
+import { CHANNEL_FAILURE_OUTCOMES, type ChannelFailure, type ChannelRecord, type SimulatorState } from './state';
 import { isoTime } from './timespan';
 
-/**
- * `error`: the channel goes to ERROR, its recording cut off (ended_at set, `errors` says why).
- * `end`: the recording ends by itself, as a stop would end it (FINISHING_RECORDING, then INACTIVE).
- */
-export const CHANNEL_FAILURE_OUTCOMES = ['error', 'end'] as const;
-export type ChannelFailureOutcome = (typeof CHANNEL_FAILURE_OUTCOMES)[number];
+// the outcomes and the failure record live with the channel record (state.ts)
+export { CHANNEL_FAILURE_OUTCOMES, type ChannelFailure, type ChannelFailureOutcome } from './state';
 
 const DEFAULT_MESSAGE = 'the recording failed (fault injected by the simulator)';
 
@@ -41,15 +37,6 @@ export const ChannelFailureSpec = z
   });
 export type ChannelFailureSpecInput = z.input<typeof ChannelFailureSpec>;
 type Spec = z.output<typeof ChannelFailureSpec>;
-
-/** What a failed (or about to fail) channel carries. */
-export interface ChannelFailure {
-  readonly id: string;
-  /** Simulated time the recording is cut. */
-  readonly at: number;
-  readonly outcome: ChannelFailureOutcome;
-  readonly message: string;
-}
 
 interface Pending {
   readonly id: string;

@@ -1,5 +1,4 @@
 import type { WorkflowStatus } from '../schemas';
-import type { ChannelFailure } from './channel-failures';
 import type {
   ApiKeyScope,
   Fixture,
@@ -14,6 +13,24 @@ import type {
 } from './fixture-schema';
 
 /** A workflow with everything a request needs precomputed once at start. */
+/**
+ * How an injected channel failure ends a recording (channel-failures.ts arms them; kept here with the channel
+ * record so that the channel modules and the failures do not import each other).
+ * `error`: the channel goes to ERROR, its recording cut off (ended_at set, `errors` says why).
+ * `end`: the recording ends by itself, as a stop would end it (FINISHING_RECORDING, then INACTIVE).
+ */
+export const CHANNEL_FAILURE_OUTCOMES = ['error', 'end'] as const;
+export type ChannelFailureOutcome = (typeof CHANNEL_FAILURE_OUTCOMES)[number];
+
+/** What a failed (or about to fail) channel carries. */
+export interface ChannelFailure {
+  readonly id: string;
+  /** Simulated time the recording is cut. */
+  readonly at: number;
+  readonly outcome: ChannelFailureOutcome;
+  readonly message: string;
+}
+
 export interface WorkflowRecord {
   readonly def: FixtureWorkflowDef;
   /** The list entry, serialised once: listing is the benchmarks' hot path. */
