@@ -1,0 +1,35 @@
+import diagnostics_channel from 'node:diagnostics_channel';
+export type SlotPhase =
+  | 'planned'
+  | 'starting'
+  | 'recording'
+  | 'interrupted'
+  | 'stopping'
+  | 'finishing'
+  | 'finished'
+  | 'partial'
+  | 'missed'
+  | 'skipped'
+  | 'cancelled';
+export interface SlotTransition {
+  slot: string; // slot key: schedule + window + occurrence id
+  schedule: { id: string; name: string }; // node id and name
+  window: { id: string; zone: string };
+  occurrence: { id: string; title?: string; episode?: string; start: string; end: string }; // unpadded ISO
+  scheduled: { start: string; end: string }; // padded ISO
+  from: SlotPhase;
+  to: SlotPhase;
+  at: string; // ISO
+  why?: string; // reason for missed/partial/skipped/cancelled/interrupted/starting failures
+  attempts?: number;
+  channel?: { id: string; outputs?: unknown[] }; // the segment concerned (recording, interrupted, finished)
+  lateBy?: number; // seconds late, on entering recording for the first time
+  gaps?: { from: string; to: string; why: string }[];
+  coordinated?: boolean; // true when the slot runs under Redis coordination
+}
+export interface SlotJobOutcome {
+  slot: string;
+  job: { id: string; state: string; elapsed?: number; workflowId?: string };
+}
+export const slotTransitions = diagnostics_channel.channel('media-spaces:slot');
+export const slotJobs = diagnostics_channel.channel('media-spaces:slot-job');
