@@ -41,7 +41,7 @@ describe('media-spaces:request', () => {
   });
 
   it('names the error class when no answer came back', async () => {
-    stub = await startStub((req) => req);
+    stub = await startStub();
     const url = stub.url;
     await stub.close();
     stub = undefined;
