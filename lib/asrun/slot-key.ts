@@ -6,9 +6,3 @@ export function scheduleOfSlot(slot: string): string | undefined {
   const colon = slot.indexOf(':');
   return colon > 0 ? slot.slice(0, colon) : undefined;
 }
-
-/** The window id in the middle of a slot key: between the schedule id and the ISO start at its end. */
-export function windowOfSlot(slot: string): string | undefined {
-  const m = /^[^:]+:(.+):\d{4}-\d{2}-\d{2}T[\d:.]+Z$/.exec(slot);
-  return m ? m[1] : undefined;
-}
