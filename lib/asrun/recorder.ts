@@ -69,6 +69,12 @@ export class AsRunRecorder {
     slotJobs.unsubscribe(this.onJob);
   }
 
+  /** An event heard before this recorder subscribed (the lazy start in a host), by its channel's name. */
+  handle(channel: string, message: unknown): void {
+    if (channel === slotTransitions.name) this.onTransition(message);
+    else if (channel === slotJobs.name) this.onJob(message);
+  }
+
   /** Resolves when every entry heard so far is in the day file. */
   flushed(): Promise<void> {
     return this.file.flushed();

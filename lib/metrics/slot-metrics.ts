@@ -80,6 +80,15 @@ export class SlotMetrics {
     feedEvents.unsubscribe(this.handlers.feed);
   }
 
+  /** An event heard before this object subscribed (the lazy start in a host), by its channel's name. */
+  handle(channel: string, message: unknown): void {
+    if (channel === slotTransitions.name) this.handlers.slot(message);
+    else if (channel === slotJobs.name) this.handlers.job(message);
+    else if (channel === requestEvents.name) this.handlers.request(message);
+    else if (channel === coordinationFailures.name) this.handlers.coordination(message);
+    else if (channel === feedEvents.name) this.handlers.feed(message);
+  }
+
   /** A window its schedule knows of: its series exist from now on, at 0. */
   knowWindow(schedule: { id: string; name?: string }, windowId: string): void {
     this.series(schedule.id, windowId, schedule.name);

@@ -1,18 +1,13 @@
-import path from 'node:path';
-import { AS_RUN_OUTCOMES, type AsRunOutcome } from '../../lib/asrun/record';
-import type { AsRunQuery } from '../../lib/asrun/recorder';
-import { AsRunRecorder } from '../../lib/asrun/recorder';
-import { RedisAsRunStore } from '../../lib/asrun/redis-store';
-import type { Coordinator } from '../../lib/coordination';
-import { metrics } from '../../lib/metrics';
-import { isCoordinationProvider } from '../shared/coordination-provider';
-import type { HttpRequest, HttpResponse, NodeAPI } from '../shared/node-red-types';
+import type { Channel } from 'node:diagnostics_channel';
+import { coordinationFailures } from '../../lib/coordination/failure-events';
+import { feedEvents } from '../../lib/feed-events';
+import { requestEvents } from '../../lib/request-events';
+import { slotJobs, slotTransitions } from '../../lib/schedule/slot-events';
+import type { NodeAPI } from '../shared/node-red-types';
 import { READ_PERMISSION, requirePermission } from '../shared/permission';
 
 export const METRICS_PATH = '/media-spaces/metrics';
 export const AS_RUN_PATH = '/media-spaces/as-run';
-const AS_RUN_DIR = 'media-spaces-as-run';
-const FORMATS = ['json', 'csv', 'jsonl'] as const;
 
 /** What monitoring reads of the runtime: the flows' node definitions, the deployed nodes, the settings. */
 export type MonitoringHost = Pick<NodeAPI, 'auth' | 'httpAdmin'> & {
@@ -21,126 +16,55 @@ export type MonitoringHost = Pick<NodeAPI, 'auth' | 'httpAdmin'> & {
   log?: { warn(text: string): void };
 };
 
-let recorder: AsRunRecorder | undefined;
+type Runtime = typeof import('./monitoring-runtime');
+type Started = ReturnType<Runtime['startMonitoring']>;
+const CHANNELS: Channel[] = [slotTransitions, slotJobs, requestEvents, coordinationFailures, feedEvents];
+
+let started: Started | undefined;
+let waiting: ((message: unknown, name: string | symbol) => void) | undefined;
 
 /**
- * The as-run recorder of this process, started once on the runtime's user
- * directory (`<userDir>/media-spaces-as-run/`): slot transitions are
- * published process-wide, so one recorder logs every schedule's slots
- * whichever flow, redeploy or plugin registration came first.
+ * The metrics and the as-run recorder (monitoring-runtime.ts), loaded on the
+ * first event published or the first scrape, not at Node-RED's start: a
+ * runtime that records nothing and is not scraped loads neither. Once
+ * loaded they subscribe themselves and the first event is handed to them.
  */
-export function asRunRecorder(RED: MonitoringHost): AsRunRecorder {
-  if (!recorder) {
-    const userDir = RED.settings?.userDir ?? process.cwd();
-    const retention = Number(RED.settings?.mediaSpaces?.asRunRetentionDays);
-    let warned = false;
-    recorder = new AsRunRecorder({
-      dir: path.join(userDir, AS_RUN_DIR),
-      ...(Number.isInteger(retention) && retention > 0 ? { retentionDays: retention } : {}),
-      redisFor: (scheduleId) => storeOf(RED, coordinationOfSchedule(RED, scheduleId)),
-      redisStores: () => coordinationIds(RED).flatMap((id) => storeOf(RED, id) ?? []),
-      onError: (error, where) => {
-        // once per process: a full disk would otherwise log on every transition
-        if (warned) return;
-        warned = true;
-        RED.log?.warn(`media-spaces as-run log: a write to the ${where} failed: ${String(error)}`);
-      },
-    });
-    recorder.start();
+function start(RED: MonitoringHost): Started {
+  if (!started) {
+    const runtime = require('./monitoring-runtime') as Runtime;
+    started = runtime.startMonitoring(RED);
+    if (waiting) for (const c of CHANNELS) c.unsubscribe(waiting);
+    waiting = undefined;
   }
-  return recorder;
+  return started;
 }
 
-/** The coordination node a schedule names, from the deployed flows' definitions. */
-function coordinationOfSchedule(RED: MonitoringHost, scheduleId: string): string | undefined {
-  let found: string | undefined;
-  RED.nodes.eachNode?.((def) => {
-    if (def.id === scheduleId && typeof def.coordination === 'string' && def.coordination !== '')
-      found = def.coordination;
-  });
-  return found;
-}
-
-function coordinationIds(RED: MonitoringHost): string[] {
-  const ids: string[] = [];
-  RED.nodes.eachNode?.((def) => {
-    if (def.type === 'media-spaces-coordination' && typeof def.id === 'string') ids.push(def.id);
-  });
-  return ids;
-}
-
-const stores = new WeakMap<Coordinator, RedisAsRunStore>();
-
-/** The shared as-run stream of a deployed coordination node, on its connection and key prefix. */
-function storeOf(RED: MonitoringHost, coordinationId: string | undefined): RedisAsRunStore | undefined {
-  if (coordinationId === undefined) return undefined;
-  const node = RED.nodes.getNode(coordinationId);
-  if (!isCoordinationProvider(node)) return undefined;
-  let coordinator: Coordinator;
-  try {
-    coordinator = node.getCoordinator();
-  } catch {
-    return undefined;
-  }
-  let store = stores.get(coordinator);
-  if (!store) {
-    store = new RedisAsRunStore(coordinator.connection, coordinator.keyPrefix, recorder?.file.retentionDays);
-    stores.set(coordinator, store);
-  }
-  return store;
+/** Listens on every channel until the first event, which starts monitoring (once per process). */
+function watchLazily(RED: MonitoringHost): void {
+  if (started || waiting) return;
+  const first = (message: unknown, name: string | symbol) => {
+    const now = start(RED);
+    now.metrics.handle(String(name), message);
+    now.recorder.handle(String(name), message);
+  };
+  waiting = first;
+  for (const c of CHANNELS) c.subscribe(first);
 }
 
 /**
  * The monitoring endpoints (read permission): Prometheus' scrape of the
- * metrics, and the as-run log of a day. Metrics and the recorder start here,
- * once per process, and count from then on.
+ * metrics, and the as-run log of a day.
  */
 export function registerMonitoringRoutes(RED: MonitoringHost): void {
-  const counted = metrics();
-  const log = asRunRecorder(RED);
+  watchLazily(RED);
   RED.httpAdmin.get(METRICS_PATH, requirePermission(RED, READ_PERMISSION), (_req, res) => {
-    res.status(200).set('content-type', 'text/plain; version=0.0.4; charset=utf-8').send(counted.render());
+    const runtime = require('./monitoring-runtime') as Runtime;
+    runtime.serveMetrics(start(RED).metrics, res);
   });
   RED.httpAdmin.get(AS_RUN_PATH, requirePermission(RED, READ_PERMISSION), (req, res) => {
-    serveAsRun(log, req, res).catch((error: unknown) => {
+    const runtime = require('./monitoring-runtime') as Runtime;
+    runtime.serveAsRun(start(RED).recorder, req, res).catch((error: unknown) => {
       res.status(500).json({ error: { code: 'as_run_failed', message: String(error) } });
     });
   });
-}
-
-async function serveAsRun(log: AsRunRecorder, req: HttpRequest, res: HttpResponse): Promise<void> {
-  const q = req.query;
-  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
-  const format = text(q.format) ?? 'json';
-  const outcome = text(q.outcome);
-  const zone = text(q.zone) ?? 'UTC';
-  const day = text(q.day) ?? new Date().toISOString().slice(0, 10);
-  if (!(FORMATS as readonly string[]).includes(format))
-    return refuse(res, `format must be one of ${FORMATS.join(', ')}`);
-  if (outcome !== undefined && !AS_RUN_OUTCOMES.includes(outcome as AsRunOutcome)) {
-    return refuse(res, `outcome must be one of ${AS_RUN_OUTCOMES.join(', ')}`);
-  }
-  const query: AsRunQuery = { day, zone, outcome: outcome as AsRunOutcome | undefined, schedule: text(q.schedule) };
-  let records: Awaited<ReturnType<AsRunRecorder['read']>>;
-  try {
-    records = await log.read(query);
-  } catch (error) {
-    if (error instanceof RangeError) return refuse(res, error.message);
-    throw error;
-  }
-  if (format === 'json') {
-    res.status(200).json({ day, zone, records });
-    return;
-  }
-  const { recordsToCsv, recordsToJsonl } = await import('../../lib/asrun/export');
-  const name = `as-run-${day}.${format}`;
-  res
-    .status(200)
-    .set('content-type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
-    .set('content-disposition', `attachment; filename="${name}"`)
-    .send(format === 'csv' ? recordsToCsv(records) : recordsToJsonl(records));
-}
-
-function refuse(res: HttpResponse, message: string): void {
-  res.status(400).json({ error: { code: 'invalid_input', message } });
 }
