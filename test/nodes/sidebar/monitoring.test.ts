@@ -1,4 +1,3 @@
-import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +14,7 @@ import {
 import { PrometheusServer } from '../../support/prometheus-server';
 import { parseSamples, promtoolCheckMetrics, sampleValue } from '../../support/prometheus-text';
 import { SlotStory } from '../../support/slot-transitions';
-import { adminAuthSettings, PASSWORDS } from './support';
+import { adminAuthSettings, installFixtureNodes, PASSWORDS } from './support';
 
 /**
  * The monitoring endpoints in a real Node-RED (the package linked into its
@@ -26,7 +25,6 @@ import { adminAuthSettings, PASSWORDS } from './support';
  * prometheus scrapes the route with the shipped scrape config and rules.
  */
 const TOKEN = 'prometheus-scrape-token-4f1c';
-const FIXTURE = join(ROOT, 'test/e2e/fixtures/slot-events');
 
 function settings(): string {
   return adminAuthSettings().replace(
@@ -60,8 +58,7 @@ describe('monitoring routes: metrics and as-run log', () => {
 
   beforeAll(async () => {
     prepareUserDir({ dir: userDir, flows: flow, settings: settings() });
-    mkdirSync(join(userDir, 'nodes'), { recursive: true });
-    for (const file of readdirSync(FIXTURE)) copyFileSync(join(FIXTURE, file), join(userDir, 'nodes', file));
+    installFixtureNodes(userDir);
     red = await startNodeRed({ userDir });
     const token = async (username: string) => {
       const r = await httpJson(`${red.url}/auth/token`, {
