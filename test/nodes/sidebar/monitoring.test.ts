@@ -14,7 +14,7 @@ import {
 import { PrometheusServer } from '../../support/prometheus-server';
 import { parseSamples, promtoolCheckMetrics, sampleValue } from '../../support/prometheus-text';
 import { SlotStory } from '../../support/slot-transitions';
-import { adminAuthSettings, installFixtureNodes, PASSWORDS } from './support';
+import { adminAuthSettings, installFixtureNodes, PASSWORDS, signInBody } from './support';
 
 /**
  * The monitoring endpoints in a real Node-RED (the package linked into its
@@ -49,6 +49,7 @@ describe('monitoring routes: metrics and as-run log', () => {
   let red: NodeRedProcess;
   let viewer: string;
   let outsider: string;
+  let admin: string;
   let prometheus: PrometheusServer | undefined;
 
   const publish = (body: unknown) =>
@@ -63,16 +64,11 @@ describe('monitoring routes: metrics and as-run log', () => {
     const token = async (username: string) => {
       const r = await httpJson(`${red.url}/auth/token`, {
         method: 'POST',
-        body: {
-          client_id: 'node-red-admin',
-          grant_type: 'password',
-          scope: '',
-          username,
-          password: PASSWORDS[username as keyof typeof PASSWORDS],
-        },
+        body: signInBody(username, PASSWORDS[username as keyof typeof PASSWORDS]),
       });
       return (r.json as { access_token: string }).access_token;
     };
+    admin = await token('admin');
     viewer = await token('viewer');
     outsider = await token('outsider');
   }, 90_000);
@@ -207,16 +203,7 @@ describe('monitoring routes: metrics and as-run log', () => {
       const r = await httpJson(`${red.url}/flows`, {
         method: 'POST',
         body: flow,
-        token: await httpJson(`${red.url}/auth/token`, {
-          method: 'POST',
-          body: {
-            client_id: 'node-red-admin',
-            grant_type: 'password',
-            scope: '',
-            username: 'admin',
-            password: PASSWORDS.admin,
-          },
-        }).then((t) => (t.json as { access_token: string }).access_token),
+        token: admin,
         headers: { 'node-red-deployment-type': 'full' },
       });
       expect(r.status).toBe(204);

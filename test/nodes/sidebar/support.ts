@@ -61,6 +61,11 @@ export function adminAuthSettings(): string {
 `;
 }
 
+/** The body of Node-RED's POST /auth/token for a user of adminAuth, as the editor signs in. */
+export function signInBody(username: string, password: string): Record<string, string> {
+  return { client_id: 'node-red-admin', grant_type: 'password', scope: '', username, password };
+}
+
 /** An "Evening news" schedule, daily 18:00 Europe/London for an hour, plus a jobs node. */
 export function activityFlow(
   extra: Record<string, unknown> = {},
