@@ -1,8 +1,4 @@
-import type { Channel } from 'node:diagnostics_channel';
-import { coordinationFailures } from '../../lib/coordination/failure-events';
-import { feedEvents } from '../../lib/feed-events';
-import { requestEvents } from '../../lib/request-events';
-import { slotJobs, slotTransitions } from '../../lib/schedule/slot-events';
+import diagnostics_channel from 'node:diagnostics_channel';
 import type { NodeAPI } from '../shared/node-red-types';
 import { READ_PERMISSION, requirePermission } from '../shared/permission';
 
@@ -18,7 +14,19 @@ export type MonitoringHost = Pick<NodeAPI, 'auth' | 'httpAdmin'> & {
 
 type Runtime = typeof import('./monitoring-runtime');
 type Started = ReturnType<Runtime['startMonitoring']>;
-const CHANNELS: Channel[] = [slotTransitions, slotJobs, requestEvents, coordinationFailures, feedEvents];
+/**
+ * The channels monitoring reads, by name: the modules that define them
+ * (lib/schedule/slot-events, lib/request-events, lib/coordination/failure-events,
+ * lib/feed-events) are loaded with what they serve, not at Node-RED's start.
+ */
+export const MONITORED_CHANNELS = [
+  'media-spaces:slot',
+  'media-spaces:slot-job',
+  'media-spaces:request',
+  'media-spaces:coordination-failure',
+  'media-spaces:feed',
+];
+const CHANNELS = MONITORED_CHANNELS.map((name) => diagnostics_channel.channel(name));
 
 let started: Started | undefined;
 let waiting: ((message: unknown, name: string | symbol) => void) | undefined;

@@ -159,3 +159,15 @@ describe('the text format', () => {
     expect(parseSamples(text)[0].labels.v).toBe('q"\\\nz');
   });
 });
+
+describe('the channels the sidebar plugin listens on before monitoring starts', () => {
+  it('are the channels the library publishes on', async () => {
+    const { MONITORED_CHANNELS } = await import('../../../nodes/sidebar/monitoring');
+    const { slotJobs, slotTransitions } = await import('../../../lib/schedule/slot-events');
+    const { coordinationFailures } = await import('../../../lib/coordination/failure-events');
+    const { feedEvents } = await import('../../../lib/feed-events');
+    expect(MONITORED_CHANNELS).toEqual(
+      [slotTransitions, slotJobs, requestEvents, coordinationFailures, feedEvents].map((c) => c.name),
+    );
+  });
+});
