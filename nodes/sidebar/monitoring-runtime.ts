@@ -8,11 +8,17 @@ import type { Coordinator } from '../../lib/coordination';
 import { CONTENT_TYPE } from '../../lib/metrics/exposition';
 import { metrics, type SlotMetrics } from '../../lib/metrics/slot-metrics';
 import { isCoordinationProvider } from '../shared/coordination-provider';
-import type { HttpRequest, HttpResponse } from '../shared/node-red-types';
-import type { MonitoringHost } from './monitoring';
+import type { HttpRequest, HttpResponse, NodeAPI } from '../shared/node-red-types';
 
 const AS_RUN_DIR = 'media-spaces-as-run';
 const FORMATS = ['json', 'csv', 'jsonl'] as const;
+
+/** What monitoring reads of the runtime: the flows' node definitions, the deployed nodes, the settings. */
+export type MonitoringHost = Pick<NodeAPI, 'auth' | 'httpAdmin'> & {
+  nodes: Pick<NodeAPI['nodes'], 'getNode'> & { eachNode?(cb: (def: Record<string, unknown>) => void): void };
+  settings?: { userDir?: string; mediaSpaces?: { asRunRetentionDays?: unknown } };
+  log?: { warn(text: string): void };
+};
 
 let recorder: AsRunRecorder | undefined;
 

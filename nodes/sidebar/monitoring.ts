@@ -1,19 +1,13 @@
 import diagnostics_channel from 'node:diagnostics_channel';
-import type { NodeAPI } from '../shared/node-red-types';
 import { READ_PERMISSION, requirePermission } from '../shared/permission';
+import type { MonitoringHost } from './monitoring-runtime';
 
 export const METRICS_PATH = '/media-spaces/metrics';
 export const AS_RUN_PATH = '/media-spaces/as-run';
 
-/** What monitoring reads of the runtime: the flows' node definitions, the deployed nodes, the settings. */
-export type MonitoringHost = Pick<NodeAPI, 'auth' | 'httpAdmin'> & {
-  nodes: Pick<NodeAPI['nodes'], 'getNode'> & { eachNode?(cb: (def: Record<string, unknown>) => void): void };
-  settings?: { userDir?: string; mediaSpaces?: { asRunRetentionDays?: unknown } };
-  log?: { warn(text: string): void };
-};
-
 type Runtime = typeof import('./monitoring-runtime');
 type Started = ReturnType<Runtime['startMonitoring']>;
+
 /**
  * The channels monitoring reads, by name: the modules that define them
  * (lib/schedule/slot-events, lib/request-events, lib/coordination/failure-events,
