@@ -80,13 +80,24 @@ export class AsRunRecorder {
     return this.file.flushed();
   }
 
-  /** The records of the slots scheduled to start in a day of a zone, filtered, in order of scheduled start. */
-  async read(query: AsRunQuery): Promise<AsRunRecord[]> {
+  /**
+   * The records of the slots scheduled to start in a day of a zone, filtered, in order of scheduled
+   * start. A shared store that cannot be read (Redis down) is left out and named in `warnings`: this
+   * instance's file still answers for what it acted on.
+   */
+  async read(query: AsRunQuery, warnings: string[] = []): Promise<AsRunRecord[]> {
     const day = zoneDay(query.day, query.zone);
     const from = day.start - WRITTEN_BEFORE_MS;
     const to = day.end + WRITTEN_WITHIN_MS;
-    const reads = [this.file.read(from, to), ...(this.options.redisStores?.() ?? []).map((s) => s.read(from, to))];
-    const entries = (await Promise.all(reads)).flat();
+    const shared = (this.options.redisStores?.() ?? []).map((s) =>
+      s.read(from, to).catch((error: unknown) => {
+        warnings.push(
+          `the shared log ${s.key} could not be read (${error instanceof Error ? error.message : String(error)}): only this instance's slots are shown`,
+        );
+        return [];
+      }),
+    );
+    const entries = (await Promise.all([this.file.read(from, to), ...shared])).flat();
     return foldRecords(entries).filter((r) => {
       const start = Date.parse(r.scheduled.start);
       if (!(start >= day.start && start < day.end)) return false;

@@ -113,14 +113,15 @@ export async function serveAsRun(log: AsRunRecorder, req: HttpRequest, res: Http
   }
   const query: AsRunQuery = { day, zone, outcome: outcome as AsRunOutcome | undefined, schedule: text(q.schedule) };
   let records: Awaited<ReturnType<AsRunRecorder['read']>>;
+  const warnings: string[] = [];
   try {
-    records = await log.read(query);
+    records = await log.read(query, warnings);
   } catch (error) {
     if (error instanceof RangeError) return refuse(res, error.message);
     throw error;
   }
   if (format === 'json') {
-    res.status(200).json({ day, zone, records });
+    res.status(200).json({ day, zone, records, ...(warnings.length > 0 ? { warnings } : {}) });
     return;
   }
   const name = `as-run-${day}.${format}`;

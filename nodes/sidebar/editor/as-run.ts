@@ -52,8 +52,8 @@ export class AsRunView {
     const asked = ++this.asked;
     setText(this.status, 'Loading…');
     $.ajax({ url: this.query('json'), method: 'GET', dataType: 'json', cache: false }).then(
-      (body: { records: AsRunRecord[] }) => {
-        if (asked === this.asked) this.render(body.records, this.zone.value.trim() || 'UTC');
+      (body: { records: AsRunRecord[]; warnings?: string[] }) => {
+        if (asked === this.asked) this.render(body.records, this.zone.value.trim() || 'UTC', body.warnings ?? []);
       },
       (xhr: JQuery.jqXHR) => {
         if (asked !== this.asked) return;
@@ -64,14 +64,13 @@ export class AsRunView {
     );
   }
 
-  private render(records: AsRunRecord[], zone: string): void {
+  private render(records: AsRunRecord[], zone: string, warnings: string[]): void {
     const off = records.filter((r) => r.discrepancy).length;
-    setText(
-      this.status,
+    const counted =
       records.length === 0
         ? 'No slot in the log for this day.'
-        : `${records.length} slot${records.length === 1 ? '' : 's'}, ${off} with a discrepancy`,
-    );
+        : `${records.length} slot${records.length === 1 ? '' : 's'}, ${off} with a discrepancy`;
+    setText(this.status, [counted, ...warnings].join(' '));
     this.list.replaceChildren(...records.map((r) => row(r, zone)));
   }
 

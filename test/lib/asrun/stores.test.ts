@@ -2,7 +2,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type AsRunEntry, AsRunRecorder, foldRecords, JsonlAsRunStore, RedisAsRunStore } from '../../../lib/asrun';
+import {
+  type AsRunEntry,
+  AsRunRecorder,
+  foldRecords,
+  JsonlAsRunStore,
+  RedisAsRunStore,
+  type RedisCommands,
+} from '../../../lib/asrun';
 import { RedisConnection } from '../../../lib/coordination';
 import { RedisServer } from '../../support/redis-server';
 import { SlotStory } from '../../support/slot-transitions';
@@ -184,5 +191,27 @@ describe('Redis Stream store (real redis-server)', () => {
     const read = await store.read(0, Date.now() + 1000);
     expect(read.map((e) => (e.kind === 'slot' ? e.event.channel?.id : ''))).toEqual(many.map((t) => t.channel?.id));
     expect(foldRecords(read)[0].channels).toHaveLength(2100);
+  });
+});
+
+describe('reading while Redis is down', () => {
+  it('answers from this instance file and names the shared log it could not read', async () => {
+    const down: RedisCommands = {
+      send: () => Promise.reject(new Error('Redis at 127.0.0.1:1 is unreachable')),
+    };
+    const recorder = new AsRunRecorder({ dir, redisStores: () => [new RedisAsRunStore(down, 'media-spaces:')] });
+    recorder.start();
+    try {
+      new SlotStory({ start: '2026-11-26T12:00:00Z' }).go('missed', 10, { why: 'offline' });
+      await recorder.flushed();
+      const warnings: string[] = [];
+      const records = await recorder.read({ day: '2026-11-26', zone: 'UTC' }, warnings);
+      expect(records.map((r) => r.outcome)).toEqual(['missed']);
+      expect(warnings).toEqual([
+        "the shared log media-spaces:as-run could not be read (Redis at 127.0.0.1:1 is unreachable): only this instance's slots are shown",
+      ]);
+    } finally {
+      recorder.stop();
+    }
   });
 });
