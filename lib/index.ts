@@ -42,6 +42,7 @@ export {
 export * as schedule from './public/schedule';
 /** Polling: following jobs, waiting for workflows, watching the workflow list. */
 export * as watch from './public/watch';
+export { type RequestEvent, requestEvents } from './request-events';
 export { DEFAULT_RETRY_POLICY, RETRYABLE_STATUSES, type RetryPolicy } from './retry';
 export {
   FRAME_RATES,

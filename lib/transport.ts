@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { errorFromResponse, MediaSpacesError } from './errors';
+import { type RequestEvent, requestEvents } from './request-events';
 import {
   type AttemptOutcome,
   decideRetry,
@@ -126,7 +127,10 @@ export class Transport {
     for (let attempts = 1; ; attempts++) {
       if (this.closed)
         throw new MediaSpacesError({ code: 'aborted', message: `${req.context} aborted: client closed` });
+      const watched = requestEvents.hasSubscribers;
+      const sentAt = watched ? performance.now() : 0;
       const raw = await this.attempt(req).catch((error: unknown) => failedAttempt(error));
+      if (watched) publishRequest(req, raw, performance.now() - sentAt, attempts);
       if (!(raw instanceof MediaSpacesError) && raw.status >= 200 && raw.status < 300) {
         const replayed = raw.headers['idempotent-replayed'] === 'true';
         return { status: raw.status, data: this.parseSuccess(raw, parse, req.context), attempts, replayed };
@@ -346,6 +350,16 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.chunks = [];
     this.reject(error);
   }
+}
+
+function publishRequest(req: HttpRequest, raw: RawResponse | MediaSpacesError, duration: number, attempt: number) {
+  const event: RequestEvent = { operation: req.context, method: req.method, duration, attempt };
+  if (raw instanceof MediaSpacesError) {
+    event.error = raw.code;
+    // a 2xx whose body was not JSON is an answer with a status, and an error
+    if (raw.status !== undefined) event.status = raw.status;
+  } else event.status = raw.status;
+  requestEvents.publish(event);
 }
 
 /** What a failed attempt threw, as its outcome: the attempt throws library errors only, anything else is a bug. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { CoordinationError, type CoordinationErrorCode, describeRedisError } from './errors';
+import { reportCoordinationFailure } from './failure-events';
 import { parseRedisUrl, type RedisEndpoint } from './url';
 
 export type ConnectionState = 'connecting' | 'connected' | 'error' | 'closed';
@@ -108,7 +109,24 @@ export class RedisConnection {
   }
 
   /** Sends one command; fails fast with a CoordinationError when Redis cannot be used right now. */
-  async send(args: string[]): Promise<unknown> {
+  send(args: string[]): Promise<unknown> {
+    return this.#counted(this.#send(args), args[0] ?? '');
+  }
+
+  /** EVALSHA, falling back to EVAL once when Redis lost its script cache (restart, SCRIPT FLUSH). */
+  evalScript(script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
+    return this.#counted(this.#evalScript(script, keys, args), 'EVALSHA');
+  }
+
+  /** A failed command is published for the metrics (lib/coordination/failure-events). */
+  #counted(pending: Promise<unknown>, command: string): Promise<unknown> {
+    return pending.catch((error: unknown) => {
+      if (error instanceof CoordinationError) reportCoordinationFailure(error, command);
+      throw error;
+    });
+  }
+
+  async #send(args: string[]): Promise<unknown> {
     const client = await this.#readyClient();
     try {
       return await this.#answered(client.sendCommand(args, { timeout: this.#commandTimeoutMs }));
@@ -117,8 +135,7 @@ export class RedisConnection {
     }
   }
 
-  /** EVALSHA, falling back to EVAL once when Redis lost its script cache (restart, SCRIPT FLUSH). */
-  async evalScript(script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
+  async #evalScript(script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
     const client = await this.#readyClient();
     const tail = [String(keys.length), ...keys, ...args];
     try {

@@ -17,6 +17,7 @@ import { describeJob, type JobRef, jobFailure, jobRef } from './job-message';
 import { ReportedJobs, type ReportedRecord } from './reported-jobs';
 import { FOLLOW_INPUTS, type FollowJobSettings, followJobSettings } from './settings';
 import { FollowJobSidebar } from './sidebar-report';
+import { reportSlotJob } from './slot-outcome';
 
 /** Node context keys of the followed jobs and of the jobs reported lately. */
 export const FOLLOWED_KEY = 'mediaSpacesFollowedJobs';
@@ -238,6 +239,8 @@ export class FollowJobController {
     );
     for (const w of waiters) {
       const msg = this.messageOf(w);
+      // before describeJob: the job read replaces the payload, never the slot the message names
+      reportSlotJob(msg, job, workflowId);
       describeJob(msg, job, workflowId);
       if (state === 'succeeded') {
         this.node.send([msg, null]);

@@ -50,6 +50,8 @@ describe('cold load: what registering the package loads', () => {
         'GET /media-spaces/workflows',
         'GET /media-spaces/schedule/preview',
         'GET /media-spaces/activity',
+        'GET /media-spaces/metrics',
+        'GET /media-spaces/as-run',
       ]),
     );
     expect(result.atStart).toEqual([]);

@@ -1,4 +1,5 @@
 import { ACTIVITY_TOPIC, type ActivitySignal, type ActivitySnapshot } from '../activity-types';
+import { AsRunView } from './as-run';
 import { confirmAndAct } from './confirm';
 import { el, setText } from './dom';
 import { InFlight } from './inflight';
@@ -23,8 +24,10 @@ export function createTab(): void {
   const inflight = new InFlight(reveal, workflowName);
   const body = el('div', 'ms-body');
   body.append(el('div', 'ms-heading', 'Timeline'), timeline.root, inflight.root);
-  content.append(toolbar, message, body);
+  const asRun = new AsRunView();
+  content.append(toolbar, message, body, asRun.root);
   viewButtons(toolbar, timeline);
+  asRunButton(toolbar, content, asRun);
 
   const apply = renderer(content, message, timeline, inflight);
   const refresher = new Refresher(apply, (refusal) => {
@@ -87,6 +90,18 @@ function viewButtons(toolbar: HTMLElement, timeline: Timeline): void {
     toolbar.append(button);
   }
   show('24h');
+}
+
+/** Switches between the live activity and the as-run log of a day (read afresh each time it is shown). */
+function asRunButton(toolbar: HTMLElement, content: HTMLElement, asRun: AsRunView): void {
+  const button = el('button', 'red-ui-button red-ui-button-small ms-asrun-toggle', 'As-run');
+  button.type = 'button';
+  button.addEventListener('click', () => {
+    const showing = content.classList.toggle('ms-show-asrun');
+    button.classList.toggle('selected', showing);
+    if (showing) asRun.load();
+  });
+  toolbar.append(button);
 }
 
 /** Applies a fetched state; times itself on the element (read by the browser tests' scale measurements). */

@@ -8,11 +8,15 @@ const bcrypt = require('bcryptjs') as { hashSync(text: string, rounds: number): 
 
 /** The test-only nodes that feed the sidebar through its public API (test/e2e/fixtures/activity). */
 export const FIXTURE_DIR = join(ROOT, 'test/e2e/fixtures/activity');
+/** The test-only module that publishes slot transitions in the runtime (test/e2e/fixtures/slot-events). */
+export const SLOT_EVENTS_FIXTURE_DIR = join(ROOT, 'test/e2e/fixtures/slot-events');
 
 /** Puts the fixture nodes into a user directory's nodes/ folder, where Node-RED loads them from. */
 export function installFixtureNodes(userDir: string): void {
   mkdirSync(join(userDir, 'nodes'), { recursive: true });
-  for (const file of readdirSync(FIXTURE_DIR)) copyFileSync(join(FIXTURE_DIR, file), join(userDir, 'nodes', file));
+  for (const dir of [FIXTURE_DIR, SLOT_EVENTS_FIXTURE_DIR]) {
+    for (const file of readdirSync(dir)) copyFileSync(join(dir, file), join(userDir, 'nodes', file));
+  }
 }
 
 export const PASSWORDS = {
@@ -55,6 +59,11 @@ export function adminAuthSettings(): string {
     ],
   },
 `;
+}
+
+/** The body of Node-RED's POST /auth/token for a user of adminAuth, as the editor signs in. */
+export function signInBody(username: string, password: string): Record<string, string> {
+  return { client_id: 'node-red-admin', grant_type: 'password', scope: '', username, password };
 }
 
 /** An "Evening news" schedule, daily 18:00 Europe/London for an hour, plus a jobs node. */

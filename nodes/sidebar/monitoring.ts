@@ -1,0 +1,72 @@
+import diagnostics_channel from 'node:diagnostics_channel';
+import { READ_PERMISSION, requirePermission } from '../shared/permission';
+import type { MonitoringHost } from './monitoring-runtime';
+
+export const METRICS_PATH = '/media-spaces/metrics';
+export const AS_RUN_PATH = '/media-spaces/as-run';
+
+type Runtime = typeof import('./monitoring-runtime');
+type Started = ReturnType<Runtime['startMonitoring']>;
+
+/**
+ * The channels monitoring reads, by name: the modules that define them
+ * (lib/schedule/slot-events, lib/request-events, lib/coordination/failure-events,
+ * lib/feed-events) are loaded with what they serve, not at Node-RED's start.
+ */
+export const MONITORED_CHANNELS = [
+  'media-spaces:slot',
+  'media-spaces:slot-job',
+  'media-spaces:request',
+  'media-spaces:coordination-failure',
+  'media-spaces:feed',
+];
+const CHANNELS = MONITORED_CHANNELS.map((name) => diagnostics_channel.channel(name));
+
+let started: Started | undefined;
+let waiting: ((message: unknown, name: string | symbol) => void) | undefined;
+
+/**
+ * The metrics and the as-run recorder (monitoring-runtime.ts), loaded on the
+ * first event published or the first scrape, not at Node-RED's start: a
+ * runtime that records nothing and is not scraped loads neither. Once
+ * loaded they subscribe themselves and the first event is handed to them.
+ */
+function start(RED: MonitoringHost): Started {
+  if (!started) {
+    const runtime = require('./monitoring-runtime') as Runtime;
+    started = runtime.startMonitoring(RED);
+    if (waiting) for (const c of CHANNELS) c.unsubscribe(waiting);
+    waiting = undefined;
+  }
+  return started;
+}
+
+/** Listens on every channel until the first event, which starts monitoring (once per process). */
+function watchLazily(RED: MonitoringHost): void {
+  if (started || waiting) return;
+  const first = (message: unknown, name: string | symbol) => {
+    const now = start(RED);
+    now.metrics.handle(String(name), message);
+    now.recorder.handle(String(name), message);
+  };
+  waiting = first;
+  for (const c of CHANNELS) c.subscribe(first);
+}
+
+/**
+ * The monitoring endpoints (read permission): Prometheus' scrape of the
+ * metrics, and the as-run log of a day.
+ */
+export function registerMonitoringRoutes(RED: MonitoringHost): void {
+  watchLazily(RED);
+  RED.httpAdmin.get(METRICS_PATH, requirePermission(RED, READ_PERMISSION), (_req, res) => {
+    const runtime = require('./monitoring-runtime') as Runtime;
+    runtime.serveMetrics(start(RED).metrics, res);
+  });
+  RED.httpAdmin.get(AS_RUN_PATH, requirePermission(RED, READ_PERMISSION), (req, res) => {
+    const runtime = require('./monitoring-runtime') as Runtime;
+    runtime.serveAsRun(start(RED).recorder, req, res).catch((error: unknown) => {
+      res.status(500).json({ error: { code: 'as_run_failed', message: String(error) } });
+    });
+  });
+}

@@ -1,0 +1,173 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { CoordinationError } from '../../../lib/coordination/errors';
+import { reportCoordinationFailure } from '../../../lib/coordination/failure-events';
+import { reportFeedRefresh } from '../../../lib/feed-events';
+import { renderFamilies, SlotMetrics } from '../../../lib/metrics';
+import { requestEvents } from '../../../lib/request-events';
+import { parseSamples, promtoolCheckMetrics, sampleValue } from '../../support/prometheus-text';
+import { SCHEDULE, SlotStory, WINDOW } from '../../support/slot-transitions';
+
+const L = { schedule: SCHEDULE.id, window: WINDOW.id };
+let m: SlotMetrics;
+afterEach(() => m?.stop());
+
+function started(): SlotMetrics {
+  m = new SlotMetrics();
+  m.start();
+  return m;
+}
+
+describe('Prometheus metrics from slot events', () => {
+  it('a known window exports every series at 0, and the text passes promtool check metrics', () => {
+    started().knowWindow({ id: 'sched1', name: 'Evening "news"\\' }, 'news');
+    const text = m.render();
+    expect(promtoolCheckMetrics(text)).toEqual({ status: 0, output: '' });
+    const s = parseSamples(text);
+    for (const outcome of ['recorded', 'partial', 'missed', 'skipped', 'cancelled']) {
+      expect(sampleValue(s, 'media_spaces_slots_total', { ...L, outcome })).toBe(0);
+    }
+    for (const state of ['succeeded', 'failed', 'stopped']) {
+      expect(sampleValue(s, 'media_spaces_followup_jobs_total', { ...L, state })).toBe(0);
+    }
+    expect(sampleValue(s, 'media_spaces_slot_start_lateness_seconds_count', L)).toBe(0);
+    expect(sampleValue(s, 'media_spaces_slot_start_lateness_seconds_bucket', { ...L, le: '+Inf' })).toBe(0);
+    expect(sampleValue(s, 'media_spaces_recording_interruptions_total', L)).toBe(0);
+    expect(sampleValue(s, 'media_spaces_channels_recording', L)).toBe(0);
+    expect(sampleValue(s, 'media_spaces_coordination_failures_total')).toBe(0);
+    expect(sampleValue(s, 'media_spaces_schedule_info', { ...L, schedule_name: 'Evening "news"\\' })).toBe(1);
+  });
+
+  it('counts outcomes, lateness, interruptions, channels recording now, and the timestamps', () => {
+    started();
+    const future = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 3_600_000).toISOString();
+    const next = new SlotStory({ start: future });
+    next.go('planned', -60);
+    const a = new SlotStory({ start: '2026-11-26T08:00:00Z' });
+    a.go('starting', 0);
+    a.go('recording', 7, { lateBy: 7, channel: { id: 'a' } });
+    const b = new SlotStory({ start: '2026-11-26T09:00:00Z' });
+    b.go('starting', 0);
+    b.go('recording', 0.2, { lateBy: 0.2, channel: { id: 'b' } });
+    b.go('interrupted', 60, { why: 'signal lost' });
+    let s = parseSamples(m.render());
+    expect(sampleValue(s, 'media_spaces_channels_recording', L)).toBe(1);
+    expect(sampleValue(s, 'media_spaces_slot_next_start_timestamp_seconds', L)).toBe(Date.parse(future) / 1000);
+    b.go('recording', 90, { channel: { id: 'b2' } });
+    b.go('stopping', 1800);
+    b.go('finishing', 1801);
+    b.go('partial', 1805, { why: 'gap' });
+    a.go('stopping', 1800);
+    a.go('finished', 1805);
+    new SlotStory({ start: '2026-11-26T10:00:00Z' }).go('missed', 100, { why: 'no channel' });
+    a.job('succeeded', 'j1', 45);
+    b.job('failed', 'j2', 4000);
+    b.job('malfunctioned', 'j3', 20_000);
+    const text = m.render();
+    expect(promtoolCheckMetrics(text).output).toBe('');
+    s = parseSamples(text);
+    expect(sampleValue(s, 'media_spaces_slots_total', { ...L, outcome: 'recorded' })).toBe(1);
+    expect(sampleValue(s, 'media_spaces_slots_total', { ...L, outcome: 'partial' })).toBe(1);
+    expect(sampleValue(s, 'media_spaces_slots_total', { ...L, outcome: 'missed' })).toBe(1);
+    expect(sampleValue(s, 'media_spaces_channels_recording', L)).toBe(0);
+    expect(sampleValue(s, 'media_spaces_recording_interruptions_total', L)).toBe(1);
+    expect(sampleValue(s, 'media_spaces_slot_last_recorded_end_timestamp_seconds', L)).toBe(
+      Date.parse('2026-11-26T09:30:00Z') / 1000,
+    );
+    // lateness observed once per slot, on its first recording: 0.2 s and 7 s
+    expect(sampleValue(s, 'media_spaces_slot_start_lateness_seconds_count', L)).toBe(2);
+    expect(sampleValue(s, 'media_spaces_slot_start_lateness_seconds_sum', L)).toBeCloseTo(7.2);
+    expect(sampleValue(s, 'media_spaces_slot_start_lateness_seconds_bucket', { ...L, le: '0.5' })).toBe(1);
+    expect(sampleValue(s, 'media_spaces_slot_start_lateness_seconds_bucket', { ...L, le: '5' })).toBe(1);
+    expect(sampleValue(s, 'media_spaces_slot_start_lateness_seconds_bucket', { ...L, le: '10' })).toBe(2);
+    expect(sampleValue(s, 'media_spaces_followup_jobs_total', { ...L, state: 'succeeded' })).toBe(1);
+    expect(sampleValue(s, 'media_spaces_followup_jobs_total', { ...L, state: 'failed' })).toBe(1);
+    expect(sampleValue(s, 'media_spaces_followup_jobs_total', { ...L, state: 'malfunctioned' })).toBe(1);
+    expect(sampleValue(s, 'media_spaces_followup_job_duration_seconds_count', L)).toBe(3);
+    expect(sampleValue(s, 'media_spaces_followup_job_duration_seconds_bucket', { ...L, le: '60' })).toBe(1);
+    expect(sampleValue(s, 'media_spaces_followup_job_duration_seconds_bucket', { ...L, le: '14400' })).toBe(2);
+    // never a slot or a job as a label
+    for (const sample of s) expect(Object.keys(sample.labels)).not.toContain('slot');
+    expect(text).not.toContain('j1');
+  });
+
+  it('counts requests by operation and status class, coordination failures and feed refreshes', () => {
+    started();
+    requestEvents.publish({ operation: 'Submit job', method: 'POST', status: 201, duration: 3, attempt: 1 });
+    requestEvents.publish({ operation: 'Submit job', method: 'POST', status: 503, duration: 3, attempt: 1 });
+    requestEvents.publish({ operation: 'Submit job', method: 'POST', status: 202, duration: 3, attempt: 2 });
+    requestEvents.publish({ operation: 'Get channel', method: 'GET', error: 'timeout', duration: 3, attempt: 1 });
+    reportCoordinationFailure(new CoordinationError('unavailable', 'down'), 'EVALSHA');
+    reportCoordinationFailure(new CoordinationError('closed', 'redeploy'), 'EVALSHA');
+    reportFeedRefresh('tv-guide', true, 1_700_000_000_000);
+    reportFeedRefresh('tv-guide', false);
+    const text = m.render();
+    expect(promtoolCheckMetrics(text).output).toBe('');
+    const s = parseSamples(text);
+    expect(sampleValue(s, 'media_spaces_requests_total', { operation: 'submit_job', status_class: '2xx' })).toBe(2);
+    expect(sampleValue(s, 'media_spaces_requests_total', { operation: 'submit_job', status_class: '5xx' })).toBe(1);
+    expect(sampleValue(s, 'media_spaces_requests_total', { operation: 'get_channel', status_class: 'timeout' })).toBe(
+      1,
+    );
+    expect(sampleValue(s, 'media_spaces_coordination_failures_total')).toBe(1);
+    expect(sampleValue(s, 'media_spaces_feed_refresh_failures_total', { feed: 'tv-guide' })).toBe(1);
+    expect(sampleValue(s, 'media_spaces_feed_last_success_timestamp_seconds', { feed: 'tv-guide' })).toBe(
+      1_700_000_000,
+    );
+  });
+
+  it('a job outcome after a restart (its slot ended before) finds its labels in the slot key', () => {
+    started();
+    new SlotStory({ start: '2026-11-26T08:00:00Z' }).job('stopped', 'j', 5);
+    expect(sampleValue(parseSamples(m.render()), 'media_spaces_followup_jobs_total', { ...L, state: 'stopped' })).toBe(
+      1,
+    );
+  });
+});
+
+describe('the text format', () => {
+  it('escapes label values and help text, and writes cumulative buckets ending in +Inf', () => {
+    const text = renderFamilies([
+      {
+        name: 't_total',
+        help: 'a \\ back\nslash',
+        type: 'counter',
+        samples: [{ labels: { v: 'q"\\\nz' }, value: 3 }],
+      },
+      {
+        name: 'h_seconds',
+        help: 'h',
+        type: 'histogram',
+        histograms: [{ labels: { a: 'b' }, bounds: [0.5, 1], counts: [1, 2, 3], sum: 9.25 }],
+      },
+    ]);
+    expect(text).toBe(
+      [
+        '# HELP t_total a \\\\ back\\nslash',
+        '# TYPE t_total counter',
+        't_total{v="q\\"\\\\\\nz"} 3',
+        '# HELP h_seconds h',
+        '# TYPE h_seconds histogram',
+        'h_seconds_bucket{a="b",le="0.5"} 1',
+        'h_seconds_bucket{a="b",le="1"} 3',
+        'h_seconds_bucket{a="b",le="+Inf"} 6',
+        'h_seconds_sum{a="b"} 9.25',
+        'h_seconds_count{a="b"} 6',
+        '',
+      ].join('\n'),
+    );
+    expect(promtoolCheckMetrics(text).status).toBe(0);
+    expect(parseSamples(text)[0].labels.v).toBe('q"\\\nz');
+  });
+});
+
+describe('the channels the sidebar plugin listens on before monitoring starts', () => {
+  it('are the channels the library publishes on', async () => {
+    const { MONITORED_CHANNELS } = await import('../../../nodes/sidebar/monitoring');
+    const { slotJobs, slotTransitions } = await import('../../../lib/schedule/slot-events');
+    const { coordinationFailures } = await import('../../../lib/coordination/failure-events');
+    const { feedEvents } = await import('../../../lib/feed-events');
+    expect(MONITORED_CHANNELS).toEqual(
+      [slotTransitions, slotJobs, requestEvents, coordinationFailures, feedEvents].map((c) => c.name),
+    );
+  });
+});
