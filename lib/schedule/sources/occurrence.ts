@@ -23,6 +23,8 @@ export interface Occurrence {
 
 export interface OccurrenceDetails {
   description?: string;
+  /** a guide's sub-title (the episode's own title) */
+  subtitle?: string;
   channel?: string;
   episode?: string;
   categories?: string[];
