@@ -345,12 +345,13 @@ export function parseXmltvTime(text: string): number | undefined {
   return sign === '+' ? local - offset : local + offset;
 }
 
-/** `1.4.0/1` (zero-based season, episode, part) as `S2E5`; the raw text when it has neither. */
+/** `1.4.0/1` (zero-based season, episode, part) as `S02E05`; the raw text when it has neither. */
 function onscreenOf(ns: string): string {
   const [season, episode] = ns.split('.').map((part) => {
     const n = /^(\d+)/.exec(part);
     return n ? Number(n[1]) + 1 : undefined;
   });
   if (season === undefined && episode === undefined) return ns;
-  return `${season !== undefined ? `S${season}` : ''}${episode !== undefined ? `E${episode}` : ''}`;
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${season !== undefined ? `S${two(season)}` : ''}${episode !== undefined ? `E${two(episode)}` : ''}`;
 }
