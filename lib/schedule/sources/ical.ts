@@ -142,7 +142,8 @@ function withoutUnreadableEvents(ICAL: ICAL, text: string, problems: string[]): 
       kept.push(...block);
     } catch (error) {
       dropped++;
-      const field = (name: string) => new RegExp(`^${name}[;:](?:.*:)?(.*)$`, 'im').exec(block?.join('\n') ?? '')?.[1];
+      const field = (name: string) =>
+        new RegExp(`^${name}(?:;[^:\\r\\n]*)?:(.*)$`, 'im').exec(block?.join('\n') ?? '')?.[1];
       const uid = field('UID') ?? '?';
       problems.push(`${nameOf(uid, undefined, field('SUMMARY'))} is left out: ${messageOf(error)}.`);
     }
