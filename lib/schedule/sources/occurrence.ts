@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { parseDuration } from '../duration';
 
 /**
@@ -56,20 +55,35 @@ export function padded(o: Occurrence, p: Padding): { start: Date; end: Date } {
 }
 
 /**
- * A window's `padding: { before: 2m, after: 5m }` in milliseconds. Zero or an
- * absent side is no padding; a duration reads as the schedule's durations do.
+ * One side of a window's padding in milliseconds: a duration as the
+ * schedule's durations read (`2m`, `90s`, `PT1M`, seconds), or none (absent,
+ * `0`, `0s`). Throws DurationError naming what is wrong.
  */
-export function parsePadding(value: { before?: unknown; after?: unknown } | undefined): Padding {
-  const side = (v: unknown): number => (v === undefined || v === 0 || v === '0' ? 0 : parseDuration(v) * 1000);
-  return { before: side(value?.before), after: side(value?.after) };
+export function paddingMs(value: unknown): number {
+  if (value === undefined || value === null || value === 0) return 0;
+  if (typeof value === 'string' && /^\s*0+(\.0+)?\s*[smhd]?\s*$/i.test(value)) return 0;
+  return parseDuration(value) * 1000;
 }
 
-/** A short digest of what a plan shows of an occurrence: start, end and title. */
+/** A window's `padding: { before: 2m, after: 5m }` in milliseconds (see paddingMs). */
+export function parsePadding(value: { before?: unknown; after?: unknown } | undefined): Padding {
+  return { before: paddingMs(value?.before), after: paddingMs(value?.after) };
+}
+
+/**
+ * A short digest of what a plan shows of an occurrence: start, end and title
+ * (FNV-1a in two 32-bit lanes: enough to tell a change, cheap for 10,000 occurrences).
+ */
 export function revisionOf(start: Date, end: Date, title: string | undefined): string {
-  return createHash('sha256')
-    .update(`${start.toISOString()}\n${end.toISOString()}\n${title ?? ''}`)
-    .digest('base64url')
-    .slice(0, 12);
+  const text = `${start.getTime()}|${end.getTime()}|${title ?? ''}`;
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
+  }
+  return (a >>> 0).toString(36).padStart(7, '0') + (b >>> 0).toString(36).padStart(7, '0');
 }
 
 /** Ordered by start, then id: the order a plan lists occurrences in. */

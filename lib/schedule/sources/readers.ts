@@ -3,13 +3,22 @@ import { type CalendarOptions, expandCalendar } from './ical';
 import { openBody } from './stream-body';
 import { type GuideOptions, readGuide } from './xmltv';
 
+/** Characters of calendar text read at the most: a calendar is held whole to be parsed (guides are streamed). */
+const MAX_CALENDAR_CHARS = 64 * 1024 * 1024;
+
 /** A calendar feed's body (UTF-8, RFC 5545 3.1.4; gzip by its bytes) expanded with the window's options. */
 export function calendarReader(opts: CalendarOptions): FeedReader {
   return async (open) => {
     const decoder = new TextDecoder('utf-8', { fatal: true });
+    const input = open();
     let text = '';
     try {
-      for await (const chunk of openBody(open())) text += decoder.decode(chunk, { stream: true });
+      for await (const chunk of openBody(input)) {
+        text += decoder.decode(chunk, { stream: true });
+        if (text.length > MAX_CALENDAR_CHARS) {
+          return { occurrences: [], problems: [], error: 'The calendar is larger than 64 MB; it is refused.' };
+        }
+      }
       text += decoder.decode();
     } catch (error) {
       const code = (error as { code?: string }).code;
@@ -20,6 +29,8 @@ export function calendarReader(opts: CalendarOptions): FeedReader {
             ? 'The calendar is gzip data that is corrupt or cut off.'
             : `The calendar cannot be read: ${error instanceof Error ? error.message : String(error)}.`;
       return { occurrences: [], problems: [], error: why };
+    } finally {
+      input.destroy();
     }
     return expandCalendar(text, opts);
   };

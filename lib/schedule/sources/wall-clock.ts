@@ -20,19 +20,67 @@ export function resolveWallClock(local: number, offset: OffsetAt): number {
   return valid.length > 0 ? Math.min(...valid) : local - before;
 }
 
-/** The offset function of an IANA zone through `Intl`, cached by the minute (offsets change on whole minutes). */
+/**
+ * The offset function of an IANA zone through `Intl`, from a table of the
+ * zone's changes of offset built once per zone and year: about 400 `Intl`
+ * calls a year (one a day, and a bisection to the second at each change)
+ * instead of several per occurrence. Two changes less than a day apart are
+ * seen as one (no zone has had such since the 1940s).
+ */
 export function ianaOffset(zone: string): OffsetAt {
-  const cache = new Map<number, number>();
-  return (instant) => {
-    const minute = Math.floor(instant / 60_000);
-    let o = cache.get(minute);
-    if (o === undefined) {
-      o = offsetAt(minute * 60_000, zone);
-      if (cache.size > 10_000) cache.clear();
-      cache.set(minute, o);
+  let fn = offsetFunctions.get(zone);
+  if (!fn) {
+    const years = new Map<number, ZoneYear>();
+    fn = (instant) => {
+      const year = new Date(instant).getUTCFullYear();
+      let table = years.get(year);
+      if (!table) {
+        if (years.size > 200) years.clear();
+        table = zoneYear(zone, year);
+        years.set(year, table);
+      }
+      const { starts, offsets } = table;
+      let i = starts.length - 1;
+      while (i > 0 && starts[i] > instant) i--;
+      return offsets[i];
+    };
+    if (offsetFunctions.size > 1000) offsetFunctions.clear();
+    offsetFunctions.set(zone, fn);
+  }
+  return fn;
+}
+
+interface ZoneYear {
+  /** instants from which each offset holds; the first is the start of the year */
+  starts: number[];
+  offsets: number[];
+}
+
+const offsetFunctions = new Map<string, OffsetAt>();
+
+function zoneYear(zone: string, year: number): ZoneYear {
+  const start = Date.UTC(year, 0, 1);
+  const end = Date.UTC(year + 1, 0, 1);
+  const starts = [start];
+  const offsets = [offsetAt(start, zone)];
+  let before = start;
+  for (let t = Math.min(start + DAY, end); before < end; t = Math.min(t + DAY, end)) {
+    const offset = offsetAt(t, zone);
+    if (offset !== offsets[offsets.length - 1]) {
+      // the first second with the new offset
+      let lo = before / 1000;
+      let hi = t / 1000;
+      while (hi - lo > 1) {
+        const mid = Math.floor((lo + hi) / 2);
+        if (offsetAt(mid * 1000, zone) === offset) hi = mid;
+        else lo = mid;
+      }
+      starts.push(hi * 1000);
+      offsets.push(offset);
     }
-    return o;
-  };
+    before = t;
+  }
+  return { starts, offsets };
 }
 
 const IANA_AREAS =

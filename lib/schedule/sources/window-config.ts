@@ -4,7 +4,7 @@ import { DurationError, parseDuration } from '../duration';
 import { ID_PATTERN } from '../ids';
 import { compileGuideMatch, type GuideMatch, WEEKDAYS } from './guide-match';
 import { compileRegex } from './match';
-import type { Padding } from './occurrence';
+import { type Padding, paddingMs } from './occurrence';
 
 /**
  * The fields of a schedule window that takes its occurrences from a feed, as
@@ -79,18 +79,20 @@ const mapping =
       ? `has no field ${iss.keys.map((k) => quoteShort(k)).join(', ')}`
       : `must be ${what}`;
 
-const durationMs = (zeroAllowed: boolean) =>
-  z
-    .union([z.string(), z.number()], { error: 'must be a duration such as 90s, 2m, 1h30m or a number of seconds' })
-    .transform((value, ctx) => {
-      if (zeroAllowed && (value === 0 || (typeof value === 'string' && /^\s*0+\s*[smhd]?\s*$/i.test(value)))) return 0;
-      try {
-        return parseDuration(value) * 1000;
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: error instanceof DurationError ? error.message : String(error) });
-        return z.NEVER;
-      }
-    });
+const DurationInput = z.union([z.string(), z.number()], {
+  error: 'must be a duration such as 90s, 2m, 1h30m or a number of seconds',
+});
+
+/** A duration in ms; padding also takes 0 (none). */
+const durationMs = (padding: boolean) =>
+  DurationInput.transform((value, ctx) => {
+    try {
+      return padding ? paddingMs(value) : parseDuration(value) * 1000;
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: error instanceof DurationError ? error.message : String(error) });
+      return z.NEVER;
+    }
+  });
 
 const LocationSchema = text('a URL (http, https, webcal) or a file path')
   .trim()
@@ -205,24 +207,8 @@ export function parseSourceWindow(raw: unknown): SourceWindowResult {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     return { ok: false, issues: [{ path: '', message: 'a window must be a mapping' }] };
   }
-  if ('ical' in raw && 'xmltv' in raw) {
-    return {
-      ok: false,
-      issues: [{ path: 'xmltv', message: 'a window reads either an ical or an xmltv feed, not both' }],
-    };
-  }
-  if ('ical' in raw && 'cron' in raw) {
-    return {
-      ok: false,
-      issues: [{ path: 'cron', message: 'a window takes its times from cron or from a feed, not both' }],
-    };
-  }
-  if ('xmltv' in raw && 'cron' in raw) {
-    return {
-      ok: false,
-      issues: [{ path: 'cron', message: 'a window takes its times from cron or from a feed, not both' }],
-    };
-  }
+  const clash = sourceClash(raw);
+  if (clash) return { ok: false, issues: [clash] };
   if ('xmltv' in raw) {
     const parsed = XmltvWindowSchema.safeParse(raw);
     if (!parsed.success) return { ok: false, issues: issuesOf(parsed.error) };
@@ -250,6 +236,15 @@ export function parseSourceWindow(raw: unknown): SourceWindowResult {
       ...(w.default_duration !== undefined ? { defaultDuration: w.default_duration } : {}),
     },
   };
+}
+
+/** A window reads one feed, and not beside cron. */
+function sourceClash(raw: object): SourceWindowIssue | undefined {
+  if ('ical' in raw && 'xmltv' in raw) {
+    return { path: 'xmltv', message: 'a window reads either an ical or an xmltv feed, not both' };
+  }
+  if ('cron' in raw) return { path: 'cron', message: 'a window takes its times from cron or from a feed, not both' };
+  return undefined;
 }
 
 function commonOf(

@@ -53,6 +53,8 @@ export interface Programme {
 
 /** Text kept of one element: a description past this is cut (a programme is not a book). */
 const MAX_TEXT = 16 * 1024;
+/** Characters between two tags at the most: saxes holds a run of text whole until the next tag. */
+const MAX_RUN = 32 * 1024 * 1024;
 const TEXT_ELEMENTS = new Set(['title', 'sub-title', 'desc', 'category', 'episode-num']);
 
 /**
@@ -104,6 +106,8 @@ class GuideReader {
   private field: { name: string; system?: string; text: string } | undefined;
   private sawRoot = false;
   private blank = true;
+  /** characters written since the last tag (see MAX_RUN) */
+  private sinceTag = 0;
   private readonly from: number;
   private readonly to: number;
   private readonly kept: Array<{ p: Programme; stop: number }> = [];
@@ -144,6 +148,11 @@ class GuideReader {
   write(text: string): void {
     if (text === '' || this.failed) return;
     this.blank &&= text.trim() === '';
+    this.sinceTag += text.length;
+    if (this.sinceTag > MAX_RUN) {
+      this.fail(`The guide has more than 32 MB of text without markup (from line ${this.parser.line}); it is refused.`);
+      return;
+    }
     this.parser.write(text);
   }
 
@@ -163,6 +172,7 @@ class GuideReader {
   }
 
   private open_(tag: SaxesTagPlain): void {
+    this.sinceTag = 0;
     if (!this.sawRoot) {
       this.sawRoot = true;
       if (tag.name !== 'tv') this.fail(`The feed's root element is <${tag.name}>, not <tv>: it is not an XMLTV guide.`);
@@ -185,6 +195,7 @@ class GuideReader {
   }
 
   private close_(name: string): void {
+    this.sinceTag = 0;
     const p = this.current;
     if (!p) return;
     if (name === 'programme') {

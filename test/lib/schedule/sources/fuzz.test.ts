@@ -5,7 +5,9 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { expandCalendar } from '../../../../lib/schedule/sources/ical';
 import type { SourceResult } from '../../../../lib/schedule/sources/occurrence';
+import { calendarReader } from '../../../../lib/schedule/sources/readers';
 import { readGuide } from '../../../../lib/schedule/sources/xmltv';
+import { prng as random } from '../../../../lib/simulator/prng';
 
 /**
  * Random mutations of the fixtures (seeded, so a failure can be replayed)
@@ -16,18 +18,6 @@ import { readGuide } from '../../../../lib/schedule/sources/xmltv';
 const FIXTURES = path.join(__dirname, '../../../fixtures/feeds');
 const ICS = readFileSync(path.join(FIXTURES, 'newsroom.ics'), 'utf8');
 const GUIDE = readFileSync(path.join(FIXTURES, 'guide.xml'), 'utf8');
-
-/** mulberry32: a small seeded generator. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NASTY = [
   '\u0000',
@@ -209,6 +199,23 @@ describe('fuzz: the hostile inputs are named', () => {
     expect(read.error).toBeUndefined();
     // a title is kept to 16 KB
     expect(Math.max(...read.occurrences.map((o) => o.title?.length ?? 0))).toBe(16 * 1024);
+  });
+
+  it('a run of more than 32 MB of text between two tags is refused before saxes holds it all', async () => {
+    const huge = GUIDE.replace('<desc lang="en">', `<desc lang="en">${'y'.repeat(33 * 1024 * 1024)}`);
+    const result = await readGuide(
+      chunks(huge, () => 0.99),
+      guideRange,
+    );
+    expect(result.error).toMatch(
+      /^The guide has more than 32 MB of text without markup \(from line \d+\); it is refused\.$/,
+    );
+  });
+
+  it('a calendar over 64 MB is refused by the calendar reader', async () => {
+    const body = `${ICS.replace('END:VCALENDAR', `X-FILLER:${'z'.repeat(65 * 1024 * 1024)}\r\nEND:VCALENDAR`)}`;
+    const result = await calendarReader(calendarRange)(() => Readable.from([Buffer.from(body)]));
+    expect(result.error).toBe('The calendar is larger than 64 MB; it is refused.');
   });
 
   it('a calendar event with a billion-count RRULE in every zone form costs the range only', () => {

@@ -279,7 +279,7 @@ describe('expandCalendar: the parts of an event', () => {
         windowId: 'newsroom',
         start: new Date('2026-06-01T09:00:00Z'),
         end: new Date('2026-06-01T10:00:00Z'),
-        revision: expect.stringMatching(/^[\w-]{12}$/),
+        revision: expect.stringMatching(/^[0-9a-z]{14}$/),
         title: 'REC Morning',
         details: { description: 'Studio A', location: 'Studio A', categories: ['news', 'live'] },
       },

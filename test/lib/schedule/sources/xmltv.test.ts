@@ -80,7 +80,7 @@ describe('readGuide: the fixture guide', () => {
       windowId: 'epg',
       start: new Date('2026-10-03T16:00:00Z'),
       end: new Date('2026-10-03T17:00:00Z'),
-      revision: expect.stringMatching(/^[\w-]{12}$/),
+      revision: expect.stringMatching(/^[0-9a-z]{14}$/),
       title: 'Doctor Who',
       details: {
         channel: 'bbc1.uk',
