@@ -3,6 +3,7 @@ import { quoteShort } from '../../quote';
 import { DAY, HOUR, isoSeconds } from '../tz';
 import { compileMatch, overlaps } from './match';
 import { byStart, type Occurrence, revisionOf, type SourceResult } from './occurrence';
+import { Problems } from './problems';
 import { ianaOffset, ianaZoneOf, type OffsetAt, resolveWallClock } from './wall-clock';
 
 type ICAL = typeof ICALNamespace;
@@ -50,7 +51,7 @@ const ZONE_SLACK = 15 * HOUR;
  * `problems`; a text that is no calendar at all sets `error`. Never throws.
  */
 export function expandCalendar(text: string, opts: CalendarOptions): SourceResult {
-  const problems: string[] = [];
+  const problems = new Problems();
   try {
     const match = compileMatch(opts.match);
     if (typeof match === 'string') return failed(match);
@@ -74,14 +75,14 @@ export function expandCalendar(text: string, opts: CalendarOptions): SourceResul
       for (const [uid, group] of groupByUid(calendar)) expandEvent(ctx, uid, group);
     }
     occurrences.sort(byStart);
-    return { occurrences, problems };
+    return { occurrences, problems: problems.list() };
   } catch (error) {
     // a bug or a library failure outside one event: the calendar as a whole is not read
     return failed(`The calendar cannot be read: ${messageOf(error)}.`);
   }
 
   function failed(error: string): SourceResult {
-    return { occurrences: [], problems, error };
+    return { occurrences: [], problems: problems.list(), error };
   }
 }
 
@@ -90,7 +91,7 @@ interface Context {
   opts: CalendarOptions;
   match: { title?: RegExp };
   zones: Map<string, OffsetAt>;
-  problems: string[];
+  problems: Problems;
   occurrences: Occurrence[];
   budget: { left: number; warned: boolean };
 }
@@ -124,7 +125,7 @@ function checkEnvelope(text: string): string | undefined {
  * calendar is read again without the events that fail, each named. Undefined
  * when the failure is outside the events.
  */
-function withoutUnreadableEvents(ICAL: ICAL, text: string, problems: string[]): unknown[] | undefined {
+function withoutUnreadableEvents(ICAL: ICAL, text: string, problems: Problems): unknown[] | undefined {
   const lines = text.split(/\r?\n/);
   const kept: string[] = [];
   let block: string[] | undefined;

@@ -5,6 +5,7 @@ import { isoSeconds, localParts } from '../tz';
 import { compileGuideMatch, type GuideMatch, type GuideRules, matchesGuide } from './guide-match';
 import { overlaps } from './match';
 import { byStart, type Occurrence, type OccurrenceDetails, revisionOf, type SourceResult } from './occurrence';
+import { Problems } from './problems';
 import { openBody } from './stream-body';
 
 type Saxes = typeof import('saxes');
@@ -65,11 +66,11 @@ const TEXT_ELEMENTS = new Set(['title', 'sub-title', 'desc', 'category', 'episod
  * its own entities, not XMLTV, cut off) sets `error`. Never rejects.
  */
 export async function readGuide(input: Readable, opts: GuideOptions): Promise<SourceResult> {
-  const problems: string[] = [];
+  const problems = new Problems();
   const rules = compileGuideMatch(opts.match);
   if (typeof rules === 'string') {
     input.destroy();
-    return { occurrences: [], problems, error: rules };
+    return { occurrences: [], problems: [], error: rules };
   }
   const reader = new GuideReader(opts, rules, problems);
   try {
@@ -85,8 +86,9 @@ export async function readGuide(input: Readable, opts: GuideOptions): Promise<So
   } finally {
     input.destroy();
   }
-  if (reader.failed) return { occurrences: [], problems, error: reader.failed };
-  return { occurrences: reader.finish(), problems };
+  if (reader.failed) return { occurrences: [], problems: problems.list(), error: reader.failed };
+  const occurrences = reader.finish();
+  return { occurrences, problems: problems.list() };
 }
 
 function readFailure(error: unknown): string {
@@ -117,7 +119,7 @@ class GuideReader {
   constructor(
     private readonly opts: GuideOptions,
     private readonly rules: GuideRules,
-    private readonly problems: string[],
+    private readonly problems: Problems,
   ) {
     this.from = opts.from.getTime();
     this.to = opts.to.getTime();

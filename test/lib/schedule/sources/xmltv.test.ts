@@ -181,6 +181,17 @@ describe('readGuide: bad programmes are named, bad guides refused', () => {
     ]);
   });
 
+  it('a guide with a broken time in every programme lists the first 100 problems and counts the rest', async () => {
+    const programmes = Array.from(
+      { length: 250 },
+      (_, i) => `<programme start="2026100${i}" stop="x" channel="c1"><title>P${i}</title></programme>`,
+    );
+    const result = await readGuide(chunked(guide(programmes.join('\n')), 4096), october);
+    expect(result.error).toBeUndefined();
+    expect(result.problems).toHaveLength(101);
+    expect(result.problems[100]).toBe('150 more problems are not listed.');
+  });
+
   it('the last programme without stop on its channel is named', async () => {
     const result = await readGuide(
       chunked(guide('<programme start="20261003190000 +0000" channel="c1"><title>Open end</title></programme>')),
