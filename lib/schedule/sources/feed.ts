@@ -90,7 +90,8 @@ export class Feed {
   private readonly base: string;
 
   constructor(private readonly opts: FeedOptions) {
-    const key = createHash('sha256').update(opts.location).digest('hex').slice(0, 20);
+    // one snapshot per window and address: two windows reading one guide never write the same files
+    const key = createHash('sha256').update(`${opts.label}\n${opts.location}`).digest('hex').slice(0, 20);
     this.base = path.join(opts.dir, `feed-${key}`);
   }
 

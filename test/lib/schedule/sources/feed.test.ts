@@ -172,6 +172,18 @@ describe('Feed over HTTP', () => {
     expect(r.state.lastError).toBe('the feed did not answer in time');
   });
 
+  it('two windows on one address keep snapshots of their own, refreshed side by side', async () => {
+    const a = feed({ label: 'a' });
+    const b = feed({ label: 'b' });
+    const [ra, rb] = await Promise.all([a.refresh(read), b.refresh(read)]);
+    expect([ra.from, rb.from]).toEqual(['fetched', 'fetched']);
+    status = 503;
+    headers = {};
+    expect(titles(await a.refresh(read))).toEqual(['A', 'B', 'C']);
+    expect(titles(await b.refresh(read))).toEqual(['A', 'B', 'C']);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.body'))).toHaveLength(2);
+  });
+
   it('one refresh at a time: a second call while one runs gets the same read', async () => {
     const f = feed();
     const [a, b] = await Promise.all([f.refresh(read), f.refresh(read)]);
