@@ -241,18 +241,18 @@ function shapeOf(ctx: Context, event: Component, master: Component | undefined, 
   const start = dtstart.getFirstValue() as Time;
   if (start.isDate && !ctx.opts.allDay) return undefined;
   const offset = start.isDate ? ianaOffset(ctx.opts.zone) : offsetOf(ctx, dtstart);
-  const startLocal = wallClock(start);
-  const startAt = resolveWallClock(startLocal, offset);
+  // an override without an end of its own lasts as long as its series: the series' end less the series' start
   const source = event.hasProperty('dtend') || event.hasProperty('duration') || !master ? event : master;
+  const sourceStart = source === event ? dtstart : (master?.getFirstProperty('dtstart') ?? dtstart);
   const dtend = source.getFirstProperty('dtend');
   const duration = source.getFirstPropertyValue('duration') as InstanceType<ICAL['Duration']> | null;
   if (dtend) {
     const end = dtend.getFirstValue() as Time;
     if (start.isDate) {
-      const days = Math.round((wallClock(end) - startLocal) / DAY);
+      const days = Math.round((wallClock(end) - wallClock(sourceStart.getFirstValue() as Time)) / DAY);
       return positive(ctx, named, days * DAY, allDayShape(offset, days));
     }
-    const length = instantOf(ctx, dtend) - startAt;
+    const length = instantOf(ctx, dtend) - instantOf(ctx, sourceStart);
     return positive(ctx, named, length, { allDay: false, offset, end: (_l, s) => s + length, longest: length });
   }
   if (duration) {
@@ -318,6 +318,23 @@ function expandSeries(
   }
   const rule = master.getFirstPropertyValue('rrule') as InstanceType<ICAL['Recur']> | null;
   const months = rule?.parts.BYMONTH as number[] | undefined;
+  const start = master.getFirstPropertyValue('dtstart') as Time;
+  const zoneKnownToIcal = start.zone !== undefined && start.zone !== null && start.zone.tzid !== 'floating';
+  if (rule?.until && !rule.until.isDate && rule.until.zone?.tzid === 'UTC' && !zoneKnownToIcal) {
+    // ical.js compares a UTC UNTIL with the wall-clock times of a zone it does not know as if they were UTC:
+    // UNTIL is turned into the wall-clock time of the series' zone first, so the last instance stays in
+    const until = wallClock(rule.until);
+    const local = new Date(until + shape.offset(until));
+    rule.until = ICAL.Time.fromData({
+      year: local.getUTCFullYear(),
+      month: local.getUTCMonth() + 1,
+      day: local.getUTCDate(),
+      hour: local.getUTCHours(),
+      minute: local.getUTCMinutes(),
+      second: local.getUTCSeconds(),
+      isDate: false,
+    });
+  }
   const expansion = new ICAL.Event(master).iterator();
   const limit = opts.maxIterations ?? 100_000;
   let first = true;
@@ -336,7 +353,8 @@ function expandSeries(
     const rolledOver = !first && months !== undefined && months.length > 0 && !months.includes(time.month);
     first = false;
     if (rolledOver || local + shape.longest + ZONE_SLACK <= from) continue;
-    const at = resolveWallClock(local, shape.offset);
+    // an RDATE in UTC beside a DTSTART in a zone is yielded in UTC
+    const at = time.zone?.tzid === 'UTC' ? local : resolveWallClock(local, shape.offset);
     if (at >= to) return;
     if (overridden.has(at) || excluded.has(at)) continue;
     if (!push(ctx, uid, master, `${uid}/${isoSeconds(at)}`, at, shape.end(local, at))) return;

@@ -179,6 +179,50 @@ describe('expandCalendar: the parts of an event', () => {
     ]);
   });
 
+  it('UNTIL in UTC (as calendars write it) keeps the last instance of a series in a zone east of UTC', () => {
+    const text = calendar(
+      event(
+        'berlin',
+        'SUMMARY:Morning',
+        'DTSTART;TZID=Europe/Berlin:20260601T090000',
+        'DTEND;TZID=Europe/Berlin:20260601T093000',
+        // 07:00Z is 09:00 CEST: the 5 June instance is the last one, and is one
+        'RRULE:FREQ=DAILY;UNTIL=20260605T070000Z',
+        'RDATE:20260610T150000Z',
+      ),
+    );
+    expect(localStarts(text, 'Europe/Berlin', year(2026))).toEqual([
+      '2026-06-01T09:00:00+02:00',
+      '2026-06-02T09:00:00+02:00',
+      '2026-06-03T09:00:00+02:00',
+      '2026-06-04T09:00:00+02:00',
+      '2026-06-05T09:00:00+02:00',
+      // an RDATE in UTC is that instant
+      '2026-06-10T17:00:00+02:00',
+    ]);
+  });
+
+  it('an override with a start only lasts as long as its series', () => {
+    const text = calendar(
+      event(
+        'len',
+        'SUMMARY:Show',
+        'DTSTART;TZID=Europe/London:20260601T180000',
+        'DTEND;TZID=Europe/London:20260601T184500',
+        'RRULE:FREQ=DAILY;COUNT=3',
+      ),
+      event(
+        'len',
+        'RECURRENCE-ID;TZID=Europe/London:20260602T180000',
+        'SUMMARY:Show',
+        'DTSTART;TZID=Europe/London:20260602T210000',
+      ),
+    );
+    const result = expandCalendar(text, year(2026));
+    expect(result.problems).toEqual([]);
+    expect(result.occurrences.map((o) => (o.end.getTime() - o.start.getTime()) / 60_000)).toEqual([45, 45, 45]);
+  });
+
   it('a RECURRENCE-ID override moves one instance, keeps its id, and a cancelled override drops it', () => {
     const text = calendar(
       event(
