@@ -197,6 +197,7 @@ function expandEvent(ctx: Context, uid: string, group: EventGroup): void {
     const master = group.master;
     if (master && isCancelled(master)) return; // the whole series, overrides included
     const overridden = new Set<number>();
+    const ranges: RangeOverride[] = [];
     for (const override of group.overrides) {
       const recurrenceId = override.getFirstProperty('recurrence-id');
       if (!recurrenceId) {
@@ -205,10 +206,16 @@ function expandEvent(ctx: Context, uid: string, group: EventGroup): void {
       }
       const rid = instantOf(ctx, recurrenceId);
       overridden.add(rid);
-      if (isCancelled(override)) continue;
-      const shape = shapeOf(ctx, override, master, named);
+      const cancelled = isCancelled(override);
+      const shape = cancelled ? undefined : shapeOf(ctx, override, master, named);
+      if (String(recurrenceId.getParameter('range') ?? '').toUpperCase() === 'THISANDFUTURE') {
+        const start = (override.getFirstPropertyValue('dtstart') ?? recurrenceId.getFirstValue()) as Time;
+        const shift = wallClock(start) - wallClock(recurrenceId.getFirstValue() as Time);
+        ranges.push({ ridAt: rid, shift, shape, event: override, cancelled });
+      }
       if (shape) emitOne(ctx, uid, override, shape, `${uid}/${isoSeconds(rid)}`);
     }
+    ranges.sort((a, b) => a.ridAt - b.ridAt);
     if (!master) return;
     const shape = shapeOf(ctx, master, undefined, named);
     if (!shape) return;
@@ -217,10 +224,24 @@ function expandEvent(ctx: Context, uid: string, group: EventGroup): void {
       emitOne(ctx, uid, master, shape, uid);
       return;
     }
-    expandSeries(ctx, uid, master, shape, overridden, named);
+    expandSeries(ctx, uid, master, shape, { overridden, ranges }, named);
   } catch (error) {
     ctx.problems.push(`${named} is left out: ${messageOf(error)}.`);
   }
+}
+
+/**
+ * An override with RANGE=THISANDFUTURE: the instances after it move by as
+ * much as it moved (wall-clock), take its length and its text, or are all
+ * cancelled with it.
+ */
+interface RangeOverride {
+  ridAt: number;
+  /** ms of wall-clock time the override moved its instance by */
+  shift: number;
+  shape: Shape | undefined;
+  event: Component;
+  cancelled: boolean;
 }
 
 /** How an event's instances are placed: start zone, all-day or not, and how the end follows from the start. */
@@ -304,10 +325,14 @@ function expandSeries(
   uid: string,
   master: Component,
   shape: Shape,
-  overridden: Set<number>,
+  changed: { overridden: Set<number>; ranges: RangeOverride[] },
   named: string,
 ): void {
   const { ICAL, opts } = ctx;
+  const { overridden, ranges } = changed;
+  // instances a range override moves may come from outside the range: look that much further on both sides
+  const moved = Math.max(0, ...ranges.map((r) => Math.abs(r.shift) + (r.shape?.longest ?? 0)));
+  const slack = ZONE_SLACK + moved;
   const from = opts.from.getTime();
   const to = opts.to.getTime();
   const excluded = new Set<number>();
@@ -348,16 +373,25 @@ function expandSeries(
     const time = expansion.next() as Time | undefined;
     if (!time) return;
     const local = wallClock(time);
-    if (local - ZONE_SLACK >= to) return;
+    if (local - slack >= to) return;
     // ical.js rolls an impossible date over (30 February becomes 2 March): not an instance of the rule
     const rolledOver = !first && months !== undefined && months.length > 0 && !months.includes(time.month);
     first = false;
-    if (rolledOver || local + shape.longest + ZONE_SLACK <= from) continue;
+    if (rolledOver || local + shape.longest + slack <= from) continue;
     // an RDATE in UTC beside a DTSTART in a zone is yielded in UTC
     const at = time.zone?.tzid === 'UTC' ? local : resolveWallClock(local, shape.offset);
-    if (at >= to) return;
+    if (at >= to && ranges.length === 0) return;
     if (overridden.has(at) || excluded.has(at)) continue;
-    if (!push(ctx, uid, master, `${uid}/${isoSeconds(at)}`, at, shape.end(local, at))) return;
+    const id = `${uid}/${isoSeconds(at)}`;
+    const range = ranges.findLast((r) => r.ridAt < at);
+    if (range) {
+      if (range.cancelled || !range.shape) continue;
+      const movedLocal = local + range.shift;
+      const movedAt = resolveWallClock(movedLocal, range.shape.offset);
+      if (!push(ctx, uid, range.event, id, movedAt, range.shape.end(movedLocal, movedAt))) return;
+      continue;
+    }
+    if (!push(ctx, uid, master, id, at, shape.end(local, at))) return;
   }
 }
 

@@ -258,6 +258,46 @@ describe('expandCalendar: the parts of an event', () => {
     expect(moved.end.getTime() - moved.start.getTime()).toBe(90 * 60_000);
   });
 
+  it('RANGE=THISANDFUTURE moves that instance and every later one, or cancels them all', () => {
+    const text = calendar(
+      event(
+        'moving',
+        'SUMMARY:Talk show',
+        'DTSTART;TZID=Europe/London:20260601T180000',
+        'DTEND;TZID=Europe/London:20260601T190000',
+        'RRULE:FREQ=WEEKLY;COUNT=5',
+      ),
+      event(
+        'moving',
+        'RECURRENCE-ID;RANGE=THISANDFUTURE;TZID=Europe/London:20260615T180000',
+        'SUMMARY:Talk show (new slot)',
+        'DTSTART;TZID=Europe/London:20260615T203000',
+        'DTEND;TZID=Europe/London:20260615T220000',
+      ),
+      event('ending', 'SUMMARY:Ending', 'DTSTART:20260601T120000Z', 'DURATION:PT30M', 'RRULE:FREQ=DAILY;COUNT=10'),
+      event(
+        'ending',
+        'RECURRENCE-ID;RANGE=THISANDFUTURE:20260604T120000Z',
+        'STATUS:CANCELLED',
+        'DTSTART:20260604T120000Z',
+      ),
+    );
+    const result = expandCalendar(text, year(2026));
+    expect(result.problems).toEqual([]);
+    const shows = result.occurrences.filter((o) => o.id.startsWith('moving/'));
+    expect(shows.map((o) => [o.id, formatLocalIso(o.start.getTime(), 'Europe/London'), o.title])).toEqual([
+      ['moving/2026-06-01T17:00:00Z', '2026-06-01T18:00:00+01:00', 'Talk show'],
+      ['moving/2026-06-08T17:00:00Z', '2026-06-08T18:00:00+01:00', 'Talk show'],
+      ['moving/2026-06-15T17:00:00Z', '2026-06-15T20:30:00+01:00', 'Talk show (new slot)'],
+      ['moving/2026-06-22T17:00:00Z', '2026-06-22T20:30:00+01:00', 'Talk show (new slot)'],
+      ['moving/2026-06-29T17:00:00Z', '2026-06-29T20:30:00+01:00', 'Talk show (new slot)'],
+    ]);
+    for (const o of shows.slice(2)) expect(o.end.getTime() - o.start.getTime()).toBe(90 * 60_000);
+    expect(result.occurrences.filter((o) => o.id.startsWith('ending/')).map((o) => o.start.getUTCDate())).toEqual([
+      1, 2, 3,
+    ]);
+  });
+
   it('a cancelled event or series is dropped, overrides included', () => {
     const text = calendar(
       event('gone', 'SUMMARY:Gone', 'STATUS:CANCELLED', 'DTSTART:20260601T180000Z', 'RRULE:FREQ=DAILY;COUNT=3'),
