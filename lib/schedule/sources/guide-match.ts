@@ -84,11 +84,17 @@ function parseBetween(text: string): { from: number; to: number } | undefined {
   return { from: h1 * 60 + m1, to: h2 * 60 + m2 };
 }
 
-/** Whether a programme starting at `local` (its wall-clock fields in the window's zone) matches. */
-export function matchesGuide(rules: GuideRules, p: MatchedProgramme, local: LocalParts): boolean {
+/**
+ * Whether a programme matches; `local` gives its start's wall-clock fields in
+ * the window's zone, asked for only when a rule needs them (Intl is the costly part).
+ */
+export function matchesGuide(rules: GuideRules, p: MatchedProgramme, localOf: () => LocalParts): boolean {
   if (rules.channels && !rules.channels.has(p.channel)) return false;
   if (rules.title && !rules.title.test(p.title ?? '')) return false;
   if (rules.categories && !p.categories.some((c) => rules.categories?.has(c.toLowerCase()))) return false;
+  if (rules.newOnly && p.previouslyShown && !p.isNew) return false;
+  if (!rules.days && !rules.between) return true;
+  const local = localOf();
   if (rules.days && !rules.days.has(local.weekday)) return false;
   if (rules.between) {
     const minute = local.hour * 60 + local.minute;
@@ -96,6 +102,5 @@ export function matchesGuide(rules: GuideRules, p: MatchedProgramme, local: Loca
     const inside = from <= to ? minute >= from && minute < to : minute >= from || minute < to;
     if (!inside) return false;
   }
-  if (rules.newOnly && p.previouslyShown && !p.isNew) return false;
   return true;
 }

@@ -268,7 +268,7 @@ class GuideReader {
   private programmeEnd(p: Programme): void {
     if (p.start >= this.to) return;
     if (p.stop !== undefined && !overlaps(p.start, p.stop, this.from, this.to)) return;
-    if (!matchesGuide(this.rules, p, localParts(p.start, this.opts.zone))) return;
+    if (!matchesGuide(this.rules, p, () => localParts(p.start, this.opts.zone))) return;
     if (p.stop !== undefined) {
       this.kept.push({ p, stop: p.stop });
       return;
