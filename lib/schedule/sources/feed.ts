@@ -1,0 +1,316 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { type Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { Dispatcher } from 'undici';
+import type { SourceResult } from './occurrence';
+
+/** A feed's user and password (HTTP basic) or bearer token: sent in the Authorization header, nowhere else. */
+export type FeedCredentials = { user: string; password: string } | { token: string };
+
+export interface FeedOptions {
+  /** an http(s) or webcal URL, a file: URL or a file path */
+  location: string;
+  /** names the feed in messages (a window id): never the address, which can itself be a secret */
+  label: string;
+  /** the folder where the last good snapshot is kept, so that a restart with the feed down still has it */
+  dir: string;
+  credentials?: FeedCredentials;
+  /** bytes of body (after content decoding) read at most; default 256 MB */
+  maxBytes?: number;
+  /** ms for one fetch, headers and body; default 60 s */
+  timeoutMs?: number;
+  /** a feed that reads to no occurrences where the last good one had several is taken as broken unless this is set */
+  allowEmpty?: boolean;
+  /** undici dispatcher to send through (default: one shared agent following up to 5 redirects) */
+  dispatcher?: Dispatcher;
+}
+
+/** How the feed is doing: ok, or stale since the first failure after the last good read, and why. */
+export interface FeedState {
+  ok: boolean;
+  staleSince?: Date;
+  lastError?: string;
+  /** when the snapshot in use was fetched */
+  fetchedAt?: Date;
+}
+
+/** Reads a body (gunzipped when it is gzip: see openBody) into a source's result. */
+export type FeedReader = (open: () => Readable) => Promise<SourceResult>;
+
+export interface FeedRead {
+  /** the result of the body in use: the new one, or the last good when the new one failed; none without either */
+  result?: SourceResult;
+  state: FeedState;
+  /** fetched: a new body was read; not-modified: the server said so; snapshot: the last good body, after a failure */
+  from: 'fetched' | 'not-modified' | 'snapshot' | 'none';
+}
+
+interface Meta {
+  etag?: string;
+  lastModified?: string;
+  /** a file feed: its size and mtime when read */
+  fileStamp?: string;
+  fetchedAt?: string;
+  staleSince?: string;
+  lastError?: string;
+}
+
+const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
+const DEFAULT_TIMEOUT_MS = 60_000;
+/** The last good body read to at least this many occurrences: an empty new one is suspicious. */
+const SUSPICIOUS_FROM = 2;
+
+type Undici = typeof import('undici');
+let undici: Undici | undefined;
+let sharedAgent: Dispatcher | undefined;
+
+function defaultDispatcher(): Dispatcher {
+  undici ??= require('undici') as Undici;
+  sharedAgent ??= new undici.Agent({ connections: 8 }).compose(undici.interceptors.redirect({ maxRedirections: 5 }));
+  return sharedAgent;
+}
+
+class FeedFailure extends Error {}
+
+/**
+ * A calendar or guide feed: fetched with ETag / If-Modified-Since, its last
+ * good body kept on disk and read again whenever a fetch fails or a new body
+ * is broken (or suddenly empty), so that an outage never reads as "everything
+ * cancelled". The address and credentials appear in no message.
+ */
+export class Feed {
+  private meta: Meta = {};
+  private loaded = false;
+  private inflight: Promise<FeedRead> | undefined;
+  private readonly base: string;
+
+  constructor(private readonly opts: FeedOptions) {
+    // one snapshot per window and address: two windows reading one guide never write the same files
+    const key = createHash('sha256').update(`${opts.label}\n${opts.location}`).digest('hex').slice(0, 20);
+    this.base = path.join(opts.dir, `feed-${key}`);
+  }
+
+  get state(): FeedState {
+    const m = this.meta;
+    return {
+      ok: m.lastError === undefined,
+      ...(m.staleSince ? { staleSince: new Date(m.staleSince) } : {}),
+      ...(m.lastError ? { lastError: m.lastError } : {}),
+      ...(m.fetchedAt ? { fetchedAt: new Date(m.fetchedAt) } : {}),
+    };
+  }
+
+  /** Fetches the feed (at most one fetch at a time) and reads it; on any failure reads the last good body. */
+  refresh(read: FeedReader): Promise<FeedRead> {
+    this.inflight ??= this.refreshNow(read).finally(() => {
+      this.inflight = undefined;
+    });
+    return this.inflight;
+  }
+
+  /** Reads the last good body without fetching: after a restart, before the first refresh. */
+  async readSnapshot(read: FeedReader): Promise<FeedRead> {
+    await this.load();
+    const result = await this.readBody(`${this.base}.body`, read);
+    return result ? { result, state: this.state, from: 'snapshot' } : { state: this.state, from: 'none' };
+  }
+
+  private async refreshNow(read: FeedReader, again = false): Promise<FeedRead> {
+    await this.load();
+    const part = `${this.base}.part`;
+    try {
+      const got = await this.fetchTo(part);
+      if (got === 'not-modified') {
+        const result = await this.readBody(`${this.base}.body`, read);
+        if (result && !result.error) {
+          await this.saveMeta({ ...this.meta, staleSince: undefined, lastError: undefined });
+          return { result, state: this.state, from: 'not-modified' };
+        }
+        // the snapshot is gone or unreadable: fetch the feed whole, once
+        if (again) throw new FeedFailure('the server answers 304 Not Modified to a request without validators');
+        this.meta = { ...this.meta, etag: undefined, lastModified: undefined, fileStamp: undefined };
+        return this.refreshNow(read, true);
+      }
+      const result = await read(() => createReadStream(part));
+      if (result.error) throw new FeedFailure(result.error);
+      if (result.occurrences.length === 0 && !this.opts.allowEmpty) {
+        const last = await this.readBody(`${this.base}.body`, read);
+        if (last && last.occurrences.length >= SUSPICIOUS_FROM) {
+          throw new FeedFailure(
+            `the feed reads to no occurrences where the last good one had ${last.occurrences.length}; it is taken as broken`,
+          );
+        }
+      }
+      await rename(part, `${this.base}.body`);
+      await this.saveMeta({
+        ...got,
+        fetchedAt: new Date().toISOString(),
+        staleSince: undefined,
+        lastError: undefined,
+      });
+      return { result, state: this.state, from: 'fetched' };
+    } catch (error) {
+      await rm(part, { force: true });
+      const message = error instanceof FeedFailure ? error.message : describeFailure(error);
+      await this.saveMeta({
+        ...this.meta,
+        staleSince: this.meta.staleSince ?? new Date().toISOString(),
+        lastError: message.replace(/[.\s]+$/, ''),
+      });
+      const result = await this.readBody(`${this.base}.body`, read);
+      return result ? { result, state: this.state, from: 'snapshot' } : { state: this.state, from: 'none' };
+    }
+  }
+
+  private async load(): Promise<void> {
+    if (this.loaded) return;
+    this.loaded = true;
+    await mkdir(this.opts.dir, { recursive: true });
+    try {
+      this.meta = JSON.parse(await readFile(`${this.base}.json`, 'utf8')) as Meta;
+    } catch {
+      this.meta = {};
+    }
+  }
+
+  private async saveMeta(meta: Meta): Promise<void> {
+    this.meta = Object.fromEntries(Object.entries(meta).filter(([, v]) => v !== undefined)) as Meta;
+    const tmp = `${this.base}.json.tmp`;
+    await writeFile(tmp, JSON.stringify(this.meta));
+    await rename(tmp, `${this.base}.json`);
+  }
+
+  private async readBody(file: string, read: FeedReader): Promise<SourceResult | undefined> {
+    try {
+      await stat(file);
+      return await read(() => createReadStream(file));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Writes the new body to `part`; the validators that came with it, or not-modified. */
+  private async fetchTo(part: string): Promise<Meta | 'not-modified'> {
+    const url = feedUrl(this.opts.location);
+    if (url === undefined) return this.copyFile(filePath(this.opts.location), part);
+    const haveSnapshot = await stat(`${this.base}.body`).then(
+      () => true,
+      () => false,
+    );
+    const headers: Record<string, string> = {
+      accept: 'text/calendar, application/xml, text/xml, application/gzip, */*;q=0.5',
+      'accept-encoding': 'gzip, deflate, br',
+      'user-agent': 'media-spaces-node-red feed reader',
+    };
+    if (haveSnapshot && this.meta.etag) headers['if-none-match'] = this.meta.etag;
+    if (haveSnapshot && this.meta.lastModified) headers['if-modified-since'] = this.meta.lastModified;
+    const auth = authorization(this.opts.credentials);
+    if (auth) headers.authorization = auth;
+    const signal = AbortSignal.timeout(this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const dispatcher = this.opts.dispatcher ?? defaultDispatcher();
+    const res = await dispatcher.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: 'GET',
+      headers,
+      signal,
+    });
+    if (res.statusCode === 304 && haveSnapshot) {
+      await res.body.dump();
+      return 'not-modified';
+    }
+    if (res.statusCode < 200 || res.statusCode > 299) {
+      await res.body.dump().catch(() => undefined);
+      throw new FeedFailure(`HTTP ${res.statusCode}`);
+    }
+    const encoding = String(res.headers['content-encoding'] ?? '')
+      .trim()
+      .toLowerCase();
+    const stages: NodeJS.ReadWriteStream[] = [];
+    if (encoding === 'gzip' || encoding === 'x-gzip') stages.push(createGunzip());
+    else if (encoding === 'deflate') stages.push(createInflate());
+    else if (encoding === 'br') stages.push(createBrotliDecompress());
+    else if (encoding !== '' && encoding !== 'identity') throw new FeedFailure(`unknown Content-Encoding ${encoding}`);
+    await pipeline([res.body, ...stages, this.sizeCap(), createWriteStream(part)], { signal });
+    const etag = header(res.headers.etag);
+    const lastModified = header(res.headers['last-modified']);
+    return { ...(etag ? { etag } : {}), ...(lastModified ? { lastModified } : {}) };
+  }
+
+  private async copyFile(file: string, part: string): Promise<Meta | 'not-modified'> {
+    const info = await stat(file);
+    const fileStamp = `${info.size}:${info.mtimeMs}`;
+    const haveSnapshot = await stat(`${this.base}.body`).then(
+      () => true,
+      () => false,
+    );
+    if (haveSnapshot && this.meta.fileStamp === fileStamp) return 'not-modified';
+    await pipeline(createReadStream(file), this.sizeCap(), createWriteStream(part));
+    return { fileStamp };
+  }
+
+  private sizeCap(): Transform {
+    const max = this.opts.maxBytes ?? DEFAULT_MAX_BYTES;
+    let seen = 0;
+    return new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        seen += chunk.length;
+        if (seen > max) done(new FeedFailure(`the feed is larger than ${formatBytes(max)}`));
+        else done(null, chunk);
+      },
+    });
+  }
+}
+
+/** The URL of a feed address, or undefined for a file (a path, or a file: URL). */
+function feedUrl(location: string): URL | undefined {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) return undefined;
+  const url = new URL(location);
+  if (url.protocol === 'file:') return undefined;
+  if (url.protocol === 'webcal:' || url.protocol === 'webcals:')
+    return new URL(`https:${location.slice(url.protocol.length)}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new FeedFailure(`a feed address must be http, https, webcal or a file, not ${url.protocol.slice(0, -1)}`);
+  }
+  return url;
+}
+
+function filePath(location: string): string {
+  return location.startsWith('file:') ? fileURLToPath(location) : location;
+}
+
+function authorization(credentials: FeedCredentials | undefined): string | undefined {
+  if (!credentials) return undefined;
+  if ('token' in credentials) return credentials.token ? `Bearer ${credentials.token}` : undefined;
+  return `Basic ${Buffer.from(`${credentials.user}:${credentials.password}`).toString('base64')}`;
+}
+
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function formatBytes(n: number): string {
+  return n >= 1024 * 1024 ? `${Math.round(n / (1024 * 1024))} MB` : `${Math.round(n / 1024)} KB`;
+}
+
+/** A failed fetch in words that carry no address: the code and what it means, or the timeout. */
+function describeFailure(error: unknown): string {
+  if (error instanceof FeedFailure) return error.message;
+  const e = error as { name?: string; code?: string; message?: string };
+  if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT') {
+    return 'the feed did not answer in time';
+  }
+  if (e.name === 'AbortError' && e.message?.includes('larger than')) return e.message;
+  if (e.code === 'ENOENT') return 'the feed file does not exist';
+  if (e.code === 'EACCES') return 'the feed file cannot be read (permission denied)';
+  if (e.code === 'ECONNREFUSED') return 'the feed server refused the connection';
+  if (e.code === 'ENOTFOUND') return 'the feed server name does not resolve';
+  if (e.code === 'ECONNRESET' || e.code === 'UND_ERR_SOCKET') return 'the connection to the feed server was cut';
+  if (e.code === 'UND_ERR_INVALID_ARG' || e.code === 'ERR_INVALID_URL') return 'the feed address is not a valid URL';
+  return e.code ? `the feed cannot be fetched (${e.code})` : 'the feed cannot be fetched';
+}

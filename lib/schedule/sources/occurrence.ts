@@ -1,0 +1,92 @@
+import { parseDuration } from '../duration';
+
+/**
+ * One dated occurrence of a window, as a source (a calendar, a programme
+ * guide) gives it: the times are the programme's own, unpadded; the plan pads
+ * them per window with {@link padded}.
+ */
+export interface Occurrence {
+  /**
+   * Stable identity across refreshes of the feed: a calendar's UID + RECURRENCE-ID (ISO),
+   * a guide's channel + episode-num, else channel + start (ISO).
+   */
+  id: string;
+  windowId: string;
+  start: Date;
+  end: Date;
+  /** Changes when start, end or title change: compares two plans without comparing every field. */
+  revision: string;
+  title?: string;
+  details?: OccurrenceDetails;
+}
+
+export interface OccurrenceDetails {
+  description?: string;
+  /** a guide's sub-title (the episode's own title) */
+  subtitle?: string;
+  channel?: string;
+  episode?: string;
+  categories?: string[];
+  location?: string;
+  /** the live source the guide's channel maps to (a window's `sources`) */
+  sourceId?: string;
+}
+
+/** Milliseconds added before the start and after the end of an occurrence. */
+export interface Padding {
+  before: number;
+  after: number;
+}
+
+/** What a source read from a feed: the occurrences in range, and one sentence per thing it left out. */
+export interface SourceResult {
+  occurrences: Occurrence[];
+  /** events or programmes left out (or read partly), each named: the rest of the feed is good */
+  problems: string[];
+  /** set when the feed as a whole cannot be read (HTML, truncated, refused): then there are no occurrences */
+  error?: string;
+}
+
+export const NO_PADDING: Padding = Object.freeze({ before: 0, after: 0 });
+
+/** The recording times of an occurrence: each end padded by its own amount, never cut by a neighbour. */
+export function padded(o: Occurrence, p: Padding): { start: Date; end: Date } {
+  return { start: new Date(o.start.getTime() - p.before), end: new Date(o.end.getTime() + p.after) };
+}
+
+/**
+ * One side of a window's padding in milliseconds: a duration as the
+ * schedule's durations read (`2m`, `90s`, `PT1M`, seconds), or none (absent,
+ * `0`, `0s`). Throws DurationError naming what is wrong.
+ */
+export function paddingMs(value: unknown): number {
+  if (value === undefined || value === null || value === 0) return 0;
+  if (typeof value === 'string' && /^\s*0+(\.0+)?\s*[smhd]?\s*$/i.test(value)) return 0;
+  return parseDuration(value) * 1000;
+}
+
+/** A window's `padding: { before: 2m, after: 5m }` in milliseconds (see paddingMs). */
+export function parsePadding(value: { before?: unknown; after?: unknown } | undefined): Padding {
+  return { before: paddingMs(value?.before), after: paddingMs(value?.after) };
+}
+
+/**
+ * A short digest of what a plan shows of an occurrence: start, end and title
+ * (FNV-1a in two 32-bit lanes: enough to tell a change, cheap for 10,000 occurrences).
+ */
+export function revisionOf(start: Date, end: Date, title: string | undefined): string {
+  const text = `${start.getTime()}|${end.getTime()}|${title ?? ''}`;
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
+  }
+  return (a >>> 0).toString(36).padStart(7, '0') + (b >>> 0).toString(36).padStart(7, '0');
+}
+
+/** Ordered by start, then id: the order a plan lists occurrences in. */
+export function byStart(a: Occurrence, b: Occurrence): number {
+  return a.start.getTime() - b.start.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
