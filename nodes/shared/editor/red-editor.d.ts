@@ -36,6 +36,8 @@ interface EditorNodeDefinition<T extends EditorNodeInstance = EditorNodeInstance
   label?: string | ((this: T) => string);
   labelStyle?: string | ((this: T) => string);
   button?: { enabled?: (this: T) => boolean; visible?: (this: T) => boolean; onclick: (this: T) => void };
+  /** Called when the node is added to the canvas (from the palette, pasted or imported). */
+  onadd?: (this: T) => void;
   oneditprepare?: (this: T) => void;
   oneditsave?: (this: T) => void;
   oneditcancel?: (this: T) => void;
@@ -48,6 +50,8 @@ interface EditorRED {
     registerType<T extends EditorNodeInstance>(type: string, definition: EditorNodeDefinition<T>): void;
     node(id: string): EditorNodeInstance | null;
     eachNode(callback: (node: EditorNodeInstance) => boolean | undefined): void;
+    /** Every config node; return false to stop. */
+    eachConfig(callback: (node: EditorNodeInstance) => boolean | undefined): void;
     workspace(id: string): unknown;
     group(id: string): unknown;
     subflow(id: string): unknown;
