@@ -16,7 +16,14 @@ const at = { z: 'tab', x: 100, y: 100 };
  */
 export async function loadScheduleChain(
   sim: Simulator,
-  options: { yaml: string; scheduleId: string; server?: string; timeout?: number },
+  options: {
+    yaml: string;
+    scheduleId: string;
+    server?: string;
+    timeout?: number;
+    /** more settings of the create-channel node (watchState, say) */
+    channel?: Record<string, unknown>;
+  },
 ): Promise<ChainSeen> {
   const flow = [
     { id: 'tab', type: 'tab', label: 'schedule chain' },
@@ -32,7 +39,15 @@ export async function loadScheduleChain(
       server: options.server ?? CONFIG_ID,
       wires: [['cc'], ['end'], ['ctl']],
     },
-    { id: 'cc', ...at, type: 'media-spaces-create-channel', name: '', server: CONFIG_ID, wires: [['sched']] },
+    {
+      id: 'cc',
+      ...at,
+      type: 'media-spaces-create-channel',
+      name: '',
+      server: CONFIG_ID,
+      ...options.channel,
+      wires: [['sched']],
+    },
     { id: 'end', ...at, type: 'helper' },
     { id: 'ctl', ...at, type: 'helper' },
     { id: 'catcher', ...at, type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
