@@ -84,12 +84,9 @@ export class ChannelStateWatch {
       onChange: (id, state, channel, watch) => this.changed(id, state, channel, watch),
       onLimit: (watch) => {
         if (this.latest !== watch.id) return;
-        // nothing read since: say when it was last seen recording rather than that it records
-        options.status({
-          fill: 'grey',
-          shape: 'ring',
-          text: `channel RECORDING at ${clock(new Date())}, no longer read`,
-        });
+        // no longer read: when it was last seen recording (a grey ring), not that it records (a green dot);
+        // no longer than the FINISHING_RECORDING badge, so a flow laid out for that one keeps its room
+        options.status({ fill: 'grey', shape: 'ring', text: `channel RECORDING at ${clock(new Date())}` });
       },
     });
   }

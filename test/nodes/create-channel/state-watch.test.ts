@@ -1,5 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createClient } from '../../../lib/client';
 import { type Simulator, startSimulator } from '../../../lib/simulator';
+import { ChannelStateWatch } from '../../../nodes/create-channel/state-watch';
 import type { NodeStatus } from '../../../nodes/shared/node-red-types';
 import { credentials, helper, initRuntime, NODES, OP_ID, operationFlow, waitFor } from '../../support/node-red-runtime';
 import { loadScheduleChain } from '../../support/schedule-chain';
@@ -169,4 +171,68 @@ describe('create channel: Show state, with a schedule that stops the recording',
     );
     expect(seen.caught).toEqual([]);
   }, 45_000);
+});
+
+describe('ChannelStateWatch bounds', () => {
+  /** A watch with short paces and limits, on the simulator's real clock (RECORDING 2-3 s after creation). */
+  function shortWatch(recordingLimitMs: number, recordingGraceMs = 0) {
+    const statuses: NodeStatus[] = [];
+    const watch = new ChannelStateWatch({
+      intervalMs: 200,
+      limitMs: 10_000,
+      recordingIntervalMs: 200,
+      recordingLimitMs,
+      recordingGraceMs,
+      send: () => undefined,
+      status: (s) => statuses.push(s),
+      warn: () => undefined,
+    });
+    const client = createClient({
+      workflowUrl: sim.workflowUrl,
+      spaceId: sim.info().spaces[0].space_id,
+      accessToken: sim.info().spaces[0].access_token,
+      retries: 0,
+    });
+    return { statuses, watch, client };
+  }
+
+  it('reads a recording channel for its limit, then says when it last saw it recording and reads no more', async () => {
+    const { statuses, watch, client } = shortWatch(1000);
+    const { data } = await client.createChannel({ name: 'bounded' });
+    watch.follow(client, data, {});
+    await waitFor(() => statuses.at(-1)?.text?.startsWith('channel RECORDING at ') === true, 10_000);
+    expect(statuses.at(-1)).toMatchObject({
+      fill: 'grey',
+      shape: 'ring',
+      text: expect.stringMatching(/^channel RECORDING at \d\d:\d\d$/),
+    });
+    const reads = channelReads().length;
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(channelReads().length).toBe(reads);
+    watch.close();
+    await client.close();
+  }, 15_000);
+
+  it("reads a schedule's recording channel until its window's end plus the grace, not the general limit", async () => {
+    const { statuses, watch, client } = shortWatch(60 * 60_000, 500);
+    const { data } = await client.createChannel({ name: 'scheduled' });
+    // the window ends about when the channel records: only the grace is left then, not the hour
+    watch.follow(client, data, { window: { end: new Date(Date.now() + 2000).toISOString() } });
+    await waitFor(() => statuses.at(-1)?.text?.startsWith('channel RECORDING at ') === true, 10_000);
+    expect(statuses.map((s) => s.text)).toContain('channel RECORDING');
+    watch.close();
+    await client.close();
+  }, 15_000);
+
+  it('reads nothing more once closed', async () => {
+    const { statuses, watch, client } = shortWatch(60 * 60_000);
+    const { data } = await client.createChannel({ name: 'closed' });
+    watch.follow(client, data, {});
+    await waitFor(() => statuses.some((s) => s.text === 'channel RECORDING'), 10_000);
+    watch.close();
+    const reads = channelReads().length;
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(channelReads().length).toBe(reads);
+    await client.close();
+  }, 15_000);
 });
