@@ -3,7 +3,16 @@ import { createClient } from '../../../lib/client';
 import { type Simulator, startSimulator } from '../../../lib/simulator';
 import { ChannelStateWatch } from '../../../nodes/create-channel/state-watch';
 import type { NodeStatus } from '../../../nodes/shared/node-red-types';
-import { credentials, helper, initRuntime, NODES, OP_ID, operationFlow, waitFor } from '../../support/node-red-runtime';
+import {
+  credentials,
+  DEMO,
+  helper,
+  initRuntime,
+  NODES,
+  OP_ID,
+  operationFlow,
+  waitFor,
+} from '../../support/node-red-runtime';
 import { loadScheduleChain } from '../../support/schedule-chain';
 
 /**
@@ -189,8 +198,8 @@ describe('ChannelStateWatch bounds', () => {
     });
     const client = createClient({
       workflowUrl: sim.workflowUrl,
-      spaceId: sim.info().spaces[0].space_id,
-      accessToken: sim.info().spaces[0].access_token,
+      spaceId: DEMO.space,
+      accessToken: DEMO.token,
       retries: 0,
     });
     return { statuses, watch, client };
