@@ -19,8 +19,9 @@ export interface StateWatchOptions {
   limitMs: number;
   /** Time between two reads of a recording channel: it records for hours, and leaves that state when stopped. */
   recordingIntervalMs: number;
-  /** A recording channel is read for this long at most; a schedule's, until this long past its window's end. */
+  /** A recording channel is read for this long at most, unless it is a schedule's: */
   recordingLimitMs: number;
+  /** a schedule's recording channel is read until this long past its window's end (msg.window.end). */
   recordingGraceMs: number;
   /** Output 2: one message per state change. */
   send(msg: NodeMessage): void;
