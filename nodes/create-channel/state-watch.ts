@@ -54,40 +54,39 @@ export class ChannelStateWatch {
   private latest: string | undefined;
 
   constructor(private readonly options: StateWatchOptions) {
-    const read = async (id: string, signal: AbortSignal, { client }: Followed) =>
-      (await client.getChannel(id, { signal })).data;
-    const stateOf = (channel: Record<string, unknown>, { client }: Followed) => client.channelState(channel);
-    const onError = (error: unknown, watch: WatchedChannel<Followed>) => {
-      const failure = asMediaSpacesError(error, 'Get channel');
-      options.warn(
-        `Reading channel ${watch.id} back: ${failure.message}; its state is no longer shown ` +
-          '(turn off "Show state" if the service has no get-channel)',
-      );
-      return true;
-    };
-    this.moving = new ChannelStatePoller<Followed>({
-      intervalMs: options.intervalMs,
-      read,
-      stateOf,
-      onError,
-      onChange: (id, state, channel, watch) => this.changed(id, state, channel, watch),
-      onLimit: (watch) => {
-        if (this.latest !== watch.id) return;
-        const seconds = Math.round(options.limitMs / 1000);
-        options.status({ fill: 'yellow', shape: 'ring', text: `channel ${watch.state ?? '?'} after ${seconds}s` });
-      },
+    this.moving = this.poller(options.intervalMs, (watch) => {
+      const seconds = Math.round(options.limitMs / 1000);
+      return { fill: 'yellow', shape: 'ring', text: `channel ${watch.state ?? '?'} after ${seconds}s` };
     });
-    this.recording = new ChannelStatePoller<Followed>({
-      intervalMs: options.recordingIntervalMs,
-      read,
-      stateOf,
-      onError,
+    // no longer read: when it was last seen recording (a grey ring), not that it records (a green dot);
+    // no longer than the FINISHING_RECORDING badge, so a flow laid out for that one keeps its room
+    this.recording = this.poller(options.recordingIntervalMs, () => ({
+      fill: 'grey',
+      shape: 'ring',
+      text: `channel RECORDING at ${clock(new Date())}`,
+    }));
+  }
+
+  /** Reads channels every `intervalMs`; `limited` is the badge of the latest channel once its limit ends the reads. */
+  private poller(
+    intervalMs: number,
+    limited: (watch: WatchedChannel<Followed>) => NodeStatus,
+  ): ChannelStatePoller<Followed> {
+    return new ChannelStatePoller<Followed>({
+      intervalMs,
+      read: async (id, signal, { client }) => (await client.getChannel(id, { signal })).data,
+      stateOf: (channel, { client }) => client.channelState(channel),
       onChange: (id, state, channel, watch) => this.changed(id, state, channel, watch),
+      onError: (error, watch) => {
+        const failure = asMediaSpacesError(error, 'Get channel');
+        this.options.warn(
+          `Reading channel ${watch.id} back: ${failure.message}; its state is no longer shown ` +
+            '(turn off "Show state" if the service has no get-channel)',
+        );
+        return true;
+      },
       onLimit: (watch) => {
-        if (this.latest !== watch.id) return;
-        // no longer read: when it was last seen recording (a grey ring), not that it records (a green dot);
-        // no longer than the FINISHING_RECORDING badge, so a flow laid out for that one keeps its room
-        options.status({ fill: 'grey', shape: 'ring', text: `channel RECORDING at ${clock(new Date())}` });
+        if (this.latest === watch.id) this.options.status(limited(watch));
       },
     });
   }
