@@ -11,9 +11,17 @@ import { FIELDS } from './fields';
 import { CREATE_INPUTS, CreateChannelSettings, WatchSettings } from './settings';
 import { ChannelStateWatch } from './state-watch';
 
-/** How often a created channel's state is read, and for how long at most. */
+/** How often a created channel's state is read on its way to recording (or out of it), and for how long at most. */
 const WATCH_INTERVAL_MS = 1000;
 const WATCH_LIMIT_MS = 120_000;
+/**
+ * A recording channel is read every 10 s (as a schedule reads its channels for the sidebar) until it
+ * leaves RECORDING: for 12 hours at most, or a schedule's until 10 minutes past its window's end (the
+ * schedule tries its stop for 5 minutes past the end and waits up to 2 more for the recording to finish).
+ */
+const RECORDING_INTERVAL_MS = 10_000;
+const RECORDING_LIMIT_MS = 12 * 3_600_000;
+const RECORDING_GRACE_MS = 10 * 60_000;
 
 /** The node's runtime, from its deploy on; with "Show state", a watch of each created channel. */
 export function start(RED: NodeAPI, node: Node & { send(msg: unknown): void }, def: NodeDef): void {
@@ -23,6 +31,9 @@ export function start(RED: NodeAPI, node: Node & { send(msg: unknown): void }, d
     watch = new ChannelStateWatch({
       intervalMs: WATCH_INTERVAL_MS,
       limitMs: WATCH_LIMIT_MS,
+      recordingIntervalMs: RECORDING_INTERVAL_MS,
+      recordingLimitMs: RECORDING_LIMIT_MS,
+      recordingGraceMs: RECORDING_GRACE_MS,
       send: (msg) => node.send([null, msg]),
       status: (status) => node.status(status),
       warn: (text) => node.warn(text),
@@ -62,7 +73,7 @@ export async function createChannel(
 ): Promise<Outcome> {
   const { RED, node, settings, client, signal, progress } = ctx;
   const { idempotencyKey } = await resolveInputs(RED, node, msg, {}, CREATE_INPUTS);
-  if (msg.topic === 'stop') return stopRecording(msg, ctx, idempotencyKey);
+  if (msg.topic === 'stop') return stopRecording(msg, ctx, idempotencyKey, watch);
   const request = channelRequest(settings, msg.payload);
   const slot = scheduledSlot(msg);
   if (!slot) {
@@ -112,6 +123,7 @@ async function stopRecording(
   msg: NodeMessage,
   { client, signal }: OperationContext<CreateChannelSettings>,
   idempotencyKey: string | undefined,
+  watch: ChannelStateWatch | undefined,
 ): Promise<Outcome> {
   const id =
     typeof msg.channel_id === 'string'
@@ -125,6 +137,8 @@ async function stopRecording(
     });
   }
   const response = await client.stopChannel(id, { idempotencyKey, signal });
+  // the status goes on from "stopped" as the recording finishes, FINISHING_RECORDING -> INACTIVE
+  watch?.follow(client, response.data, msg);
   return respond(msg, response, `stopped: ${summary(client.channelState(response.data))}`);
 }
 

@@ -1,3 +1,4 @@
+import { takeOnlyConfigNodes } from '../shared/editor/config-choice';
 import { type DialogDefaults, type FieldNode, fieldDefaults } from '../shared/editor/field-defaults';
 import { defaultType } from '../shared/fields';
 import { FIELDS } from './fields';
@@ -12,6 +13,8 @@ RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-delete-event', {
     // every field of the table (written out key by key into the bundle by scripts/build-editor.mjs)
     ...field,
   } satisfies DialogDefaults<typeof FIELDS>,
+  // a new node takes the only server there is
+  onadd: takeOnlyConfigNodes(FIELDS),
   inputs: 1,
   outputs: 1,
   icon: 'media-spaces-delete.svg',

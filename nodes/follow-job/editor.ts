@@ -1,3 +1,4 @@
+import { takeOnlyConfigNodes } from '../shared/editor/config-choice';
 import { type DialogDefaults, type FieldNode, fieldDefaults } from '../shared/editor/field-defaults';
 import { FIELDS } from './fields';
 
@@ -11,6 +12,8 @@ RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-follow-job', {
     // every field of the table (written out key by key into the bundle by scripts/build-editor.mjs)
     ...field,
   } satisfies DialogDefaults<typeof FIELDS>,
+  // a new node takes the only server there is
+  onadd: takeOnlyConfigNodes(FIELDS),
   inputs: 1,
   outputs: 2,
   icon: 'media-spaces-follow-job.svg',

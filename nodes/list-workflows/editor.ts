@@ -1,4 +1,5 @@
 import { WORKFLOW_STATUSES } from '../../lib/rules';
+import { takeOnlyConfigNodes } from '../shared/editor/config-choice';
 import { type DialogDefaults, type FieldNode, fieldDefaults } from '../shared/editor/field-defaults';
 import { FIELDS } from './fields';
 
@@ -12,6 +13,8 @@ RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-list-workflows', 
     // every field of the table (written out key by key into the bundle by scripts/build-editor.mjs)
     ...field,
   } satisfies DialogDefaults<typeof FIELDS>,
+  // a new node takes the only server there is
+  onadd: takeOnlyConfigNodes(FIELDS),
   inputs: 1,
   outputs: 1,
   icon: 'media-spaces-list.svg',

@@ -20,7 +20,7 @@ import { SlotCoordination } from './slot-coordination';
 import { type SlotIdentity, SlotLives } from './slot-life';
 import { whenFlowsStarted } from './start-gate';
 import { handover, ScheduleStateStore } from './state-store';
-import { coordinatedStatus, scheduleStatus } from './status';
+import { coordinatedStatus, scheduleStatus, withoutServer } from './status';
 import type { ScheduleAPI, ScheduleNode } from './types';
 
 /** Seconds after a slot's start at which a start still failing is reported, unless the window says otherwise. */
@@ -112,12 +112,13 @@ export class ScheduleController {
 
   updateStatus(): void {
     if (this.closed) return;
-    const base = scheduleStatus({
+    const own = scheduleStatus({
       configError: this.source.error,
       windowCount: this.config.windows.length,
       scheduler: this.scheduler,
       slot: (key) => this.lives?.view(key),
     });
+    const base = this.settings.server ? own : withoutServer(own);
     const gate = this.coordination;
     this.board.set(
       gate ? coordinatedStatus(base, { connection: gate.connection(), policy: gate.policy, role: gate.role }) : base,

@@ -1,4 +1,5 @@
 import { isValidTimeZone } from '../../lib/schedule/tz';
+import { takeOnlyConfigNodes } from '../shared/editor/config-choice';
 import { type DialogDefaults, fieldDefaults } from '../shared/editor/field-defaults';
 import { prepareDialog, resizeDialog, windowsToSave } from './editor/dialog';
 import type { ScheduleEditorNode } from './editor/types';
@@ -35,6 +36,8 @@ RED.nodes.registerType<ScheduleEditorNode>('media-spaces-schedule', {
       },
     },
   } satisfies DialogDefaults<typeof FIELDS>,
+  // a new node takes the only server there is
+  onadd: takeOnlyConfigNodes(FIELDS),
   inputs: 1,
   outputs: 3,
   icon: 'media-spaces-schedule.svg',

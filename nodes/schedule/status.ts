@@ -80,6 +80,21 @@ function slotText(
   }
 }
 
+/**
+ * Without a server the schedule cannot stop a recording at its window's end
+ * (nor read it until finished, nor look a follow-up's workflow up by name):
+ * said first, in yellow, on every badge but an error's.
+ */
+export function withoutServer(status: NodeStatus): NodeStatus {
+  if (status.fill === 'red') return status;
+  return {
+    fill: 'yellow',
+    shape: status.shape,
+    // the badge's own text is at most 80 characters already
+    text: `no server: recordings will not be stopped${status.text ? `; ${status.text}` : ''}`,
+  };
+}
+
 /** "; skipping <window> <start>" for the first skipped start, when one is. */
 function skipping(scheduler: Scheduler): string {
   if (scheduler.skippedCount === 0) return '';

@@ -20,7 +20,7 @@ export interface CoordinationProvider {
 }
 
 /** The node's methods are what makes it a provider; a node of another type with this id is not one. */
-function isCoordinationProvider(node: unknown): node is CoordinationProvider {
+export function isCoordinationProvider(node: unknown): node is CoordinationProvider {
   if (typeof node !== 'object' || node === null) return false;
   const candidate: Partial<Record<keyof CoordinationProvider, unknown>> = node;
   return (

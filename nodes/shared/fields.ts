@@ -50,6 +50,11 @@ export interface Field<T = unknown> {
   node?: 'media-spaces-config' | 'media-spaces-coordination';
   /** The dialog marks it required (a config node to choose, a value without which nothing works). */
   required?: boolean;
+  /**
+   * A config node reference a node added to the canvas fills with the one config
+   * node of that type there is (nodes/shared/editor/config-choice.ts).
+   */
+  takeOnly?: boolean;
 }
 
 export type FieldTable = Record<string, Field>;
@@ -203,14 +208,20 @@ export function defaultType(field: Field): TypedInputType | undefined {
 }
 
 /** A reference to a config node, by its id ('' for none). */
-const configNodeField = <N extends 'media-spaces-config' | 'media-spaces-coordination'>(node: N, required: boolean) =>
-  ({ value: '', node, required, rule: textOrEmpty({ trim: true }) }) as const satisfies Field<string>;
+const configNodeField = <N extends 'media-spaces-config' | 'media-spaces-coordination'>(
+  node: N,
+  required: boolean,
+  takeOnly: boolean,
+) => ({ value: '', node, required, takeOnly, rule: textOrEmpty({ trim: true }) }) as const satisfies Field<string>;
 
-/** The server (media-spaces-config) every node but the config nodes uses. */
-export const serverField = configNodeField('media-spaces-config', true);
+/** The server (media-spaces-config) every node but the config nodes uses; a new node takes the only one there is. */
+export const serverField = configNodeField('media-spaces-config', true, true);
 
-/** A media-spaces-coordination node; empty: this instance alone. */
-export const coordinationField = configNodeField('media-spaces-coordination', false);
+/**
+ * A media-spaces-coordination node; empty: this instance alone. Never taken
+ * for the user: sharing slots with other instances is a choice, not a default.
+ */
+export const coordinationField = configNodeField('media-spaces-coordination', false, false);
 
 /**
  * msg.idempotency_key: sent as the Idempotency-Key header so a retried POST

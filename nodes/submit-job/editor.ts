@@ -1,3 +1,4 @@
+import { takeOnlyConfigNodes } from '../shared/editor/config-choice';
 import { type DialogDefaults, type FieldNode, fieldDefaults } from '../shared/editor/field-defaults';
 import { defaultType } from '../shared/fields';
 import { prepareDialog } from './editor/dialog';
@@ -42,6 +43,8 @@ RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-submit-job', {
     // not "inputs": the editor keeps a node's input port count there
     jobInputs: { ...field.jobInputs, validate: validateJobInputs },
   } satisfies DialogDefaults<typeof FIELDS>,
+  // a new node takes the only server there is
+  onadd: takeOnlyConfigNodes(FIELDS),
   inputs: 1,
   outputs: 1,
   icon: 'media-spaces-submit.svg',

@@ -9,7 +9,7 @@ import { type Stack, startStack } from './support/stack';
  * The create-channel example as a user runs it: press the inject, watch the
  * node's status follow the channel to RECORDING ("Show state"), then press
  * "stop the recording": the continuous recording it started is not left
- * running.
+ * running, and the status follows it to INACTIVE.
  */
 
 const require = createRequire(import.meta.url);
@@ -72,6 +72,9 @@ describe('the create-channel example', () => {
         { timeout: 10_000 },
       )
       .toBe('INACTIVE');
+    // and the node's status follows it there, rather than staying on the stop's answer
+    const inactive = await waitForStatus(page, CREATE, (s) => s.text === 'channel INACTIVE', 10_000);
+    expect(inactive.fill).toBe('grey');
     expect(stack.pageErrors).toEqual([]);
   });
 });

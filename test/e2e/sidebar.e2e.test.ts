@@ -507,7 +507,7 @@ describe('Media Spaces sidebar under adminAuth, for a user without media-spaces 
       await page
         .locator('g.red-ui-flow-node-group[id="sidebarsched0001"] .red-ui-flow-node-status-label')
         .textContent(),
-    ).toMatch(/^next: .* Europe\/London$/);
+    ).toMatch(/^no server: recordings will not be stopped; next: .* Europe\/London$/);
   });
 });
 

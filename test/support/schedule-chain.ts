@@ -16,7 +16,16 @@ const at = { z: 'tab', x: 100, y: 100 };
  */
 export async function loadScheduleChain(
   sim: Simulator,
-  options: { yaml: string; scheduleId: string; server?: string; timeout?: number; routeBack?: boolean },
+  options: {
+    yaml: string;
+    scheduleId: string;
+    server?: string;
+    timeout?: number;
+    /** false: create channel's output is not wired back into the schedule */
+    routeBack?: boolean;
+    /** more settings of the create-channel node (watchState, say) */
+    channel?: Record<string, unknown>;
+  },
 ): Promise<ChainSeen> {
   const flow = [
     { id: 'tab', type: 'tab', label: 'schedule chain' },
@@ -38,6 +47,7 @@ export async function loadScheduleChain(
       type: 'media-spaces-create-channel',
       name: '',
       server: CONFIG_ID,
+      ...options.channel,
       wires: [options.routeBack === false ? [] : ['sched']],
     },
     { id: 'end', ...at, type: 'helper' },

@@ -36,6 +36,8 @@ interface EditorNodeDefinition<T extends EditorNodeInstance = EditorNodeInstance
   label?: string | ((this: T) => string);
   labelStyle?: string | ((this: T) => string);
   button?: { enabled?: (this: T) => boolean; visible?: (this: T) => boolean; onclick: (this: T) => void };
+  /** Called when the node is added to the canvas (from the palette, pasted or imported). */
+  onadd?: (this: T) => void;
   oneditprepare?: (this: T) => void;
   oneditsave?: (this: T) => void;
   oneditcancel?: (this: T) => void;
@@ -50,6 +52,8 @@ interface EditorRED {
     /** A registered type's definition; Node-RED gives it `_`, its messages in the type's own catalogue. */
     getType(type: string): { _?: (key: string) => string } | null | undefined;
     eachNode(callback: (node: EditorNodeInstance) => boolean | undefined): void;
+    /** Every config node; return false to stop. */
+    eachConfig(callback: (node: EditorNodeInstance) => boolean | undefined): void;
     workspace(id: string): unknown;
     eachWorkspace(callback: (workspace: { id: string; label?: string }) => void): void;
     filterLinks(filter: {

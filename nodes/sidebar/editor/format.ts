@@ -2,7 +2,7 @@
 
 const formats = new Map<string, Intl.DateTimeFormat>();
 
-function format(timeZone: string, kind: 'time' | 'seconds' | 'zone' | 'day'): Intl.DateTimeFormat {
+function format(timeZone: string, kind: 'time' | 'seconds' | 'zone' | 'day' | 'date'): Intl.DateTimeFormat {
   const key = `${kind}|${timeZone}`;
   let f = formats.get(key);
   if (!f) {
@@ -11,7 +11,9 @@ function format(timeZone: string, kind: 'time' | 'seconds' | 'zone' | 'day'): In
         ? { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }
         : kind === 'zone'
           ? { timeZone, hour: '2-digit', timeZoneName: 'short', hourCycle: 'h23' }
-          : { timeZone, weekday: 'short', day: 'numeric', month: 'short' };
+          : kind === 'date'
+            ? { timeZone, weekday: 'short', day: 'numeric' }
+            : { timeZone, weekday: 'short', day: 'numeric', month: 'short' };
     if (kind === 'seconds') options.second = '2-digit';
     f = new Intl.DateTimeFormat('en-GB', options);
     formats.set(key, f);
@@ -35,6 +37,11 @@ export function zoneName(instant: number, timeZone: string): string {
 /** "Sun 29 Mar" in the zone. */
 export function dayIn(instant: number, timeZone: string): string {
   return format(timeZone, 'day').format(instant).replace(',', '');
+}
+
+/** "Sun 29" in the zone: a day on the week view's axis, narrow enough for a day of a 300 px pane. */
+export function dateIn(instant: number, timeZone: string): string {
+  return format(timeZone, 'date').format(instant).replace(',', '');
 }
 
 /** "2 h 05 min", "48 min", "35 s". */

@@ -4,8 +4,10 @@ import { slotWhen, span, timeIn } from './format';
 import { describeSlot, listOf } from './slot-text';
 import { classWord } from './timeline';
 
-/** How many recent windows and finished jobs are listed (the newest). */
+/** How many finished jobs are listed (the newest), and recent windows of a schedule shown alone. */
 export const RECENT_SHOWN = 10;
+/** How many recent windows of each schedule are listed (the newest) when several are shown. */
+export const RECENT_PER_SCHEDULE = 5;
 const LOCAL_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 interface Item {
@@ -37,6 +39,8 @@ export class InFlight {
   readonly root = el('div', 'ms-fl');
   private readonly sections = new Map<SectionName, { box: HTMLElement; count: HTMLElement; list: HTMLElement }>();
   private readonly items = new Map<string, Item>();
+  /** recent windows: a group per schedule, by node id */
+  private readonly groups = new Map<string, { root: HTMLElement; head: HTMLElement; list: HTMLElement }>();
   private recordings: { key: string; slot: SlotView; detail: string }[] = [];
   /** sections listing fewer than they have: how many they have */
   private readonly totals = new Map<SectionName, number>();
@@ -60,12 +64,15 @@ export class InFlight {
 
   /**
    * Each reported slot by its stage, with its start (and end) in its
-   * window's zone: in progress, missed or failed, and the newest that ended.
+   * window's zone: in progress, missed or failed, and the newest that ended,
+   * grouped by schedule (the RECENT_PER_SCHEDULE newest of each, or the
+   * RECENT_SHOWN newest of a schedule shown alone), so that a schedule
+   * starting every minute does not push another's windows off the list.
    * Planned slots are the timeline's: a start that passed unreported is not a recording.
    */
   updateSchedules(schedules: ScheduleView[], now: number): void {
     const seen = new Set<string>();
-    const recent: { key: string; start: number; show: () => void }[] = [];
+    const recent = new Map<ScheduleView, { key: string; start: number; show: (into: HTMLElement) => void }[]>();
     this.recordings = [];
     for (const schedule of schedules) {
       const windows = new Map(schedule.windows.map((w) => [w.id, w]));
@@ -78,34 +85,58 @@ export class InFlight {
         const key = `slot|${schedule.nodeId}|${slot.windowId}@${slot.start}`;
         const title = `${window?.name ?? slot.windowId} · ${schedule.name}`;
         const detail = `${slotWhen(slot.start, slot.end, zone, now)} · ${text.headline}`;
-        const show = () => {
+        const show = (into?: HTMLElement) => {
           seen.add(key);
           const shown = section === 'recording' ? timing(detail, slot, now) : detail;
-          const item = this.put(key, section, schedule.nodeId, title, text.stage, shown);
+          const item = this.put(key, section, schedule.nodeId, title, text.stage, shown, undefined, into);
           item.root.dataset.stage = text.stage;
           item.root.dataset.start = String(slot.start);
         };
         if (section === 'windows') {
-          recent.push({ key, start: slot.start, show });
+          const list = recent.get(schedule) ?? [];
+          list.push({ key, start: slot.start, show });
+          recent.set(schedule, list);
           continue;
         }
         if (section === 'recording') this.recordings.push({ key, slot, detail });
         show();
       }
     }
-    recent.sort((a, b) => b.start - a.start);
-    for (const r of recent.slice(0, RECENT_SHOWN)) r.show();
-    this.totals.set('windows', recent.length);
+    const limit = schedules.length === 1 ? RECENT_SHOWN : RECENT_PER_SCHEDULE;
+    let total = 0;
+    const groups: HTMLElement[] = [];
+    for (const [schedule, slots] of recent) {
+      slots.sort((a, b) => b.start - a.start);
+      total += slots.length;
+      const shown = slots.slice(0, limit);
+      const group = this.group(schedule.nodeId);
+      group.root.title = schedule.name;
+      setText(
+        group.head,
+        slots.length > shown.length ? `${schedule.name} (${shown.length} of ${slots.length})` : schedule.name,
+      );
+      for (const r of shown) r.show(group.list);
+      order(
+        group.list,
+        shown.map((r) => this.items.get(r.key)?.root),
+      );
+      groups.push(group.root);
+    }
+    this.totals.set('windows', total);
     this.drop((key) => key.startsWith('slot|') && !seen.has(key));
+    for (const [nodeId, group] of this.groups) {
+      if (groups.includes(group.root)) continue;
+      group.root.remove();
+      this.groups.delete(nodeId);
+    }
+    const windowsList = this.sections.get('windows')?.list;
+    if (windowsList) order(windowsList, groups);
     this.recordings.sort((a, b) => a.slot.start - b.slot.start);
     this.arrange(
       'recording',
       this.recordings.map((r) => r.key),
     );
-    this.arrange(
-      'windows',
-      recent.slice(0, RECENT_SHOWN).map((r) => r.key),
-    );
+    this.count();
   }
 
   /** Jobs in progress; ended ones newest first (the RECENT_SHOWN newest), with the time they ended. */
@@ -147,14 +178,27 @@ export class InFlight {
   /** Puts a section's items in the given order, moving only those out of place. */
   private arrange(section: SectionName, keys: string[]): void {
     const list = this.sections.get(section)?.list;
-    if (!list) return;
-    let expected = list.firstElementChild;
-    for (const key of keys) {
-      const node = this.items.get(key)?.root;
-      if (!node) continue;
-      if (node !== expected) list.insertBefore(node, expected);
-      expected = node.nextElementSibling;
+    if (list)
+      order(
+        list,
+        keys.map((key) => this.items.get(key)?.root),
+      );
+  }
+
+  /** The recent windows' group of a schedule: its name over its rows. */
+  private group(nodeId: string): { root: HTMLElement; head: HTMLElement; list: HTMLElement } {
+    let group = this.groups.get(nodeId);
+    if (!group) {
+      const root = el('div', 'ms-fl-group');
+      root.dataset.node = nodeId;
+      const head = el('div', 'ms-fl-group-head');
+      const list = el('div', 'ms-fl-group-list');
+      root.append(head, list);
+      group = { root, head, list };
+      this.groups.set(nodeId, group);
+      this.sections.get('windows')?.list.append(root);
     }
+    return group;
   }
 
   private put(
@@ -165,15 +209,18 @@ export class InFlight {
     state: string,
     detail: string,
     progress?: number,
+    /** the list it goes in, when not its section's own (a schedule's group) */
+    into?: HTMLElement,
   ): Item {
     let item = this.items.get(key);
     if (!item) {
       item = this.create(key, nodeId, progress !== undefined);
       this.items.set(key, item);
     }
-    if (item.section !== section || !item.root.parentElement) {
+    const list = into ?? this.sections.get(section)?.list;
+    if (item.section !== section || item.root.parentElement !== list) {
       item.section = section;
-      this.sections.get(section)?.list.append(item.root);
+      list?.append(item.root);
     }
     const sig = JSON.stringify([title, state, detail, progress]);
     if (sig === item.sig) return item;
@@ -225,8 +272,10 @@ export class InFlight {
   }
 
   private count(): void {
-    for (const [name, { box, count, list }] of this.sections) {
-      const n = list.childElementCount;
+    const counts = new Map<SectionName, number>();
+    for (const item of this.items.values()) counts.set(item.section, (counts.get(item.section) ?? 0) + 1);
+    for (const [name, { box, count }] of this.sections) {
+      const n = counts.get(name) ?? 0;
       const total = this.totals.get(name) ?? n;
       setText(count, n === 0 ? '' : total > n ? ` (${n} of ${total})` : ` (${n})`);
       box.classList.toggle('ms-none', n === 0);
@@ -237,4 +286,14 @@ export class InFlight {
 function timing(detail: string, slot: SlotView, now: number): string {
   if (now >= slot.end) return `${detail} · ended ${span(now - slot.end)} ago`;
   return `${detail} · ${span(now - slot.start)} elapsed · ${span(slot.end - now)} left`;
+}
+
+/** Puts a list's children in the given order, moving only those out of place. */
+function order(list: HTMLElement, nodes: (HTMLElement | undefined)[]): void {
+  let expected = list.firstElementChild;
+  for (const node of nodes) {
+    if (!node) continue;
+    if (node !== expected) list.insertBefore(node, expected);
+    expected = node.nextElementSibling;
+  }
 }

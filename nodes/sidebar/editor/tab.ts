@@ -4,6 +4,7 @@ import { confirmAndAct } from './confirm';
 import { el, setText } from './dom';
 import { InFlight } from './inflight';
 import { Refresher } from './refresher';
+import { ScheduleFilter } from './schedule-filter';
 import { Timeline, VIEWS, type ViewName } from './timeline';
 
 export const TAB_ID = 'media-spaces';
@@ -28,8 +29,11 @@ export function createTab(): void {
   content.append(toolbar, message, body, asRun.root);
   viewButtons(toolbar, timeline);
   asRunButton(toolbar, content, asRun);
+  const filter = new ScheduleFilter(() => view.refilter());
+  toolbar.append(filter.root);
 
-  const apply = renderer(content, message, timeline, inflight);
+  const view = renderer(content, message, timeline, inflight, filter);
+  const apply = view.apply;
   const refresher = new Refresher(apply, (refusal) => {
     const denied = refusal.status === 401 || refusal.status === 403;
     content.classList.toggle('ms-denied', denied);
@@ -104,15 +108,31 @@ function asRunButton(toolbar: HTMLElement, content: HTMLElement, asRun: AsRunVie
   toolbar.append(button);
 }
 
-/** Applies a fetched state; times itself on the element (read by the browser tests' scale measurements). */
-function renderer(content: HTMLElement, message: HTMLElement, timeline: Timeline, inflight: InFlight) {
+/**
+ * Applies a fetched state, its schedules through the filter; times itself on the element (read by the
+ * browser tests' scale measurements). `refilter` shows the last schedules again after the filter changed.
+ */
+function renderer(
+  content: HTMLElement,
+  message: HTMLElement,
+  timeline: Timeline,
+  inflight: InFlight,
+  filter: ScheduleFilter,
+) {
   const createdAt = performance.now();
   let renders = 0;
-  return (snapshot: ActivitySnapshot, part: 'all' | 'jobs') => {
+  let schedules: ActivitySnapshot | undefined;
+  const showSchedules = (snapshot: ActivitySnapshot) => {
+    filter.update(snapshot.schedules);
+    const shown = filter.apply(snapshot.schedules);
+    timeline.render(shown === snapshot.schedules ? snapshot : { ...snapshot, schedules: shown });
+    inflight.updateSchedules(shown, timeline.now());
+  };
+  const apply = (snapshot: ActivitySnapshot, part: 'all' | 'jobs') => {
     const started = performance.now();
     if (part === 'all') {
-      timeline.render(snapshot);
-      inflight.updateSchedules(snapshot.schedules, timeline.now());
+      schedules = snapshot;
+      showSchedules(snapshot);
     }
     inflight.updateJobs(snapshot.jobs);
     renders += 1;
@@ -126,5 +146,11 @@ function renderer(content: HTMLElement, message: HTMLElement, timeline: Timeline
     content.classList.remove('ms-denied');
     const empty = part === 'all' && snapshot.schedules.length === 0 && snapshot.jobs.length === 0;
     setText(message, empty ? 'Nothing deployed reports here yet.' : '');
+  };
+  return {
+    apply,
+    refilter: () => {
+      if (schedules) showSchedules(schedules);
+    },
   };
 }

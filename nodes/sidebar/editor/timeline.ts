@@ -1,6 +1,6 @@
 import type { ActionName, ActivitySnapshot, ScheduleView, SlotView, ZoneDay } from '../activity-types';
 import { el, setClass, setText } from './dom';
-import { dayIn, slotLabel, span, timeIn } from './format';
+import { dateIn, dayIn, slotLabel, span, timeIn } from './format';
 import { describeSlot, type SlotText } from './slot-text';
 
 const HOUR = 3_600_000;
@@ -79,7 +79,7 @@ export class Timeline {
     this.snapshot = snapshot;
     this.skew = snapshot.now - Date.now();
     const { from, to } = this.range();
-    this.renderAxis(from, to, snapshot.days[0]?.timezone ?? 'UTC');
+    this.renderAxis(from, to, snapshot.days[0]?.timezone ?? 'UTC', snapshot.days);
     this.renderDays(snapshot.days, from, to);
     const seen = new Set<string>();
     let previous: Element | null = null;
@@ -120,10 +120,31 @@ export class Timeline {
     return { from: now - v.behind, to: now + v.ahead };
   }
 
-  private renderAxis(from: number, to: number, zone: string): void {
+  /**
+   * Hours along the top in the 6 h and 24 h views. In the week view, the days of the first zone: a cell
+   * from each midnight to the next, named in its middle ("Thu 26"), a day mostly out of view left unnamed.
+   * The zone lanes under it give way in a short pane; the axis stays.
+   */
+  private renderAxis(from: number, to: number, zone: string, days: ZoneDay[]): void {
     this.axis.textContent = '';
     const step = VIEWS[this.view].tick;
-    if (step === 0) return;
+    if (step === 0) {
+      for (const day of days) {
+        if (day.timezone !== zone || day.end <= from || day.start >= to) continue;
+        const start = Math.max(day.start, from);
+        const shown = Math.min(day.end, to) - start;
+        const cell = el(
+          'span',
+          'ms-tl-date',
+          shown >= 0.75 * (day.end - day.start) ? dateIn(day.start + HOUR, zone) : '',
+        );
+        cell.dataset.date = day.date;
+        cell.title = `${dayIn(day.start + HOUR, zone)} (${zone})`;
+        place(cell, start - from, shown, to - from);
+        this.axis.append(cell);
+      }
+      return;
+    }
     for (let t = Math.ceil(from / step) * step; t < to; t += step) {
       const tick = el('span', 'ms-tl-tick', timeIn(t, zone));
       tick.style.left = pct(t - from, to - from);

@@ -130,9 +130,17 @@ async function advanceTo(iso: string, offsetMs = 0): Promise<void> {
   await advance(T(iso) + offsetMs - Date.now());
 }
 
+/** What the badge of a schedule without a server starts with (these flows have none). */
+const NO_SERVER = 'no server: recordings will not be stopped; ';
+
 /** The badge is throttled (shared StatusBoard): waits, moving fake time, until it shows the expected text. */
 async function expectStatus(expected: string): Promise<void> {
   await vi.waitFor(() => expect(statusTexts().at(-1)).toBe(expected), { timeout: 5000 });
+}
+
+function lastStatus(): { fill?: string; shape?: string; text?: string } | undefined {
+  const node = helper.getNode(SID) as unknown as { status: { args: [{ fill?: string; shape?: string }][] } };
+  return node.status.args.at(-1)?.[0];
 }
 
 function statusTexts(): string[] {
@@ -189,12 +197,28 @@ afterEach(async () => {
 });
 
 describe('media-spaces-schedule node', () => {
+  it('says in yellow that a schedule without a server will not stop its recordings; with one, nothing of it', async () => {
+    useClock('2024-11-22T17:59:00Z');
+    await helper.load([scheduleNode], scheduleFlow({ yaml: YAML }));
+    await settle();
+    await expectStatus(`${NO_SERVER}next: Fri 22 Nov 18:00 Europe/London`);
+    expect(lastStatus()).toMatchObject({ fill: 'yellow', shape: 'ring' });
+    await helper.unload();
+
+    // no request is made before a window ends: the server's address is never called
+    const server = configNode({ workflowUrl: 'http://127.0.0.1:9', liveCaptureUrl: 'http://127.0.0.1:9' } as Simulator);
+    await helper.load([NODES.config, scheduleNode], [...scheduleFlow({ yaml: YAML, server: CONFIG_ID }), server]);
+    await settle();
+    await expectStatus('next: Fri 22 Nov 18:00 Europe/London');
+    expect(lastStatus()).toMatchObject({ fill: 'blue', shape: 'ring' });
+  });
+
   it('emits the start at the cron instant and the end after the duration, with the status', async () => {
     useClock('2024-11-22T17:59:00Z');
     await helper.load([scheduleNode], scheduleFlow({ yaml: YAML }));
     const rec = record();
     await settle();
-    await expectStatus('next: Fri 22 Nov 18:00 Europe/London');
+    await expectStatus(NO_SERVER + 'next: Fri 22 Nov 18:00 Europe/London');
 
     await advanceTo('2024-11-22T18:00:00Z', -1);
     expect(rec.start).toHaveLength(0);
@@ -215,7 +239,7 @@ describe('media-spaces-schedule node', () => {
       },
     });
     // no create channel in this flow: the window is open, nothing says it records
-    await expectStatus('starting: Evening news until 19:30');
+    await expectStatus(NO_SERVER + 'starting: Evening news until 19:30');
 
     await advanceTo('2024-11-22T19:30:00Z', -1);
     expect(rec.end).toHaveLength(0);
@@ -229,7 +253,7 @@ describe('media-spaces-schedule node', () => {
       unresolved: ['channel.id', 'channel.recording.outputs[0].location_url'],
     });
     expect(rec.end[0].channel).toBeUndefined();
-    await expectStatus('next: Sat 23 Nov 18:00 Europe/London');
+    await expectStatus(NO_SERVER + 'next: Sat 23 Nov 18:00 Europe/London');
     expect(rec.caught).toHaveLength(0);
   });
 
@@ -314,7 +338,7 @@ describe('media-spaces-schedule node', () => {
 
     const paused = await send(rec, { payload: { command: 'pause' } });
     expect(paused.outputs).toEqual([expect.objectContaining({ topic: 'pause', payload: { paused: true } })]);
-    await expectStatus('paused; starting: Evening news until 11:30');
+    await expectStatus(NO_SERVER + 'paused; starting: Evening news until 11:30');
 
     const list = await send(rec, { topic: 'list', payload: { count: 2 } });
     expect(list.outputs).toHaveLength(1);
@@ -375,7 +399,7 @@ describe('media-spaces-schedule node', () => {
     const unwatch = vi.spyOn(fsCjs, 'unwatchFile');
     await helper.load([scheduleNode], scheduleFlow({ source: 'file', file, watchInterval: 25 }));
     const rec = record();
-    await until(() => statusTexts().some((t) => t.startsWith('next: ')));
+    await until(() => statusTexts().some((t) => t.startsWith(`${NO_SERVER}next: `)));
 
     const listIds = async () => {
       const out = await send(rec, { topic: 'list', payload: { count: 3 } });
@@ -432,7 +456,7 @@ describe('media-spaces-schedule node', () => {
     rec = record();
     await settle();
     expect(rec.start).toHaveLength(0);
-    await expectStatus('starting: Evening news until 19:30');
+    await expectStatus(NO_SERVER + 'starting: Evening news until 19:30');
 
     await advanceTo('2024-11-22T19:30:00Z', -1);
     expect(rec.end).toHaveLength(0);
@@ -457,7 +481,7 @@ describe('media-spaces-schedule node', () => {
     await helper.load([scheduleNode], scheduleFlow({ source: 'editor', windows, scheduleId: 'ed' }));
     const rec = record();
     await settle();
-    await expectStatus('next: Mon 25 Nov 06:30 America/New_York');
+    await expectStatus(NO_SERVER + 'next: Mon 25 Nov 06:30 America/New_York');
     expect(vi.getTimerCount()).toBeGreaterThan(0);
     await helper.unload();
     expect(vi.getTimerCount()).toBe(0);

@@ -65,6 +65,9 @@ async function advance(ms: number): Promise<void> {
   await settle();
 }
 
+/** These schedules have no server: their badge says so first. */
+const NO_SERVER = 'no server: recordings will not be stopped; ';
+
 function statusText(): string {
   const node = helper.getNode(SID) as unknown as { status: { args: [{ text?: string }][] } };
   return node.status.args.at(-1)?.[0]?.text ?? '';
@@ -117,7 +120,10 @@ describe('media-spaces-schedule skip command', () => {
       },
     });
     await vi.waitFor(
-      () => expect(statusText()).toBe('next: Sat 23 Nov 18:00 Europe/London; skipping Evening news Fri 22 Nov 18:00'),
+      () =>
+        expect(statusText()).toBe(
+          `${NO_SERVER}next: Sat 23 Nov 18:00 Europe/London; skipping Evening news Fri 22 Nov 18:00`,
+        ),
       { timeout: 5000 },
     );
     expect(await contextState()).toMatchObject({
@@ -170,10 +176,12 @@ describe('media-spaces-schedule in the sidebar feed', () => {
 
     await feed.act(SID, 'pause');
     expect(scheduleView()?.paused).toBe(true);
-    await vi.waitFor(() => expect(statusText()).toBe('paused'), { timeout: 5000 });
+    await vi.waitFor(() => expect(statusText()).toBe(`${NO_SERVER}paused`), { timeout: 5000 });
     await feed.act(SID, 'resume');
     expect(scheduleView()?.paused).toBe(false);
-    await vi.waitFor(() => expect(statusText()).toBe('next: Fri 22 Nov 18:00 Europe/London'), { timeout: 5000 });
+    await vi.waitFor(() => expect(statusText()).toBe(`${NO_SERVER}next: Fri 22 Nov 18:00 Europe/London`), {
+      timeout: 5000,
+    });
 
     // "start now": the schedule's own trigger, a start message on output 1
     await feed.act(SID, 'start', 'news');
@@ -198,7 +206,10 @@ describe('media-spaces-schedule in the sidebar feed', () => {
     await advance(90 * 60_000);
     expect(active()).toMatchObject({ phase: 'past', outcome: { channel: 'created' }, channel: { id: 'ch-7' } });
     await vi.waitFor(
-      () => expect(statusText()).toBe('next: Sat 23 Nov 18:00 Europe/London; skipping Evening news Fri 22 Nov 18:00'),
+      () =>
+        expect(statusText()).toBe(
+          `${NO_SERVER}next: Sat 23 Nov 18:00 Europe/London; skipping Evening news Fri 22 Nov 18:00`,
+        ),
       { timeout: 5000 },
     );
 

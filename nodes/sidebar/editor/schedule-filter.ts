@@ -1,0 +1,44 @@
+import type { ScheduleView } from '../activity-types';
+import { el } from './dom';
+
+/**
+ * The toolbar's choice of schedule: all of them, or one, listed by name
+ * (set as text: a name is the user's). The timeline and the windows' lists
+ * show what it lets through; jobs belong to no schedule and stay.
+ */
+export class ScheduleFilter {
+  readonly root = el('select', 'ms-filter');
+  private sig = '';
+
+  constructor(changed: () => void) {
+    this.root.title = 'Show one schedule';
+    this.root.setAttribute('aria-label', 'Schedule');
+    this.root.addEventListener('change', changed);
+    this.update([]);
+  }
+
+  /** The options for the schedules deployed now; the one chosen stays chosen while it is deployed. */
+  update(schedules: ScheduleView[]): void {
+    const sig = JSON.stringify(schedules.map((s) => [s.nodeId, s.name]));
+    if (sig === this.sig) return;
+    this.sig = sig;
+    const chosen = this.root.value;
+    this.root.textContent = '';
+    this.root.append(option('', 'All schedules'));
+    const byName = [...schedules].sort((a, b) => a.name.localeCompare(b.name));
+    for (const schedule of byName) this.root.append(option(schedule.nodeId, schedule.name));
+    this.root.value = schedules.some((s) => s.nodeId === chosen) ? chosen : '';
+  }
+
+  /** The schedules to show. */
+  apply(schedules: ScheduleView[]): ScheduleView[] {
+    const chosen = this.root.value;
+    return chosen ? schedules.filter((s) => s.nodeId === chosen) : schedules;
+  }
+}
+
+function option(value: string, text: string): HTMLOptionElement {
+  const node = el('option', '', text);
+  node.value = value;
+  return node;
+}
