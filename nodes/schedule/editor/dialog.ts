@@ -1,4 +1,9 @@
 import type { PreviewResponse } from '../../../lib/schedule/preview-response';
+import { postAdmin } from '../../shared/editor/admin';
+import { declaredInputsLoader } from '../../submit-job/editor/declared';
+import { serverBody } from '../../submit-job/editor/server';
+import type { WorkflowPage } from '../../submit-job/editor/workflow-picker';
+import type { FollowupShared } from './followup-form';
 import { type PreviewBody, renderPreview, requestPreview } from './preview';
 import type { ScheduleEditorNode } from './types';
 import { createWindowList, type WindowList, zoneCheck } from './window-list';
@@ -48,7 +53,12 @@ export function prepareDialog(node: ScheduleEditorNode): void {
     }, PREVIEW_DELAY_MS);
   };
   yamlEditor.getSession().on('change', schedulePreview);
-  const list = createWindowList(label, schedulePreview);
+  const shared = followupShared(label);
+  const list = createWindowList(shared, schedulePreview);
+  reloadOnServerChange(list, shared);
+  node._stopFollowups = () => {
+    for (const form of list.followups()) form.stop();
+  };
   list.fill(node.windows);
   $('#node-input-windows-container').editableList('height', 380);
 
@@ -93,6 +103,43 @@ export function prepareDialog(node: ScheduleEditorNode): void {
     });
   });
   schedulePreview();
+}
+
+const server = () => $('#node-input-server').val();
+
+/**
+ * What the windows' follow-up forms share: submit job's words for the picker, and the workflow
+ * pages and declared inputs read through the dialog's server, each read once for every window.
+ */
+function followupShared(label: (key: string) => string): FollowupShared {
+  const submitJob = RED.nodes.getType('media-spaces-submit-job');
+  const pages = new Map<string, PromiseLike<WorkflowPage>>();
+  return {
+    label,
+    pickerText: (key, values) => submitJob?._(`media-spaces-submit-job.${key}`, values) ?? key,
+    server,
+    declared: declaredInputsLoader(server, () => undefined),
+    fetchPage(body) {
+      const key = JSON.stringify(body);
+      const known = pages.get(key);
+      if (known) return known;
+      const page = postAdmin<WorkflowPage>('workflow-page', body).fail(() => pages.delete(key));
+      pages.set(key, page);
+      return page;
+    },
+  };
+}
+
+/** The server select fires change while the dialog opens too: only another server, or edited settings, reload. */
+function reloadOnServerChange(list: WindowList, shared: FollowupShared): void {
+  let loadedFor = JSON.stringify(serverBody(server()));
+  $('#node-input-server').on('change', () => {
+    const key = JSON.stringify(serverBody(server()));
+    if (key === loadedFor) return;
+    loadedFor = key;
+    shared.declared.forget();
+    for (const form of list.followups()) form.reload();
+  });
 }
 
 /** The node's default zone: flagged when the field is left, with IANA names offered. */

@@ -47,6 +47,8 @@ interface EditorRED {
   nodes: {
     registerType<T extends EditorNodeInstance>(type: string, definition: EditorNodeDefinition<T>): void;
     node(id: string): EditorNodeInstance | null;
+    /** a registered type's definition, with its catalogue's `_` */
+    getType(type: string): (EditorNodeDefinition & Pick<EditorNodeInstance, '_'>) | undefined;
     eachNode(callback: (node: EditorNodeInstance) => boolean | undefined): void;
     workspace(id: string): unknown;
     group(id: string): unknown;
