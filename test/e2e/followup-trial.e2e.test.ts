@@ -10,7 +10,7 @@ import {
   waitForStatus,
   wire,
 } from './support/editor';
-import { type Stack, screenshot, startStack } from './support/stack';
+import { addSimulatorServer, type Stack, screenshot, startStack } from './support/stack';
 
 /**
  * A recording flow built as a new user builds it, through the editor only: four nodes dragged
@@ -83,17 +83,8 @@ describe('the trial flow, built through the editor', () => {
 
   it('the schedule dialog: server added, a short window, the follow-up by its picker and form', async () => {
     const { page } = stack;
-    const space = stack.sim.info().spaces[0];
     await openNode(page, ids.schedule);
-    await page.click('#node-input-btn-server-add');
-    await page.locator('#node-config-input-workflowUrl').waitFor({ state: 'visible' });
-    await page.waitForTimeout(400);
-    await page.fill('#node-config-input-name', 'Simulator');
-    await page.fill('#node-config-input-workflowUrl', stack.sim.workflowUrl);
-    await page.fill('#node-config-input-liveCaptureUrl', stack.sim.liveCaptureUrl);
-    await page.fill('#node-config-input-spaceId', space.space_id);
-    await page.fill('#node-config-input-apiKey', space.api_keys.admin ?? '');
-    await page.fill('#node-config-input-accessToken', space.access_token ?? '');
+    await addSimulatorServer(stack);
     await page.click('#node-config-dialog-ok');
     await page.locator('#node-config-dialog-ok').waitFor({ state: 'detached' });
 

@@ -75,6 +75,7 @@ export function prepareDialog(node: ScheduleEditorNode): void {
       container.find('input, select, textarea').prop('disabled', true);
       requestPreview({ yaml: yamlEditor.getValue() }, (res) => {
         listFromModel(res, list);
+        for (const form of list.followups()) form.shown();
         listAsRead = JSON.stringify(list.read());
         container.removeAttr('data-loading').css('opacity', '');
         container.find('input, select, textarea').prop('disabled', false);
@@ -118,6 +119,7 @@ function followupShared(label: (key: string) => string): FollowupShared {
     label,
     pickerText: (key, values) => submitJob?._(`media-spaces-submit-job.${key}`, values) ?? key,
     server,
+    listShown: () => $('#node-input-source').val() === 'editor',
     declared: declaredInputsLoader(server, () => undefined),
     fetchPage(body) {
       const key = JSON.stringify(body);

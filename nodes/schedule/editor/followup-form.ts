@@ -15,6 +15,8 @@ export interface FollowupShared {
   pickerText(key: string, values?: Record<string, unknown>): string;
   /** the config node's id chosen in the dialog */
   server(): unknown;
+  /** whether the window list is the dialog's source (else nothing is read for it) */
+  listShown(): boolean;
   declared: DeclaredInputs;
   fetchPage(body: Record<string, unknown>): PromiseLike<WorkflowPage>;
 }
@@ -23,6 +25,8 @@ export interface FollowupShared {
 export interface FollowupForm {
   /** another server: list its workflows and read the inputs again */
   reload(): void;
+  /** the list is shown: read what was not read while it was hidden */
+  shown(): void;
   /** the window's channel settings changed: the recording's outputs offered may too */
   channelChanged(): void;
   /** the dialog closed */
@@ -231,14 +235,21 @@ export function followupForm(
     }
     check();
   };
+  // nothing is read for a list hidden behind the YAML (switching to it usually rebuilds it from the YAML)
+  let started = false;
+  const start = () => {
+    if (!shared.listShown()) return;
+    started = true;
+    picker.load(serverBody(shared.server()));
+    refreshForm();
+  };
   picker.setCurrent(current);
-  picker.load(serverBody(shared.server()));
-  refreshForm();
+  start();
   check();
   return {
-    reload() {
-      picker.load(serverBody(shared.server()));
-      refreshForm();
+    reload: start,
+    shown() {
+      if (!started) start();
     },
     channelChanged() {
       const media = offered()
