@@ -18,8 +18,8 @@ function followupProblem(windows: unknown, translate: ((key: string) => string) 
 }
 
 function closeDialog(node: ScheduleEditorNode): void {
-  node._stopFollowups?.();
-  delete node._stopFollowups;
+  node._closeDialog?.();
+  delete node._closeDialog;
   delete node._readWindows;
 }
 

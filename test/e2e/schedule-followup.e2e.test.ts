@@ -190,7 +190,12 @@ describe('the schedule follow-up as a form', () => {
   it('an older follow-up written as JSON opens in the form; what the form cannot show is kept', async () => {
     const { page } = stack;
     await openNode(page, OLD);
+    // the YAML says where the form is
+    expect(await page.locator('#ms-schedule-list-tip').textContent()).toContain(
+      '"List in the editor" gives each window a form',
+    );
     await page.locator('#node-input-source').selectOption('editor');
+    expect(await page.locator('#ms-schedule-list-tip').isVisible()).toBe(false);
     await page.locator('#node-input-windows-container:not([data-loading])').waitFor({ timeout: 10_000 });
     const media = row().locator('.ms-w-fu-inputs input[data-nickname="recording"]');
     await media.waitFor({ timeout: 10_000 });

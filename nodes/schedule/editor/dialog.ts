@@ -56,7 +56,10 @@ export function prepareDialog(node: ScheduleEditorNode): void {
   const shared = followupShared(label);
   const list = createWindowList(shared, schedulePreview);
   reloadOnServerChange(list, shared);
-  node._stopFollowups = () => {
+  // nothing of this dialog runs on once it is closed: a preview due would read the next dialog's fields
+  node._closeDialog = () => {
+    if (previewTimer) clearTimeout(previewTimer);
+    previewTimer = undefined;
     for (const form of list.followups()) form.stop();
   };
   list.fill(node.windows);
@@ -74,6 +77,7 @@ export function prepareDialog(node: ScheduleEditorNode): void {
       const container = $('#node-input-windows-container').attr('data-loading', 'true').css('opacity', 0.5);
       container.find('input, select, textarea').prop('disabled', true);
       requestPreview({ yaml: yamlEditor.getValue() }, (res) => {
+        if (!document.body.contains(container[0])) return; // the dialog closed meanwhile
         listFromModel(res, list);
         for (const form of list.followups()) form.shown();
         listAsRead = JSON.stringify(list.read());

@@ -10,8 +10,8 @@ interface ScheduleDialogState {
   _(key: string): string;
   /** the editor list's windows, while the dialog is open */
   _readWindows?: () => WindowModel[];
-  /** stops the follow-up pickers' loading, when the dialog closes */
-  _stopFollowups?: () => void;
+  /** stops what the open dialog has running (its preview timer, the follow-up pickers' loading) */
+  _closeDialog?: () => void;
 }
 
 /** One window of the editor list, as the runtime's schedule object model takes it. */

@@ -219,6 +219,8 @@ export function createWindowList(shared: FollowupShared, changed: () => void): W
     });
   const followups = () => {
     const forms: FollowupForm[] = [];
+    // a closed dialog's list is gone (with its widget); a late answer or event finds no forms
+    if (!document.body.contains(list[0])) return forms;
     (list.editableList('items') as JQuery).each(function () {
       const form = $(this).data(FOLLOWUP_DATA) as FollowupForm | undefined;
       if (form) forms.push(form);
