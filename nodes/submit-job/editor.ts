@@ -1,8 +1,8 @@
 import { type DialogDefaults, type FieldNode, fieldDefaults } from '../shared/editor/field-defaults';
+import { firstInputProblem, knownInputs } from '../shared/editor/input-values';
+import type { WorkflowPicker } from '../shared/editor/workflow-picker';
 import { defaultType } from '../shared/fields';
 import { prepareDialog } from './editor/dialog';
-import { firstInputProblem, knownInputs } from './editor/inputs';
-import type { WorkflowPicker } from './editor/workflow-picker';
 import { FIELDS } from './fields';
 
 const field = fieldDefaults(FIELDS);

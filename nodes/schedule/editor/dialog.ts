@@ -1,11 +1,10 @@
 import type { PreviewResponse } from '../../../lib/schedule/preview-response';
 import { postAdmin } from '../../shared/editor/admin';
-import { declaredInputsLoader } from '../../submit-job/editor/declared';
-import { serverBody } from '../../submit-job/editor/server';
-import type { WorkflowPage } from '../../submit-job/editor/workflow-picker';
-import type { FollowupShared } from './followup-form';
+import { declaredInputsLoader } from '../../shared/editor/declared-inputs';
+import { serverBody } from '../../shared/editor/server-body';
+import type { WorkflowPage } from '../../shared/editor/workflow-picker';
 import { type PreviewBody, renderPreview, requestPreview } from './preview';
-import type { ScheduleEditorNode } from './types';
+import type { FollowupShared, ScheduleEditorNode } from './types';
 import { createWindowList, type WindowList, zoneCheck } from './window-list';
 import { yamlFromList } from './yaml-switch';
 

@@ -3,9 +3,9 @@ import { ID_PATTERN } from '../../../lib/schedule/ids';
 import { isValidTimeZone } from '../../../lib/schedule/tz';
 import { cronFields } from './cron-fields';
 import { errorLine, fieldError, noteLine, zoneDatalist } from './field-error';
-import { type FollowupForm, type FollowupShared, followupForm } from './followup-form';
+import { type FollowupForm, followupForm } from './followup-form';
 import { CHANNEL_FIELDS, objectFields } from './template-fields';
-import type { WindowModel } from './types';
+import type { FollowupShared, WindowModel } from './types';
 
 /** The editor list of windows: one row of fields per window. */
 export interface WindowList {

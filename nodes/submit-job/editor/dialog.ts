@@ -1,9 +1,10 @@
 import { adminErrorText } from '../../shared/editor/admin';
-import { declaredInputsLoader } from './declared';
+import { declaredInputsLoader } from '../../shared/editor/declared-inputs';
+import { buildForm } from '../../shared/editor/inputs-form';
+import { serverBody } from '../../shared/editor/server-body';
+import { createWorkflowPicker, type WorkflowPicker } from '../../shared/editor/workflow-picker';
 import { fillInputs } from './fill';
-import { buildForm } from './form';
-import { serverBody } from './server';
-import { createWorkflowPicker, type WorkflowPicker } from './workflow-picker';
+import { submitJobForm } from './inputs-host';
 
 const server = () => $('#node-input-server').val();
 const currentWorkflow = () =>
@@ -31,7 +32,7 @@ export function prepareDialog(node: EditorNodeInstance): void {
     }
     declared.get(workflow).then((inputs) => {
       if (workflow !== currentWorkflow()) return;
-      if (inputs) buildForm(inputs);
+      if (inputs) buildForm(inputs, submitJobForm());
       else $form.empty().hide();
     });
   }

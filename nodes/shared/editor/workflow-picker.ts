@@ -1,5 +1,5 @@
 import { WORKFLOW_STATUSES } from '../../../lib/rules';
-import { adminErrorText, postAdmin } from '../../shared/editor/admin';
+import { adminErrorText, postAdmin } from './admin';
 import { addPickerStyle } from './picker-style';
 
 /** A workflow as the picker holds it; `key` is what a search matches (name, id and status, lower case). */

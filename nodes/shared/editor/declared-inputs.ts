@@ -1,7 +1,7 @@
 import type { WorkflowInputs } from '../../../lib/schemas';
-import { postAdmin } from '../../shared/editor/admin';
-import { knownInputs } from './inputs';
-import { serverBody } from './server';
+import { postAdmin } from './admin';
+import { knownInputs } from './input-values';
+import { serverBody } from './server-body';
 
 /** The declared inputs of the workflows a dialog shows, asked of the runtime once each. */
 export interface DeclaredInputs {

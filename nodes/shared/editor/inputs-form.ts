@@ -1,6 +1,6 @@
 import type { WorkflowInputs, WorkflowParameter } from '../../../lib/schemas';
 import { inputKey, requiredInputs, settingsInputProblems } from '../../../lib/submit-input-check';
-import { formValuesOf } from './inputs';
+import { formValuesOf } from './input-values';
 
 interface Row {
   label: string;
@@ -77,26 +77,6 @@ function formInputs($form: JQuery): ShortInputs {
   });
   if (Object.keys(labels).length > 0) out.labels = labels;
   return out;
-}
-
-/** The submit-job dialog's form: its values are the Inputs JSON (only while Inputs is JSON). */
-export function submitJobForm(): InputsFormHost {
-  return {
-    $form: $('#node-media-spaces-inputs-form'),
-    read() {
-      if ($('#node-input-jobInputsType').val() !== 'json') return {};
-      const json = String($('#node-input-jobInputs').typedInput('value') ?? '');
-      try {
-        return json.trim() === '' ? {} : JSON.parse(json);
-      } catch {
-        return {}; // the Inputs box says what is wrong with its JSON
-      }
-    },
-    write(inputs) {
-      $('#node-input-jobInputs').typedInput('type', 'json');
-      $('#node-input-jobInputs').typedInput('value', Object.keys(inputs).length > 0 ? JSON.stringify(inputs) : '');
-    },
-  };
 }
 
 const LABEL_PX = 170;
@@ -194,7 +174,7 @@ function optionsOf(param: WorkflowParameter): string[] | null {
 }
 
 /** A field per declared input, each checked with the rules the node applies at runtime. */
-export function buildForm(declared: WorkflowInputs, host: InputsFormHost = submitJobForm()): void {
+export function buildForm(declared: WorkflowInputs, host: InputsFormHost): void {
   const $form = host.$form.empty();
   const current = formValuesOf(host.read());
   const required = requiredInputs(declared);
