@@ -2,10 +2,27 @@ import { isValidTimeZone } from '../../lib/schedule/tz';
 import { takeOnlyConfigNodes } from '../shared/editor/config-choice';
 import { type DialogDefaults, fieldDefaults } from '../shared/editor/field-defaults';
 import { prepareDialog, resizeDialog, windowsToSave } from './editor/dialog';
+import { missingWorkflow } from './editor/followup-form';
 import type { ScheduleEditorNode } from './editor/types';
 import { FIELDS, isScheduleId, SCHEDULE_ID_RULE } from './fields';
 
 const field = fieldDefaults(FIELDS);
+
+/** The first window whose follow-up names no workflow, in words; undefined when there is none. */
+function followupProblem(windows: unknown, translate: ((key: string) => string) | undefined): string | undefined {
+  if (!Array.isArray(windows)) return undefined;
+  const at = windows.findIndex((w) => typeof w === 'object' && w !== null && missingWorkflow(w.followup));
+  if (at < 0) return undefined;
+  const id = String(windows[at].id ?? at + 1);
+  const words = translate?.('media-spaces-schedule.error.noWorkflow') ?? 'Choose the follow-up workflow';
+  return `window ${id}: ${words}`;
+}
+
+function closeDialog(node: ScheduleEditorNode): void {
+  node._closeDialog?.();
+  delete node._closeDialog;
+  delete node._readWindows;
+}
 
 RED.nodes.registerType<ScheduleEditorNode>('media-spaces-schedule', {
   category: 'media spaces',
@@ -26,6 +43,14 @@ RED.nodes.registerType<ScheduleEditorNode>('media-spaces-schedule', {
       ...field.scheduleId,
       // stricter than the runtime, which keeps the id an older flow has: an id that goes into slot keys
       validate: (v, _opt) => v === undefined || v === '' || isScheduleId(v) || SCHEDULE_ID_RULE,
+    },
+    // a follow-up without a workflow is refused at deploy; said here, before it
+    windows: {
+      ...field.windows,
+      validate(v, opt) {
+        const problem = this.source === 'editor' ? followupProblem(v, this._) : undefined;
+        return problem ?? field.windows.validate?.call(this, v, opt) ?? true;
+      },
     },
     // stricter than the runtime, which leaves the zone's name to the library (it refuses an unknown zone)
     timezone: {
@@ -62,12 +87,12 @@ RED.nodes.registerType<ScheduleEditorNode>('media-spaces-schedule', {
     this.yamlEditor?.destroy();
     delete this.yamlEditor;
     this.windows = windowsToSave(this);
-    delete this._readWindows;
+    closeDialog(this);
   },
   oneditcancel() {
     this.yamlEditor?.destroy();
     delete this.yamlEditor;
-    delete this._readWindows;
+    closeDialog(this);
   },
   oneditresize(size) {
     resizeDialog(this, size);

@@ -1,10 +1,9 @@
-import { takeOnlyConfigNodes } from '../shared/editor/config-choice';
 import { type DialogDefaults, type FieldNode, fieldDefaults } from '../shared/editor/field-defaults';
+import { firstInputProblem, knownInputs } from '../shared/editor/input-values';
+import type { WorkflowPicker } from '../shared/editor/workflow-picker';
 import { defaultType } from '../shared/fields';
 import { prepareDialog } from './editor/dialog';
 import { fedBySchedule } from './editor/from-schedule';
-import { firstInputProblem, knownInputs } from './editor/inputs';
-import type { WorkflowPicker } from './editor/workflow-picker';
 import { FIELDS } from './fields';
 
 const field = fieldDefaults(FIELDS);
@@ -43,8 +42,6 @@ RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-submit-job', {
     // not "inputs": the editor keeps a node's input port count there
     jobInputs: { ...field.jobInputs, validate: validateJobInputs },
   } satisfies DialogDefaults<typeof FIELDS>,
-  // a new node takes the only server there is
-  onadd: takeOnlyConfigNodes(FIELDS),
   inputs: 1,
   outputs: 1,
   icon: 'media-spaces-submit.svg',

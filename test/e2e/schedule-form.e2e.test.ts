@@ -208,7 +208,10 @@ describe('schedule window form', () => {
       .fill(JSON.stringify({ name: 'Late news', tags: ['news'], continuous_recording: true, recording_duration: 3 }));
     expect((await errorOf('ms-w-channel')).invalid).toBe(false);
 
-    await row().locator('.ms-w-fu-workflow').fill(FOLLOW_WORKFLOW);
+    // the workflow is picked from the service's list (schedule-followup.e2e.test.ts); without a server, the JSON
+    await row()
+      .locator('.ms-w-followup')
+      .fill(JSON.stringify({ workflow_id: FOLLOW_WORKFLOW }));
     await row().locator('.ms-w-fu-jobname').fill('Archive {{window.name}}');
     expect(JSON.parse(await row().locator('.ms-w-followup').inputValue())).toEqual({
       workflow_id: FOLLOW_WORKFLOW,

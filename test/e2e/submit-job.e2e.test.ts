@@ -13,7 +13,7 @@ import {
   typedInputValue,
   waitForStatus,
 } from './support/editor';
-import { type Stack, screenshot, startStack } from './support/stack';
+import { addSimulatorServer, type Stack, screenshot, startStack } from './support/stack';
 
 /**
  * One user's way through the editor, step by step in one browser session:
@@ -83,17 +83,8 @@ function simRequests(route?: string) {
 describe('submit-job in the editor against the simulator', () => {
   it('adds a server from the submit-job dialog and "Test connection" reports success', async () => {
     const { page } = stack;
-    const space = stack.sim.info().spaces[0];
     await openNode(page, SUBMIT);
-    await page.click('#node-input-btn-server-add');
-    await page.locator('#node-config-input-workflowUrl').waitFor({ state: 'visible' });
-    await page.waitForTimeout(400);
-    await page.fill('#node-config-input-name', 'Simulator');
-    await page.fill('#node-config-input-workflowUrl', stack.sim.workflowUrl);
-    await page.fill('#node-config-input-liveCaptureUrl', stack.sim.liveCaptureUrl);
-    await page.fill('#node-config-input-spaceId', space.space_id);
-    await page.fill('#node-config-input-apiKey', space.api_keys.admin ?? '');
-    await page.fill('#node-config-input-accessToken', space.access_token ?? '');
+    await addSimulatorServer(stack);
 
     const before = simRequests().length;
     await page.click('#node-config-media-spaces-test');

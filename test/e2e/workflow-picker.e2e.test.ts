@@ -196,7 +196,8 @@ describe('workflow picker: archived workflows and the chosen one', () => {
     const { page } = stack;
     await openNode(page, SUBMIT);
     await rows().first().waitFor({ state: 'visible', timeout: 20_000 });
-    await expect.poll(() => rows().first().getAttribute('data-id')).toBe(ARCHIVED.id);
+    // the chosen, archived workflow heads the list once its page has loaded (after every active one)
+    await expect.poll(() => rows().first().getAttribute('data-id'), { timeout: 60_000 }).toBe(ARCHIVED.id);
     expect(await rows().first().getAttribute('aria-selected')).toBe('true');
     expect(await rows().first().isVisible()).toBe(true);
     await expect.poll(() => warning().isVisible()).toBe(true);

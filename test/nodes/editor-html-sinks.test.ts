@@ -128,9 +128,9 @@ describe('editor code: no HTML built from text it did not write', () => {
       expect.arrayContaining([
         'nodes/sidebar/editor/confirm.ts',
         'nodes/sidebar/editor/timeline.ts',
-        'nodes/submit-job/editor/workflow-picker.ts',
+        'nodes/shared/editor/workflow-picker.ts',
         'nodes/config/editor/test-connection.ts',
-        'nodes/submit-job/editor/form.ts',
+        'nodes/shared/editor/inputs-form.ts',
         'nodes/schedule/editor/window-list.ts',
       ]),
     );

@@ -1,6 +1,10 @@
 import type { PreviewResponse } from '../../../lib/schedule/preview-response';
+import { postAdmin } from '../../shared/editor/admin';
+import { declaredInputsLoader } from '../../shared/editor/declared-inputs';
+import { serverBody } from '../../shared/editor/server-body';
+import type { WorkflowPage } from '../../shared/editor/workflow-picker';
 import { type PreviewBody, renderPreview, requestPreview } from './preview';
-import type { ScheduleEditorNode } from './types';
+import type { FollowupShared, ScheduleEditorNode } from './types';
 import { createWindowList, type WindowList, zoneCheck } from './window-list';
 import { yamlFromList } from './yaml-switch';
 
@@ -48,7 +52,15 @@ export function prepareDialog(node: ScheduleEditorNode): void {
     }, PREVIEW_DELAY_MS);
   };
   yamlEditor.getSession().on('change', schedulePreview);
-  const list = createWindowList(label, schedulePreview);
+  const shared = followupShared(label);
+  const list = createWindowList(shared, schedulePreview);
+  reloadOnServerChange(list, shared);
+  // nothing of this dialog runs on once it is closed: a preview due would read the next dialog's fields
+  node._closeDialog = () => {
+    if (previewTimer) clearTimeout(previewTimer);
+    previewTimer = undefined;
+    for (const form of list.followups()) form.stop();
+  };
   list.fill(node.windows);
   $('#node-input-windows-container').editableList('height', 380);
 
@@ -64,7 +76,9 @@ export function prepareDialog(node: ScheduleEditorNode): void {
       const container = $('#node-input-windows-container').attr('data-loading', 'true').css('opacity', 0.5);
       container.find('input, select, textarea').prop('disabled', true);
       requestPreview({ yaml: yamlEditor.getValue() }, (res) => {
+        if (!document.body.contains(container[0])) return; // the dialog closed meanwhile
         listFromModel(res, list);
+        for (const form of list.followups()) form.shown();
         listAsRead = JSON.stringify(list.read());
         container.removeAttr('data-loading').css('opacity', '');
         container.find('input, select, textarea').prop('disabled', false);
@@ -93,6 +107,44 @@ export function prepareDialog(node: ScheduleEditorNode): void {
     });
   });
   schedulePreview();
+}
+
+const server = () => $('#node-input-server').val();
+
+/**
+ * What the windows' follow-up forms share: submit job's words for the picker, and the workflow
+ * pages and declared inputs read through the dialog's server, each read once for every window.
+ */
+function followupShared(label: (key: string) => string): FollowupShared {
+  const submitJob = RED.nodes.getType('media-spaces-submit-job');
+  const pages = new Map<string, PromiseLike<WorkflowPage>>();
+  return {
+    label,
+    pickerText: (key, values) => submitJob?._?.(`media-spaces-submit-job.${key}`, values) ?? key,
+    server,
+    listShown: () => $('#node-input-source').val() === 'editor',
+    declared: declaredInputsLoader(server, () => undefined),
+    fetchPage(body) {
+      const key = JSON.stringify(body);
+      const known = pages.get(key);
+      if (known) return known;
+      const page = postAdmin<WorkflowPage>('workflow-page', body).fail(() => pages.delete(key));
+      pages.set(key, page);
+      return page;
+    },
+  };
+}
+
+/** The server select fires change while the dialog opens too: only another server, or edited settings, reload. */
+function reloadOnServerChange(list: WindowList, shared: FollowupShared): void {
+  let loadedFor = JSON.stringify(serverBody(server()));
+  $('#node-input-server').on('change', () => {
+    const key = JSON.stringify(serverBody(server()));
+    if (key === loadedFor) return;
+    loadedFor = key;
+    shared.declared.forget();
+    for (const form of list.followups()) form.reload();
+  });
 }
 
 /** The node's default zone: flagged when the field is left, with IANA names offered. */

@@ -15,10 +15,20 @@ export const CHANNEL_FIELDS: TemplateField[] = [
   { cls: 'ms-w-ch-recording', key: 'recording_duration', kind: 'hours', placeholder: 'hours, e.g. 2' },
 ];
 
+/** The follow-up's workflow and inputs have a form of their own (followup-form.ts). */
 export const FOLLOWUP_FIELDS: TemplateField[] = [
-  { cls: 'ms-w-fu-workflow', key: 'workflow_id', kind: 'text', placeholder: 'workflow UUID' },
   { cls: 'ms-w-fu-jobname', key: 'job_name', kind: 'text', placeholder: '{{window.name}} {{slot.date}}' },
 ];
+
+/** The JSON box of an object, for the forms beside it that write into it too. */
+export interface ObjectBox {
+  /** the row of the JSON box (other rows of the object go before it) */
+  $jsonRow: JQuery;
+  /** the object, or undefined while the box holds no JSON object */
+  read(): Record<string, unknown> | undefined;
+  /** writes the object into the box (and its fields) */
+  write(value: Record<string, unknown>): void;
+}
 
 type Line = (text: string, top?: boolean) => JQuery;
 
@@ -71,7 +81,7 @@ export function objectFields(
     value: unknown;
   },
   changed: () => void,
-): void {
+): ObjectBox {
   const inputs = spec.fields.map((field) => {
     const $field =
       field.kind === 'checkbox'
@@ -113,4 +123,15 @@ export function objectFields(
     changed();
   });
   fromJson();
+  return {
+    $jsonRow,
+    read() {
+      const read = readObject(String($json.val() ?? ''));
+      return 'value' in read ? read.value : undefined;
+    },
+    write(value) {
+      $json.val(Object.keys(value).length > 0 ? JSON.stringify(value, null, 2) : '');
+      fromJson();
+    },
+  };
 }

@@ -1,4 +1,6 @@
+import type { DeclaredInputs } from '../../shared/editor/declared-inputs';
 import type { FieldNode } from '../../shared/editor/field-defaults';
+import type { WorkflowPage } from '../../shared/editor/workflow-picker';
 import type { FIELDS } from '../fields';
 
 /** The schedule node as the editor holds it (its fields, plus what the open dialog keeps). */
@@ -10,6 +12,8 @@ interface ScheduleDialogState {
   _(key: string): string;
   /** the editor list's windows, while the dialog is open */
   _readWindows?: () => WindowModel[];
+  /** stops what the open dialog has running (its preview timer, the follow-up pickers' loading) */
+  _closeDialog?: () => void;
 }
 
 /** One window of the editor list, as the runtime's schedule object model takes it. */
@@ -23,4 +27,17 @@ export interface WindowModel {
   channel?: unknown;
   followup?: unknown;
   [key: string]: unknown;
+}
+
+/** What the follow-up forms of one dialog share: words, the server, and what was read through it. */
+export interface FollowupShared {
+  label(key: string): string;
+  /** the submit-job dialog's words, for the picker they share */
+  pickerText(key: string, values?: Record<string, unknown>): string;
+  /** the config node's id chosen in the dialog */
+  server(): unknown;
+  /** whether the window list is the dialog's source (else nothing is read for it) */
+  listShown(): boolean;
+  declared: DeclaredInputs;
+  fetchPage(body: Record<string, unknown>): PromiseLike<WorkflowPage>;
 }

@@ -3,14 +3,19 @@ import { ID_PATTERN } from '../../../lib/schedule/ids';
 import { isValidTimeZone } from '../../../lib/schedule/tz';
 import { cronFields } from './cron-fields';
 import { errorLine, fieldError, noteLine, zoneDatalist } from './field-error';
-import { CHANNEL_FIELDS, FOLLOWUP_FIELDS, objectFields } from './template-fields';
-import type { WindowModel } from './types';
+import { type FollowupForm, followupForm } from './followup-form';
+import { CHANNEL_FIELDS, objectFields } from './template-fields';
+import type { FollowupShared, WindowModel } from './types';
 
 /** The editor list of windows: one row of fields per window. */
 export interface WindowList {
   fill(windows: unknown): void;
   read(): WindowModel[];
+  /** each window's follow-up form */
+  followups(): FollowupForm[];
 }
+
+const FOLLOWUP_DATA = 'ms-followup';
 
 const ZONES_LIST = 'ms-schedule-zones';
 
@@ -88,7 +93,8 @@ export function zoneCheck($zone: JQuery, $error: JQuery, label: (key: string) =>
   fieldError($zone, $error, problem());
 }
 
-function addRow(row: JQuery, index: number, data: unknown, label: (key: string) => string, changed: () => void): void {
+function addRow(row: JQuery, index: number, data: unknown, shared: FollowupShared, changed: () => void): void {
+  const { label } = shared;
   const added = !isWindow(data);
   const w: Partial<WindowModel> = added
     ? { id: `window-${index + 1}`, cron: '0 18 * * mon-fri', duration: '1h' }
@@ -133,7 +139,8 @@ function addRow(row: JQuery, index: number, data: unknown, label: (key: string) 
     .prop('checked', w.enabled !== false)
     .appendTo(line(label('window.enabled')))
     .on('change', changed);
-  objectFields(
+  let followup: FollowupForm | undefined;
+  const channel = objectFields(
     line,
     label,
     {
@@ -144,21 +151,13 @@ function addRow(row: JQuery, index: number, data: unknown, label: (key: string) 
       fields: CHANNEL_FIELDS,
       value: w.channel,
     },
-    changed,
-  );
-  objectFields(
-    line,
-    label,
-    {
-      labels: 'followup',
-      jsonCls: 'ms-w-followup',
-      jsonLabel: label('window.followup'),
-      placeholder: '{"media_nicknames": {"Source": "{{channel.recording.outputs[0].location_url}}"}}',
-      fields: FOLLOWUP_FIELDS,
-      value: w.followup,
+    () => {
+      followup?.channelChanged();
+      changed();
     },
-    changed,
   );
+  followup = followupForm(line, shared, w.followup, () => channel.read() ?? {}, changed);
+  row.data(FOLLOWUP_DATA, followup);
   if (added) showAdded(row);
 }
 
@@ -203,14 +202,14 @@ function readRow(row: JQuery): WindowModel {
   return w as WindowModel;
 }
 
-export function createWindowList(label: (key: string) => string, changed: () => void): WindowList {
+export function createWindowList(shared: FollowupShared, changed: () => void): WindowList {
   zoneDatalist(ZONES_LIST);
   const list = $('#node-input-windows-container');
   list
     .css('min-height', '150px')
     .css('min-width', '450px')
     .editableList({
-      addItem: (row: JQuery, index: number, data: unknown) => addRow(row, index, data, label, changed),
+      addItem: (row: JQuery, index: number, data: unknown) => addRow(row, index, data, shared, changed),
       removeItem: changed,
       sortable: true,
       removable: true,
@@ -218,7 +217,18 @@ export function createWindowList(label: (key: string) => string, changed: () => 
       // of the last window; an added window is shown from its top instead (showAdded)
       scrollOnAdd: false,
     });
+  const followups = () => {
+    const forms: FollowupForm[] = [];
+    // a closed dialog's list is gone (with its widget); a late answer or event finds no forms
+    if (!document.body.contains(list[0])) return forms;
+    (list.editableList('items') as JQuery).each(function () {
+      const form = $(this).data(FOLLOWUP_DATA) as FollowupForm | undefined;
+      if (form) forms.push(form);
+    });
+    return forms;
+  };
   const fill = (windows: unknown) => {
+    for (const form of followups()) form.stop();
     list.editableList('empty');
     for (const w of Array.isArray(windows) ? windows : []) list.editableList('addItem', w);
     list.closest('.red-ui-editableList-container').scrollTop(0);
@@ -231,5 +241,5 @@ export function createWindowList(label: (key: string) => string, changed: () => 
     });
     return windows;
   };
-  return { fill, read };
+  return { fill, read, followups };
 }

@@ -49,8 +49,8 @@ interface EditorRED {
   nodes: {
     registerType<T extends EditorNodeInstance>(type: string, definition: EditorNodeDefinition<T>): void;
     node(id: string): EditorNodeInstance | null;
-    /** A registered type's definition; Node-RED gives it `_`, its messages in the type's own catalogue. */
-    getType(type: string): { _?: (key: string) => string } | null | undefined;
+    /** A registered type's definition, with its catalogue's `_` (absent for a type not registered). */
+    getType(type: string): (EditorNodeDefinition & Partial<Pick<EditorNodeInstance, '_'>>) | null | undefined;
     eachNode(callback: (node: EditorNodeInstance) => boolean | undefined): void;
     /** Every config node; return false to stop. */
     eachConfig(callback: (node: EditorNodeInstance) => boolean | undefined): void;

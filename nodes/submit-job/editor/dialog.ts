@@ -1,11 +1,11 @@
-import type { WorkflowInputs } from '../../../lib/schemas';
-import { adminErrorText, postAdmin } from '../../shared/editor/admin';
+import { adminErrorText } from '../../shared/editor/admin';
+import { declaredInputsLoader } from '../../shared/editor/declared-inputs';
+import { buildForm } from '../../shared/editor/inputs-form';
+import { serverBody } from '../../shared/editor/server-body';
+import { createWorkflowPicker, type WorkflowPicker } from '../../shared/editor/workflow-picker';
 import { fillInputs } from './fill';
-import { buildForm } from './form';
 import { fedBySchedule } from './from-schedule';
-import { knownInputs } from './inputs';
-import { serverBody } from './server';
-import { createWorkflowPicker, type WorkflowPicker } from './workflow-picker';
+import { submitJobForm } from './inputs-host';
 
 const server = () => $('#node-input-server').val();
 const currentWorkflow = () =>
@@ -14,30 +14,14 @@ const currentWorkflow = () =>
 /** The dialog's workflow list, declared-inputs form and template button. */
 export function prepareDialog(node: EditorNodeInstance): void {
   const $hint = $('#node-media-spaces-submit-hint');
-  let declaredCache: Record<string, JQuery.Promise<WorkflowInputs | null>> = {};
-
-  /** The chosen workflow's declared inputs, or null where the service does not describe them. */
-  function declaredInputs(workflow: string): JQuery.Promise<WorkflowInputs | null> {
-    const body = serverBody(server());
-    if (!body || !workflow) return $.Deferred<WorkflowInputs | null>().resolve(null).promise();
-    declaredCache[workflow] ??= postAdmin<{ inputs?: WorkflowInputs }>('workflow-inputs', { ...body, workflow }).then(
-      (result) => {
-        if (result.inputs) knownInputs[workflow] = result.inputs;
-        return result.inputs ?? null;
-      },
-      (xhr: JQuery.jqXHR) => {
-        delete declaredCache[workflow];
-        // the workflow read is an extension; without it the JSON editor is all there is
-        $hint.text(
-          xhr.status === 404
-            ? node._('media-spaces-submit-job.inputs.unsupported')
-            : `${node._('media-spaces-submit-job.workflows.failed')} ${adminErrorText(xhr)}`,
-        );
-        return $.Deferred<WorkflowInputs | null>().resolve(null).promise();
-      },
+  const declared = declaredInputsLoader(server, (xhr) => {
+    // the workflow read is an extension; without it the JSON editor is all there is
+    $hint.text(
+      xhr.status === 404
+        ? node._('media-spaces-submit-job.inputs.unsupported')
+        : `${node._('media-spaces-submit-job.workflows.failed')} ${adminErrorText(xhr)}`,
     );
-    return declaredCache[workflow];
-  }
+  });
 
   /** Shows the form for the chosen workflow's inputs (JSON Inputs only); hides it otherwise. */
   function refreshForm(): void {
@@ -47,9 +31,10 @@ export function prepareDialog(node: EditorNodeInstance): void {
       $form.empty().hide();
       return;
     }
-    declaredInputs(workflow).then((declared) => {
+    declared.get(workflow).then((inputs) => {
       if (workflow !== currentWorkflow()) return;
-      if (declared) buildForm(declared, fedBySchedule(node.id), node._('media-spaces-submit-job.inputs.fromSchedule'));
+      const fed = fedBySchedule(node.id) ? node._('media-spaces-submit-job.inputs.fromSchedule') : undefined;
+      if (inputs) buildForm(inputs, submitJobForm(fed));
       else $form.empty().hide();
     });
   }
@@ -65,7 +50,7 @@ export function prepareDialog(node: EditorNodeInstance): void {
   $('#node-input-server').on('change', () => {
     if (settingsKey() === loadedFor) return;
     loadedFor = settingsKey();
-    declaredCache = {};
+    declared.forget();
     loadWorkflows();
     refreshForm();
   });
@@ -82,8 +67,8 @@ export function prepareDialog(node: EditorNodeInstance): void {
       $hint.text(node._('media-spaces-submit-job.inputs.needWorkflow'));
       return;
     }
-    declaredInputs(workflow).then((declared) => {
-      if (declared) fillInputs(node, declared, refreshForm);
+    declared.get(workflow).then((inputs) => {
+      if (inputs) fillInputs(node, inputs, refreshForm);
     });
   });
   if (loadedFor === undefined) {

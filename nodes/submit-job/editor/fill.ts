@@ -1,5 +1,5 @@
 import type { WorkflowInputs } from '../../../lib/schemas';
-import { type InputsMerge, mergeInputs } from './inputs';
+import { type InputsMerge, mergeInputs } from '../../shared/editor/input-values';
 
 const t = (node: EditorNodeInstance, key: string, values?: Record<string, unknown>) =>
   node._(`media-spaces-submit-job.fill.${key}`, values);

@@ -198,3 +198,57 @@ export async function showDebugSidebar(page: Page): Promise<void> {
 export async function debugMessages(page: Page): Promise<string[]> {
   return page.locator('.red-ui-debug-content .red-ui-debug-msg').allTextContents();
 }
+
+/** The ids of the nodes of a type on the editor's flows. */
+async function nodeIdsOfType(page: Page, type: string): Promise<string[]> {
+  return page.evaluate(
+    (t) =>
+      (
+        window as unknown as { RED: { nodes: { filterNodes(f: Record<string, unknown>): Array<{ id: string }> } } }
+      ).RED.nodes
+        .filterNodes({ type: t })
+        .map((n) => n.id),
+    type,
+  );
+}
+
+/**
+ * Drags a node type from the palette onto the workspace, as a user does, and returns the new
+ * node's id. `x`, `y`: where it is dropped, from the workspace's top left corner.
+ */
+export async function dropFromPalette(page: Page, type: string, x: number, y: number): Promise<string> {
+  const before = new Set(await nodeIdsOfType(page, type));
+  const entry = page.locator(`.red-ui-palette-node[data-palette-type="${type}"]`);
+  await entry.scrollIntoViewIfNeeded();
+  const from = await entry.boundingBox();
+  const chart = await page.locator('#red-ui-workspace-chart').boundingBox();
+  if (!from || !chart) throw new Error(`no palette entry for ${type}, or no workspace`);
+  await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(chart.x + x, chart.y + y, { steps: 12 });
+  await page.mouse.up();
+  let added: string[] = [];
+  for (let i = 0; i < 50 && added.length === 0; i++) {
+    added = (await nodeIdsOfType(page, type)).filter((id) => !before.has(id));
+    if (added.length === 0) await page.waitForTimeout(100);
+  }
+  if (added.length !== 1) throw new Error(`dropping ${type} added ${added.length} nodes`);
+  await page.locator(nodeSelector(added[0])).waitFor();
+  return added[0];
+}
+
+/** Drags a wire from a node's output port to another node's input, as a user does. */
+export async function wire(page: Page, from: string, port: number, to: string): Promise<void> {
+  const out = page
+    .locator(`${nodeSelector(from)} .red-ui-flow-port-output`)
+    .nth(port)
+    .locator('.red-ui-flow-port');
+  const into = page.locator(`${nodeSelector(to)} .red-ui-flow-port-input .red-ui-flow-port`);
+  const a = await out.boundingBox();
+  const b = await into.boundingBox();
+  if (!a || !b) throw new Error(`no port to wire ${from}:${port} to ${to}`);
+  await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 12 });
+  await page.mouse.up();
+}

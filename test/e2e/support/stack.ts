@@ -129,3 +129,22 @@ export function simulatorServer(stack: Stack, id: string, extra: Record<string, 
     ...extra,
   };
 }
+
+/**
+ * From an open node dialog, "Add new Media Spaces server" (the button beside Server) with the
+ * stack's simulator typed in as a user types it: name "Simulator", both URLs, the space, its admin
+ * key and access token. The config dialog stays open (for Test connection, or its Add button).
+ */
+export async function addSimulatorServer(stack: Stack): Promise<void> {
+  const { page } = stack;
+  const space = stack.sim.info().spaces[0];
+  await page.click('#node-input-btn-server-add');
+  await page.locator('#node-config-input-workflowUrl').waitFor({ state: 'visible' });
+  await page.waitForTimeout(400);
+  await page.fill('#node-config-input-name', 'Simulator');
+  await page.fill('#node-config-input-workflowUrl', stack.sim.workflowUrl);
+  await page.fill('#node-config-input-liveCaptureUrl', stack.sim.liveCaptureUrl);
+  await page.fill('#node-config-input-spaceId', space.space_id);
+  await page.fill('#node-config-input-apiKey', space.api_keys.admin ?? '');
+  await page.fill('#node-config-input-accessToken', space.access_token ?? '');
+}

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { WorkflowInputs } from '../../../lib/schemas';
 import { buildSubmitRequest } from '../../../lib/submit-input';
 import { requiredInputs, settingsInputProblems } from '../../../lib/submit-input-check';
-import { firstInputProblem, mergeInputs } from '../../../nodes/submit-job/editor/inputs';
+import { firstInputProblem, mergeInputs } from '../../../nodes/shared/editor/input-values';
 
 const declared: WorkflowInputs = {
   variables: [

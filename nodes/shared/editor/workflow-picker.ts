@@ -1,5 +1,6 @@
 import { WORKFLOW_STATUSES } from '../../../lib/rules';
-import { adminErrorText, postAdmin } from '../../shared/editor/admin';
+import { adminErrorText, postAdmin } from './admin';
+import { addPickerStyle } from './picker-style';
 
 /** A workflow as the picker holds it; `key` is what a search matches (name, id and status, lower case). */
 export interface PickerWorkflow {
@@ -9,7 +10,7 @@ export interface PickerWorkflow {
   key: string;
 }
 
-interface WorkflowPage {
+export interface WorkflowPage {
   workflows: Array<{ id: string; name?: string; status?: string }>;
   next: string | null;
 }
@@ -23,6 +24,8 @@ export interface WorkflowPickerOptions {
   warning: JQuery;
   text: (key: string, values?: Record<string, unknown>) => string;
   onPick: (workflow: PickerWorkflow) => void;
+  /** one page of the list (default: asked of the runtime; several pickers of one dialog may share the pages) */
+  fetchPage?: (body: Record<string, unknown>) => PromiseLike<WorkflowPage>;
 }
 
 export interface WorkflowPicker {
@@ -175,7 +178,9 @@ class Picker implements WorkflowPicker {
     for (const status of LOAD_ORDER) {
       let pageToken: string | null = null;
       do {
-        const page: WorkflowPage = await postAdmin<WorkflowPage>('workflow-page', { ...body, status, pageToken });
+        const request = { ...body, status, pageToken };
+        const page: WorkflowPage = await (this.o.fetchPage?.(request) ??
+          postAdmin<WorkflowPage>('workflow-page', request));
         if (mine !== this.generation) return;
         for (const w of page.workflows) {
           const name = w.name ?? '';
@@ -242,5 +247,6 @@ class Picker implements WorkflowPicker {
 
 /** The picker in its elements; it loads nothing until load() is called. */
 export function createWorkflowPicker(o: WorkflowPickerOptions): WorkflowPicker {
+  addPickerStyle();
   return new Picker(o);
 }

@@ -1,6 +1,6 @@
 import type { WorkflowInputs, WorkflowParameter } from '../../../lib/schemas';
 import { inputKey, isRequiredProblem, requiredInputs, settingsInputProblems } from '../../../lib/submit-input-check';
-import { formValues } from './inputs';
+import { formValuesOf } from './input-values';
 
 interface Row {
   label: string;
@@ -13,6 +13,8 @@ interface Row {
   /** the key of this input in the library's verdict; a label parameter also answers for its label */
   keys: string[];
   required: boolean;
+  /** values offered by name beside the field (it still takes any value or template) */
+  choices?: MediaChoice[];
 }
 
 /** A row as the verdict reaches it. */
@@ -24,9 +26,36 @@ interface Shown {
 
 const text = (v: unknown) => (v === undefined || v === null ? '' : String(v));
 
-/** Writes the form's non-empty fields into the Inputs JSON (short form); empty fields use the workflow's defaults. */
-function writeInputs($form: JQuery): void {
-  const out: Record<string, Record<string, unknown>> = {};
+/** The inputs of the short form, as the form writes them. */
+export type ShortInputs = Record<string, Record<string, unknown>>;
+
+/** A value a media field can take by name (the schedule's follow-up: "the recording"). */
+export interface MediaChoice {
+  label: string;
+  value: string;
+}
+
+/** Where an inputs form reads its values and writes what is typed. */
+export interface InputsFormHost {
+  $form: JQuery;
+  /** the inputs now (short or full form, as the node reads them); {} when there are none */
+  read(): unknown;
+  /** the form's non-empty fields, after one of them changed */
+  write(inputs: ShortInputs): void;
+  /** offered beside each media nickname, by name */
+  mediaChoices?: MediaChoice[];
+  /** values may hold templates ({{...}}), filled in later: the editor judges none of them */
+  templates?: boolean;
+  /**
+   * Set when a schedule's follow-up gives the inputs in the message: what an input left empty says instead
+   * of being marked missing (the runtime still checks each job's merged inputs)
+   */
+  fromMessage?: string;
+}
+
+/** The form's non-empty fields as short-form inputs; empty fields use the workflow's defaults. */
+function formInputs($form: JQuery): ShortInputs {
+  const out: ShortInputs = {};
   const put = (kind: string, key: string, value: unknown) => {
     out[kind] ??= {};
     out[kind][key] = value;
@@ -52,8 +81,7 @@ function writeInputs($form: JQuery): void {
     if (value !== '') labels[id][String($(this).attr('data-parameter'))] = value;
   });
   if (Object.keys(labels).length > 0) out.labels = labels;
-  $('#node-input-jobInputs').typedInput('type', 'json');
-  $('#node-input-jobInputs').typedInput('value', Object.keys(out).length > 0 ? JSON.stringify(out) : '');
+  return out;
 }
 
 const LABEL_PX = 170;
@@ -93,34 +121,55 @@ function addRow($form: JQuery, row: Row): Shown {
       .css('width', FIELD_WIDTH)
       .attr('placeholder', row.fallback !== '' ? row.fallback : row.required ? 'required' : '');
   }
+  const $choice = row.choices?.length ? choiceSelect($row, row.choices, $field) : null;
   $field.attr(row.attrs).attr('data-required', String(row.required)).appendTo($row);
   $field.val(text(row.value));
+  $choice?.trigger('ms-sync');
   const $problem = $('<div class="ms-input-problem">')
     .css({ 'margin-left': `${LABEL_PX + 5}px`, 'font-size': '0.9em', color: '#c00' })
     .appendTo($row);
   return { keys: row.keys, $field, $problem };
 }
 
+const CHOICE_PX = 130;
+
 /**
- * Shows the library's verdict on the Inputs JSON on each field: what the node will say at runtime.
- * `fromMessage`: a schedule's follow-up gives the inputs, so one left empty is said to come from the
- * message instead of being marked missing.
+ * The named values of a field, in a list before it: choosing one writes its value into the field,
+ * and the list names the field's value whenever it is one of them ("a value" otherwise).
  */
-function showVerdict(declared: WorkflowInputs, rows: Shown[], fromMessage: boolean, note: string): void {
-  let parsed: unknown = {};
-  try {
-    const json = String($('#node-input-jobInputs').typedInput('value') ?? '');
-    parsed = json.trim() === '' || $('#node-input-jobInputsType').val() !== 'json' ? {} : JSON.parse(json);
-  } catch {
-    // the Inputs box says what is wrong with its JSON
-  }
-  const problems = settingsInputProblems(parsed, declared);
+function choiceSelect($row: JQuery, choices: MediaChoice[], $field: JQuery): JQuery {
+  const $select = $('<select class="ms-input-choice">')
+    .css({ width: `${CHOICE_PX}px`, 'margin-right': '5px' })
+    .appendTo($row);
+  $('<option>').val('').text('a value').appendTo($select);
+  choices.forEach((c, i) => {
+    $('<option>').val(String(i)).text(c.label).attr('title', c.value).appendTo($select);
+  });
+  $field.css('width', `calc(100% - ${LABEL_PX + CHOICE_PX + 15}px)`);
+  const sync = () => {
+    const index = choices.findIndex((c) => c.value === String($field.val() ?? ''));
+    $select.val(index < 0 ? '' : String(index));
+  };
+  $select.on('ms-sync', sync);
+  $field.on('input change', sync);
+  $select.on('change', () => {
+    const chosen = choices[Number($select.val())];
+    if ($select.val() === '' || !chosen) return;
+    $field.val(chosen.value).trigger('change');
+  });
+  return $select;
+}
+
+/** Shows the library's verdict on the inputs on each field: what the node will say at runtime. */
+function showVerdict(host: InputsFormHost, declared: WorkflowInputs, rows: Shown[]): void {
+  const problems = settingsInputProblems(host.read(), declared);
   for (const row of rows) {
-    const found = row.keys.map((k) => problems[k]).find((p) => p !== undefined) ?? null;
-    const given = fromMessage && found !== null && isRequiredProblem(found);
+    const later = host.templates === true && String(row.$field.val() ?? '').includes('{{');
+    const found = later ? null : (row.keys.map((k) => problems[k]).find((p) => p !== undefined) ?? null);
+    const given = host.fromMessage !== undefined && found !== null && isRequiredProblem(found);
     const problem = given ? null : found;
     row.$field.toggleClass('input-error', Boolean(problem));
-    row.$problem.text(given ? note : (problem ?? '')).css('color', given ? '' : '#c00');
+    row.$problem.text(given ? (host.fromMessage ?? '') : (problem ?? '')).css('color', given ? '' : '#c00');
     row.$problem.toggleClass('ms-input-from-message', given);
   }
 }
@@ -133,11 +182,9 @@ function optionsOf(param: WorkflowParameter): string[] | null {
 }
 
 /** A field per declared input, each checked with the rules the node applies at runtime. */
-export function buildForm(declared: WorkflowInputs, fromMessage = false, note = ''): void {
-  const $form = $('#node-media-spaces-inputs-form').empty();
-  const current = formValues(String($('#node-input-jobInputs').typedInput('value') ?? ''));
-  const useJson = $('#node-input-jobInputsType').val() === 'json';
-  const given = (values: Record<string, unknown>, key: string) => (useJson ? values[key] : undefined);
+export function buildForm(declared: WorkflowInputs, host: InputsFormHost): void {
+  const $form = host.$form.empty();
+  const current = formValuesOf(host.read());
   const required = requiredInputs(declared);
   const rows: Shown[] = [];
   const add = (row: Omit<Row, 'required'>) =>
@@ -148,7 +195,7 @@ export function buildForm(declared: WorkflowInputs, fromMessage = false, note = 
       hint: v.description,
       attrs: { 'data-variable': v.name },
       fallback: text(v.default),
-      value: given(current.variables, v.name),
+      value: current.variables[v.name],
       options: v.typecode === 'Boolean' ? ['true', 'false'] : null,
       keys: [inputKey.variable(v.name)],
     });
@@ -159,9 +206,10 @@ export function buildForm(declared: WorkflowInputs, fromMessage = false, note = 
       hint: n.description,
       attrs: { 'data-nickname': n.identifier ?? '' },
       fallback: n.files?.[0] || '',
-      value: given(current.media_nicknames, n.identifier ?? ''),
+      value: current.media_nicknames[n.identifier ?? ''],
       options: null,
       keys: [inputKey.nickname(n.identifier ?? '')],
+      choices: host.mediaChoices,
     });
   }
   for (const a of declared.attachments ?? []) {
@@ -170,7 +218,7 @@ export function buildForm(declared: WorkflowInputs, fromMessage = false, note = 
       hint: a.description,
       attrs: { 'data-attachment': a.identifier ?? '' },
       fallback: a.file || '',
-      value: given(current.attachments, a.identifier ?? ''),
+      value: current.attachments[a.identifier ?? ''],
       options: null,
       keys: [inputKey.attachment(a.identifier ?? '')],
     });
@@ -183,7 +231,7 @@ export function buildForm(declared: WorkflowInputs, fromMessage = false, note = 
         hint: p.description,
         attrs: { 'data-label': id, 'data-parameter': p.name },
         fallback: text(p.default_value),
-        value: useJson ? current.labels[id]?.[p.name] : undefined,
+        value: current.labels[id]?.[p.name],
         options: optionsOf(p),
         keys: [inputKey.parameter(id, p.name), inputKey.label(id)],
       });
@@ -191,10 +239,10 @@ export function buildForm(declared: WorkflowInputs, fromMessage = false, note = 
   }
   for (const row of rows) {
     row.$field.on('input change', () => {
-      writeInputs($form);
-      showVerdict(declared, rows, fromMessage, note);
+      host.write(formInputs($form));
+      showVerdict(host, declared, rows);
     });
   }
-  showVerdict(declared, rows, fromMessage, note);
+  showVerdict(host, declared, rows);
   $form.toggle($form.children().length > 0);
 }

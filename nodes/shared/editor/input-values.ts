@@ -15,13 +15,16 @@ export interface FormValues {
 
 /** The Inputs JSON (short or full form), read by the library as the node reads it, as form values. */
 export function formValues(json: string): FormValues {
-  const out: FormValues = { variables: {}, media_nicknames: {}, attachments: {}, labels: {} };
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(json || '{}');
+    return formValuesOf(JSON.parse(json || '{}'));
   } catch {
-    return out;
+    return formValuesOf({});
   }
+}
+
+/** Inputs (short or full form, parsed), read by the library as the node reads them, as form values. */
+export function formValuesOf(parsed: unknown): FormValues {
+  const out: FormValues = { variables: {}, media_nicknames: {}, attachments: {}, labels: {} };
   const { inputs } = readSubmitInput(parsed);
   for (const v of inputs.variables) out.variables[v.name] = v.value;
   for (const n of inputs.media_nicknames) out.media_nicknames[n.identifier] = n.files?.[0];
