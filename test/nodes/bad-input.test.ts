@@ -222,7 +222,7 @@ const groups: Group[] = [
   {
     node: 'media-spaces-create-channel',
     props: { channelName: 'x', recordingDuration: 'four' },
-    cases: [{ what: 'window setting not a number', msg: {}, field: 'Window' }],
+    cases: [{ what: 'keep-last setting not a number', msg: {}, field: 'Keep last' }],
   },
   {
     node: 'media-spaces-create-channel',
