@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { MediaSpacesError } from '../../lib/errors';
 import { isoSeconds, type ScheduleConfig, Scheduler, type ScheduleWindow, type Slot } from '../../lib/schedule';
+import { type SlotTransition, slotTransitions } from '../../lib/schedule/slot-events';
 import { findCoordination } from '../shared/coordination-provider';
 import { asMediaSpacesError, failMessage } from '../shared/failure';
 import { resolveMessageInputs } from '../shared/inputs';
@@ -43,6 +44,8 @@ export class ScheduleController {
   private started = false;
   private readonly cancelStart: () => void;
   private sidebar: ScheduleSidebar | undefined;
+  /** per window: the next start last published as planned */
+  private readonly plannedStarts = new Map<string, number>();
   /** reads the channels of windows in progress, so that a recording that stops early is replaced */
   private readonly watch: RecordingWatch | undefined;
 
@@ -76,7 +79,10 @@ export class ScheduleController {
           event.why,
           event.why === 'paused' ? 'the schedule was paused at the start' : 'the start was skipped on request',
         ),
-      onChange: () => this.updateStatus(),
+      onChange: () => {
+        this.updateStatus();
+        this.publishPlanned();
+      },
       onError: (err) => node.error(asMediaSpacesError(err, 'Schedule').message),
     });
     this.sidebar = new ScheduleSidebar(
@@ -224,6 +230,28 @@ export class ScheduleController {
         if (slot) this.lives.interrupt(slot, why);
       },
     );
+  }
+
+  /**
+   * Each window's next start as a `planned` transition, when it changed and someone listens (the metrics'
+   * next-start gauge): the slot it names is planned, nothing more.
+   */
+  private publishPlanned(): void {
+    const scheduler = this.scheduler;
+    if (!scheduler || !slotTransitions.hasSubscribers) return;
+    for (const w of this.config.windows) {
+      const next = scheduler.upcoming(1, Date.now(), w.id, false)[0];
+      if (!next || this.plannedStarts.get(w.id) === next.start) continue;
+      this.plannedStarts.set(w.id, next.start);
+      const slot: Slot = { key: next.slotKey, windowId: w.id, start: next.start, end: next.end, reason: 'scheduled' };
+      slotTransitions.publish({
+        slot: slot.key,
+        ...this.identity(slot),
+        from: 'planned',
+        to: 'planned',
+        at: new Date().toISOString(),
+      } satisfies SlotTransition);
+    }
   }
 
   /** A slot moved: the badge, and which channels the recording watch reads. */

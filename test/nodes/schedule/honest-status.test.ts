@@ -1,3 +1,4 @@
+import diagnostics_channel from 'node:diagnostics_channel';
 import { createRequire } from 'node:module';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../../lib/simulator';
@@ -14,13 +15,19 @@ import { loadScheduleChain } from '../../support/schedule-chain';
 const require = createRequire(import.meta.url);
 
 let sim: Simulator;
+/** every slot transition the schedule publishes (the channel is the process's, by name) */
+const transitions: { slot: string; from: string; to: string; window: { id: string } }[] = [];
+const listen = (t: unknown) => transitions.push(t as (typeof transitions)[number]);
 beforeAll(async () => {
   helper.init(require.resolve('node-red'));
   sim = await startSimulator();
+  diagnostics_channel.subscribe('media-spaces:slot', listen);
 });
 afterAll(async () => {
+  diagnostics_channel.unsubscribe('media-spaces:slot', listen);
   await sim.close();
 });
+const phasesOf = (slot: string) => transitions.filter((t) => t.slot === slot && t.to !== 'planned').map((t) => t.to);
 afterEach(async () => {
   sim.clearFaults();
   await helper.unload();
@@ -61,6 +68,10 @@ describe('the schedule says what its slot is doing', () => {
     expect(texts.some((t) => /^starting Refused, attempt \d+: .*503/.test(t))).toBe(true);
     expect(texts.filter((t) => t.includes('recording'))).toEqual([]);
     expect(Date.now() - started).toBeGreaterThan(2000);
+    // the slot's state machine, as the as-run log and the metrics hear it
+    expect(phasesOf(String(failing.payload?.slot))).toEqual(['starting', 'missed']);
+    // and each window's next start, planned
+    expect(transitions.some((t) => t.to === 'planned' && t.window.id === 'w')).toBe(true);
   }, 30_000);
 
   it('recorded: "starting" until create channel has the channel, then "recording"; no alarm', async () => {
@@ -74,5 +85,7 @@ describe('the schedule says what its slot is doing', () => {
     expect(texts[0]).toMatch(/^starting: Fine until/);
     expect(firstRecording).toBeGreaterThan(0);
     expect(seen.ctl.filter((m) => m.topic === 'start_failing')).toEqual([]);
+    const slot = String((seen.end[0].window as { slotKey: string }).slotKey);
+    expect(phasesOf(slot)).toEqual(['starting', 'recording', 'stopping', 'finishing', 'finished']);
   }, 30_000);
 });
