@@ -28,6 +28,15 @@ import { summarise } from './lib/profile-summary.mjs';
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
 const PROFILE = argv.includes('--profile');
+/** `--flag=value` or `--flag value`. */
+const option = (name) => {
+  const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  if (i < 0) return undefined;
+  return argv[i].includes('=') ? argv[i].slice(argv[i].indexOf('=') + 1) : argv[i + 1];
+};
+/** `--only throughput,cold-load`: just these parts (throughput, capacity, paging, watch, cold-load, coordination). */
+const ONLY = option('only')?.split(',');
+const wanted = (part) => ONLY === undefined || ONLY.includes(part);
 
 const P = QUICK
   ? {
@@ -64,6 +73,8 @@ const P = QUICK
       capacityReps: 5,
       heapReps: 2,
     };
+// `--reps N`: more alternating rounds of the throughput variants, for a ratio on a busy machine
+if (option('reps') !== undefined) P.reps = Number(option('reps'));
 const PAGE_SIZE = 100;
 const WATCH_CONCURRENCY = 8; // the follow-job node's default
 
@@ -161,10 +172,10 @@ try {
   env.nodeRedRuntime = started.nodeRed;
   log(`Node-RED ${started.nodeRed} running in pid ${host.pid}`);
 
-  const throughput = await section('throughput', benchThroughput);
-  if (throughput) await section('simulator capacity', () => benchCapacity(throughput));
-  await section('paging', benchPaging);
-  await section('watch', benchWatch);
+  const throughput = wanted('throughput') ? await section('throughput', benchThroughput) : undefined;
+  if (throughput && wanted('capacity')) await section('simulator capacity', () => benchCapacity(throughput));
+  if (wanted('paging')) await section('paging', benchPaging);
+  if (wanted('watch')) await section('watch', benchWatch);
 } catch (err) {
   failures.push(`setup: ${err.message}`);
 } finally {
@@ -173,8 +184,8 @@ try {
   await sim.stop();
   rmSync(fixture.dir, { recursive: true, force: true });
 }
-await section('cold load', benchColdLoad);
-await section('coordination', benchCoordination);
+if (wanted('cold-load')) await section('cold load', benchColdLoad);
+if (wanted('coordination')) await section('coordination', benchCoordination);
 
 env.loadavgEnd = os.loadavg().map((x) => round(x, 2));
 env.seconds = round((performance.now() - t0) / 1000, 1);
@@ -762,11 +773,13 @@ function report() {
     ...details.map((d) => `  ${d}`),
   ];
   process.stdout.write(`${out.join('\n')}\n`);
-  writeFileSync(path.join(BENCH_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  // a partial run (--only) leaves the full run's results.json alone
+  const written = ONLY === undefined ? path.join(BENCH_DIR, 'results.json') : undefined;
+  if (written) writeFileSync(written, `${JSON.stringify(results, null, 2)}\n`);
   const met = results.filter((r) => r.met === true).length;
   const missed = results.filter((r) => r.met === false).map((r) => r.name);
   process.stdout.write(
-    `\n${met} of ${met + missed.length} targets met${missed.length ? `; not met: ${missed.join('; ')}` : ''}. Wrote bench/results.json\n`,
+    `\n${met} of ${met + missed.length} targets met${missed.length ? `; not met: ${missed.join('; ')}` : ''}.${written ? ' Wrote bench/results.json' : ''}\n`,
   );
   if (failures.length > 0) process.exitCode = 1;
 }
