@@ -1,5 +1,5 @@
 import type { PreviewResponse } from '../../../lib/schedule/preview-response';
-import { type PreviewBody, renderPreview, requestPreview } from './preview';
+import { type PreviewBody, renderPreview, requestPreview, tooLargeToSwitch } from './preview';
 import type { ScheduleEditorNode } from './types';
 import { createWindowList, type WindowList, zoneCheck } from './window-list';
 import { yamlFromList } from './yaml-switch';
@@ -64,6 +64,16 @@ export function prepareDialog(node: ScheduleEditorNode): void {
       const container = $('#node-input-windows-container').attr('data-loading', 'true').css('opacity', 0.5);
       container.find('input, select, textarea').prop('disabled', true);
       requestPreview({ yaml: yamlEditor.getValue() }, (res) => {
+        if (tooLargeToSwitch(res)) {
+          // the answer holds the first windows only: a list of those would drop the rest on the way back
+          container.removeAttr('data-loading').css('opacity', '');
+          container.find('input, select, textarea').prop('disabled', false);
+          RED.notify($('<p>').text(label('preview.tooLargeForList')), { type: 'warning' });
+          // back to YAML with the list taken as unchanged, so that the YAML is left as it is
+          listAsRead = JSON.stringify(list.read());
+          $('#node-input-source').val('yaml').trigger('change');
+          return;
+        }
         listFromModel(res, list);
         listAsRead = JSON.stringify(list.read());
         container.removeAttr('data-loading').css('opacity', '');
