@@ -34,7 +34,7 @@ const option = (name) => {
   if (i < 0) return undefined;
   return argv[i].includes('=') ? argv[i].slice(argv[i].indexOf('=') + 1) : argv[i + 1];
 };
-/** `--only throughput,cold-load`: just these parts (throughput, capacity, paging, watch, cold-load, coordination). */
+/** `--only throughput,cold-load`: just these parts (throughput, capacity, paging, watch, cold-load, coordination, preview). */
 const ONLY = option('only')?.split(',');
 const wanted = (part) => ONLY === undefined || ONLY.includes(part);
 
@@ -75,6 +75,8 @@ const P = QUICK
     };
 // `--reps N`: more alternating rounds of the throughput variants, for a ratio on a busy machine
 if (option('reps') !== undefined) P.reps = Number(option('reps'));
+/** `--package-root DIR`: Node-RED loads the package built in DIR (another commit, to compare) instead of this checkout. */
+const PACKAGE_ROOT = option('package-root');
 const PAGE_SIZE = 100;
 const WATCH_CONCURRENCY = 8; // the follow-job node's default
 
@@ -142,6 +144,7 @@ const env = {
   mode: QUICK ? 'quick' : 'full',
 };
 log(`${env.mode} run; node ${env.node}, ${env.cpus} CPUs, load average ${env.loadavgStart.join(' ')}`);
+if (PACKAGE_ROOT) log(`the nodes come from the package in ${PACKAGE_ROOT}`);
 if (env.loadavgStart[0] > env.cpus * 0.5) {
   notes.push(
     `the machine was busy when the run started (load average ${env.loadavgStart[0]} on ${env.cpus} CPUs): absolute figures are low and noisy; ratios are paired per repetition to limit the damage`,
@@ -167,6 +170,7 @@ try {
   const started = await host.call('start', {
     info,
     ids,
+    packageRoot: PACKAGE_ROOT && path.resolve(PACKAGE_ROOT),
     watch: { intervalMs: P.watchIntervalMs, concurrency: WATCH_CONCURRENCY },
   });
   env.nodeRedRuntime = started.nodeRed;
@@ -186,6 +190,7 @@ try {
 }
 if (wanted('cold-load')) await section('cold load', benchColdLoad);
 if (wanted('coordination')) await section('coordination', benchCoordination);
+if (wanted('preview')) await section('preview stall', benchPreviewStall);
 
 env.loadavgEnd = os.loadavg().map((x) => round(x, 2));
 env.seconds = round((performance.now() - t0) / 1000, 1);
@@ -218,6 +223,30 @@ function benchCoordination() {
   );
   figure('coordination: Redis round trips per slot (start + end)', c.roundTrips, 'round trips', null, null);
   details.push(`coordination (bench/coordination.mjs, ${c.slots} slots): ${JSON.stringify(c)}`);
+}
+
+// ------------------------------------------------------------------ the editor's schedule preview
+
+/** bench/preview-stall.mjs: how long the schedule preview of a large document holds Node-RED's event loop. */
+function benchPreviewStall() {
+  const r = spawnSync(
+    process.execPath,
+    [path.join(ROOT, 'bench', 'preview-stall.mjs'), '--reps', QUICK ? '2' : '5', '--json'],
+    { encoding: 'utf8', timeout: 300_000 },
+  );
+  const line = (r.stdout ?? '').split('\n').find((l) => l.startsWith('['));
+  if (r.status !== 0 || !line) throw new Error(`bench/preview-stall.mjs failed: ${r.stderr || r.stdout}`);
+  for (const c of JSON.parse(line)) {
+    if (c.label.startsWith('first preview')) {
+      details.push(`preview: ${c.label}: loop held ${fmt(c.maxDelayMs)} ms, answer ${fmt(c.answerMs)} ms`);
+      continue;
+    }
+    figure(`preview ${c.label}: longest loop delay`, c.maxDelayMs, 'ms', null, null, '< 50 ms', c.maxDelayMs < 50);
+    figure(`preview ${c.label}: answer time`, c.answerMs, 'ms', null, null, '< 200 ms', c.answerMs < 200);
+    details.push(
+      `preview ${c.label}: request ${fmt(c.requestKB)} KB, answer ${fmt(c.answerKB)} KB, ${c.listed} of ${c.total} windows listed, left out ${JSON.stringify(c.omitted ?? {})}`,
+    );
+  }
 }
 
 // ------------------------------------------------------------------ throughput and per-message overhead

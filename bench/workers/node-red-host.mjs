@@ -326,7 +326,10 @@ async function throughput({ flow, n, concurrency, warmup = 0, allocations = true
   if (allocations) meter.start();
   const stopProfile = profile ? await startProfile() : undefined;
   const stopHeap = heapProfile ? await startHeapSampling() : undefined;
+  // the run's bounds on the clock of a --cpu-prof profile (microseconds), to cut the profile to it
+  const fromUs = Number(process.hrtime.bigint() / 1000n);
   const result = await drive(flow, entryId, n, concurrency, makeMsg);
+  result.window = { fromUs, toUs: Number(process.hrtime.bigint() / 1000n) };
   if (stopProfile) result.profile = await stopProfile(profile);
   if (stopHeap) result.heapProfile = await stopHeap(heapProfile);
   if (allocations) Object.assign(result, meter.stop());
