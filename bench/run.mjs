@@ -139,7 +139,13 @@ const env = {
   cpus: os.cpus().length,
   cpuModel: os.cpus()[0]?.model,
   loadavgStart: os.loadavg().map((x) => round(x, 2)),
-  nodeRed: JSON.parse(readFileSync(path.join(ROOT, 'node_modules/node-red/package.json'), 'utf8')).version,
+  // BENCH_NODE_RED: the node-red package directory the host loads instead of the dev dependency
+  nodeRed: JSON.parse(
+    readFileSync(
+      path.join(process.env.BENCH_NODE_RED || path.join(ROOT, 'node_modules/node-red'), 'package.json'),
+      'utf8',
+    ),
+  ).version,
   undici: JSON.parse(readFileSync(path.join(ROOT, 'node_modules/undici/package.json'), 'utf8')).version,
   mode: QUICK ? 'quick' : 'full',
 };

@@ -1,4 +1,5 @@
-// A real Node-RED 4 runtime embedded in this process (require('node-red'),
+// A real Node-RED runtime embedded in this process (require('node-red'), or
+// the one at $BENCH_NODE_RED: another version, e.g. 4.1 on Node.js 20;
 // RED.init + RED.start), loading @media-spaces/node-red from a user
 // directory the way an installed package is loaded, with the bench flows:
 //   ours:  [driver] -> media-spaces-submit-job -> counter (function)
@@ -248,7 +249,7 @@ async function start(args) {
       'cfg-pages': { apiKey: args.ids.pageKeys.admin, accessToken: args.ids.pageKeys.token },
     }),
   );
-  RED = require('node-red');
+  RED = require(process.env.BENCH_NODE_RED || 'node-red');
   server = http.createServer();
   RED.init(server, settings());
   await RED.start();

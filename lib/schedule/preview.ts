@@ -301,7 +301,7 @@ class Merged {
       const moved = { ...issue, path, ...(line === undefined ? {} : { line }) };
       // an issue outside the windows comes with every part: reported once
       if (path === issue.path && !path.startsWith('windows[')) {
-        const key = `${path}\n${issue.message}`;
+        const key = `${line ?? ''}\n${path}\n${issue.message}`;
         if (this.seen.has(key)) continue;
         this.seen.add(key);
       }

@@ -98,6 +98,20 @@ describe('editor preview of a large schedule', () => {
     expect(issueKeys(fromModel.issues)).toEqual(issueKeys(modelDeploy.issues));
   });
 
+  it('reports a YAML syntax error in a later window at its line in the whole text', () => {
+    const lines = stringify({ windows: document(30).windows }).split('\n');
+    const at = lines.indexOf('  - id: w25') + 2;
+    lines[at] = '    cron: "0 6 * * *';
+    const text = lines.join('\n');
+    const deploy = parseScheduleYaml(text);
+    const preview = previewSchedule({ yaml: text, now: NOW });
+    expect(deploy.ok).toBe(false);
+    expect(preview.ok).toBe(false);
+    if (deploy.ok) return;
+    expect(deploy.issues[0].message).toMatch(/^YAML syntax/);
+    expect(preview.issues.map((i) => i.line)).toContain(deploy.issues[0].line);
+  });
+
   it('keeps the lines of what follows the list, when windows were left out between', () => {
     const windows = stringify({ windows: document(60).windows });
     const text = `schedule_id: studio\n${windows}timezone: Nowhere/Zone\n`;
