@@ -369,6 +369,20 @@ async function benchThroughput() {
       undefined,
       { spread: spread(ratios('ours', 'thin')) },
     );
+    // the same as CPU of the Node-RED process per message, thinnest node / ours: what the throughput
+    // ratio comes to when the node's process is the bottleneck, and steadier than it on a busy machine
+    // (time the process waits for a core is not counted)
+    const cpuRatios = runs.ours.map((r, i) => runs.thin[i].cpuMs / runs.thin[i].n / (r.cpuMs / r.n));
+    figure(
+      `CPU per message c=${c}: thinnest node / node (1 = as cheap)`,
+      median(runs.ours.map((r) => (r.cpuMs * 1000) / r.n)),
+      'us/msg',
+      median(runs.thin.map((r) => (r.cpuMs * 1000) / r.n)),
+      median(cpuRatios),
+      undefined,
+      undefined,
+      { spread: spread(cpuRatios) },
+    );
     figure(
       `throughput c=${c}: typed client vs raw undici`,
       rps('lib'),

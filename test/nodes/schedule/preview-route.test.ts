@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { PREVIEW_LIMITS } from '../../../lib/schedule/preview';
+import { PREVIEW_LIMITS, type PreviewResponse } from '../../../lib/schedule/preview';
 import { nodeModule } from '../../support/node-modules';
 import { helper, initRuntime } from '../../support/node-red-runtime';
 
@@ -50,10 +50,11 @@ describe('POST /media-spaces/schedule/preview', () => {
       omitted: { windows: 20_000 - PREVIEW_LIMITS.windows, listed: 0, occurrences: 0, issues: 0, echo: true },
       limits: PREVIEW_LIMITS,
     });
-    expect(res.body.windows).toHaveLength(PREVIEW_LIMITS.windows);
-    expect(res.body.windows[0]).toMatchObject({ id: 'w0', description: 'every day at 00:00' });
-    expect(res.body.windows[0].next).toHaveLength(5);
-    expect(res.body.model).toBeUndefined();
+    const body = res.body as PreviewResponse;
+    expect(body.windows).toHaveLength(PREVIEW_LIMITS.windows);
+    expect(body.windows[0]).toMatchObject({ id: 'w0', description: 'every day at 00:00' });
+    expect(body.windows[0].next).toHaveLength(5);
+    expect(body.model).toBeUndefined();
     expect(Buffer.byteLength(res.text)).toBeLessThanOrEqual(PREVIEW_LIMITS.bytes);
   });
 
@@ -64,8 +65,9 @@ describe('POST /media-spaces/schedule/preview', () => {
       .post('/media-spaces/schedule/preview')
       .send({ model: document(20_000), count: 5 });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ ok: true, total_windows: 20_000, omitted: { echo: true } });
-    expect(res.body.windows).toHaveLength(PREVIEW_LIMITS.windows);
-    expect(res.body.yaml).toBeUndefined();
+    const body = res.body as PreviewResponse;
+    expect(body).toMatchObject({ ok: true, total_windows: 20_000, omitted: { echo: true } });
+    expect(body.windows).toHaveLength(PREVIEW_LIMITS.windows);
+    expect(body.yaml).toBeUndefined();
   });
 });
