@@ -270,10 +270,13 @@ class Merged {
   private readonly windows: ScheduleWindow[] = [];
   private readonly rawWindows: unknown[] = [];
   private head: Record<string, unknown> | undefined;
+  private unreadable = false;
   private first: Extract<ParseResult, { ok: true }>['config'] | undefined;
 
   add(result: ParseResult, from: number, part?: TextPart, lineOfItem?: (index: number) => number): void {
     const raw = isPlainObject(result.raw) ? result.raw : undefined;
+    // a part that could not be read (a YAML syntax error) leaves no whole document to send back
+    if (raw === undefined) this.unreadable = true;
     this.head ??= raw;
     const rawWindows = raw && Array.isArray(raw.windows) ? raw.windows : [];
     rawWindows.forEach((w, i) => {
@@ -310,7 +313,7 @@ class Merged {
   }
 
   result(byLine: boolean): ParseResult {
-    const raw = this.head === undefined ? undefined : { ...this.head, windows: this.rawWindows };
+    const raw = this.head === undefined || this.unreadable ? undefined : { ...this.head, windows: this.rawWindows };
     if (this.issues.length > 0 || this.first === undefined) {
       if (byLine) this.issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
       return { ok: false, issues: this.issues, raw };

@@ -110,6 +110,9 @@ describe('editor preview of a large schedule', () => {
     if (deploy.ok) return;
     expect(deploy.issues[0].message).toMatch(/^YAML syntax/);
     expect(preview.issues.map((i) => i.line)).toContain(deploy.issues[0].line);
+    // as from a deploy's parse, no model of a text that does not read: the list would lose the window
+    expect(deploy.raw).toBeUndefined();
+    expect(preview.model).toBeUndefined();
   });
 
   it('keeps the lines of what follows the list, when windows were left out between', () => {
