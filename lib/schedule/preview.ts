@@ -69,7 +69,7 @@ export function previewSchedule(request: PreviewRequest, limits: Partial<Preview
 export async function previewScheduleAsync(
   request: PreviewRequest,
   limits: Partial<PreviewLimits> = {},
-  sliceMs = 10,
+  sliceMs = 5,
 ): Promise<PreviewResponse> {
   const work = previewSteps(request, { ...PREVIEW_LIMITS, ...limits });
   let sliceStart = performance.now();
@@ -199,15 +199,15 @@ function windowCount(doc: unknown): number | undefined {
   return isPlainObject(doc) && Array.isArray(doc.windows) ? doc.windows.length : undefined;
 }
 
-/** Windows checked per step: a step parses and checks about ten windows, a few milliseconds. */
-const WINDOWS_PER_STEP = 10;
+/** Windows checked per step: a step parses and checks five windows, a few milliseconds. */
+const WINDOWS_PER_STEP = 5;
 /** An anchor (`&name`): an alias in one part of the text could name an anchor in another, so such a text is checked whole. */
 const ANCHOR = /(^|[\s[{,])&[^\s]/m;
 
 /**
  * The first `limits.windows` windows of YAML text checked as deploy checks
- * them (parseScheduleYaml), ten at a time: each part is the text before the
- * list, ten of its items and what follows it, so issues keep their lines.
+ * them (parseScheduleYaml), five at a time: each part is the text before the
+ * list, five of its items and what follows it, so issues keep their lines.
  * Undefined when the text to parse is too large to preview.
  */
 function* checkYaml(
@@ -238,7 +238,7 @@ function* checkYaml(
   return { result: merged.result(true), total };
 }
 
-/** The first `limits.windows` windows of the editor's model checked as deploy checks them, ten at a time. */
+/** The first `limits.windows` windows of the editor's model checked as deploy checks them, five at a time. */
 function* checkModel(
   model: unknown,
   limits: PreviewLimits,

@@ -69,7 +69,7 @@ describe('editor preview of a large schedule', () => {
     expect(preview.yaml).toBeUndefined();
   });
 
-  it('finds, ten windows at a time, exactly the issues a deploy finds, with their lines', () => {
+  it('finds, a few windows at a time, exactly the issues a deploy finds, with their lines', () => {
     const doc = {
       windows: document(37, (i) => ({
         ...(i === 25 ? { id: 'w3' } : {}),
