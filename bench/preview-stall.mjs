@@ -6,13 +6,12 @@
 // wait that long), the time to the answer and its size.
 //   node bench/preview-stall.mjs [--reps 3] [--json]
 // Goals: the loop never held over 50 ms at a time; an answer under 200 ms.
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { fmt, median, ROOT, sleep } from './lib/common.mjs';
+import { embeddedSettings, fmt, installedUserDir, median, sleep } from './lib/common.mjs';
 
 const require = createRequire(import.meta.url);
 const argv = process.argv.slice(2);
@@ -40,33 +39,13 @@ const daily = (i) => `${i % 60} ${Math.floor(i / 60) % 24} * * *`;
 const everySecond = () => '* * * * * *';
 
 async function startNodeRed() {
-  const userDir = mkdtempSync(path.join(tmpdir(), 'ms-bench-preview-'));
-  mkdirSync(path.join(userDir, 'node_modules', '@media-spaces'), { recursive: true });
-  symlinkSync(ROOT, path.join(userDir, 'node_modules', '@media-spaces', 'node-red'), 'dir');
-  writeFileSync(
-    path.join(userDir, 'package.json'),
-    JSON.stringify({ name: 'bench-user', dependencies: { '@media-spaces/node-red': '*' } }),
-  );
+  const userDir = installedUserDir('ms-bench-preview-');
   writeFileSync(path.join(userDir, 'flows.json'), '[]');
   const RED = require('node-red');
   // embedded: the admin routes are served by the embedding app, mounted at httpAdminRoot
   const app = require('express')();
   const server = http.createServer(app);
-  RED.init(server, {
-    userDir,
-    flowFile: 'flows.json',
-    credentialSecret: false,
-    httpAdminRoot: '/admin',
-    httpNodeRoot: false,
-    disableEditor: true,
-    uiPort: 0,
-    logging: { console: { level: 'warn', metrics: false, audit: false } },
-    editorTheme: { tours: false },
-    diagnostics: { enabled: false },
-    runtimeState: { enabled: false },
-    telemetry: { enabled: false },
-    externalModules: { autoInstall: false, palette: { allowInstall: false }, modules: { allowInstall: false } },
-  });
+  RED.init(server, embeddedSettings(userDir));
   app.use('/admin', RED.httpAdmin);
   await RED.start();
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -11,17 +11,18 @@
 // Driven over IPC by bench/run.mjs.
 import { randomUUID } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
   AllocationMeter,
   BENCH_DIR,
   cpuMs,
+  embeddedSettings,
   gc,
+  installedUserDir,
   PeakHeap,
   ROOT,
   serveRpc,
@@ -40,19 +41,7 @@ const sinks = { done: {}, failed: {} };
 
 function settings(extra) {
   return {
-    userDir,
-    flowFile: 'flows.json',
-    credentialSecret: false,
-    httpAdminRoot: '/admin',
-    httpNodeRoot: false,
-    disableEditor: true,
-    uiPort: 0,
-    logging: { console: { level: 'warn', metrics: false, audit: false } },
-    editorTheme: { tours: false },
-    diagnostics: { enabled: false },
-    runtimeState: { enabled: false },
-    telemetry: { enabled: false },
-    externalModules: { autoInstall: false, palette: { allowInstall: false }, modules: { allowInstall: false } },
+    ...embeddedSettings(userDir),
     functionGlobalContext: { randomUUID },
     nodesDir: [path.join(BENCH_DIR, 'fixtures', 'thin-node')],
     ...extra,
@@ -232,15 +221,8 @@ function flows({ info, ids, watch }) {
 }
 
 async function start(args) {
-  userDir = mkdtempSync(path.join(tmpdir(), 'ms-bench-nr-'));
-  // installed the way `npm install @media-spaces/node-red` would: userDir/node_modules/<name>
-  mkdirSync(path.join(userDir, 'node_modules', '@media-spaces'), { recursive: true });
   // packageRoot: another build of the package (to measure a candidate fix); default this checkout
-  symlinkSync(args.packageRoot ?? ROOT, path.join(userDir, 'node_modules', '@media-spaces', 'node-red'), 'dir');
-  writeFileSync(
-    path.join(userDir, 'package.json'),
-    JSON.stringify({ name: 'bench-user', dependencies: { '@media-spaces/node-red': '*' } }),
-  );
+  userDir = installedUserDir('ms-bench-nr-', args.packageRoot ?? ROOT);
   writeFileSync(path.join(userDir, 'flows.json'), JSON.stringify(flows(args)));
   writeFileSync(
     path.join(userDir, 'flows_cred.json'),
