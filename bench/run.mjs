@@ -28,6 +28,15 @@ import { summarise } from './lib/profile-summary.mjs';
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
 const PROFILE = argv.includes('--profile');
+/** `--flag=value` or `--flag value`. */
+const option = (name) => {
+  const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  if (i < 0) return undefined;
+  return argv[i].includes('=') ? argv[i].slice(argv[i].indexOf('=') + 1) : argv[i + 1];
+};
+/** `--only throughput,cold-load`: just these parts (throughput, capacity, paging, watch, cold-load, coordination, preview). */
+const ONLY = option('only')?.split(',');
+const wanted = (part) => ONLY === undefined || ONLY.includes(part);
 
 const P = QUICK
   ? {
@@ -64,6 +73,10 @@ const P = QUICK
       capacityReps: 5,
       heapReps: 2,
     };
+// `--reps N`: more alternating rounds of the throughput variants, for a ratio on a busy machine
+if (option('reps') !== undefined) P.reps = Number(option('reps'));
+/** `--package-root DIR`: Node-RED loads the package built in DIR (another commit, to compare) instead of this checkout. */
+const PACKAGE_ROOT = option('package-root');
 const PAGE_SIZE = 100;
 const WATCH_CONCURRENCY = 8; // the follow-job node's default
 
@@ -126,11 +139,18 @@ const env = {
   cpus: os.cpus().length,
   cpuModel: os.cpus()[0]?.model,
   loadavgStart: os.loadavg().map((x) => round(x, 2)),
-  nodeRed: JSON.parse(readFileSync(path.join(ROOT, 'node_modules/node-red/package.json'), 'utf8')).version,
+  // BENCH_NODE_RED: the node-red package directory the host loads instead of the dev dependency
+  nodeRed: JSON.parse(
+    readFileSync(
+      path.join(process.env.BENCH_NODE_RED || path.join(ROOT, 'node_modules/node-red'), 'package.json'),
+      'utf8',
+    ),
+  ).version,
   undici: JSON.parse(readFileSync(path.join(ROOT, 'node_modules/undici/package.json'), 'utf8')).version,
   mode: QUICK ? 'quick' : 'full',
 };
 log(`${env.mode} run; node ${env.node}, ${env.cpus} CPUs, load average ${env.loadavgStart.join(' ')}`);
+if (PACKAGE_ROOT) log(`the nodes come from the package in ${PACKAGE_ROOT}`);
 if (env.loadavgStart[0] > env.cpus * 0.5) {
   notes.push(
     `the machine was busy when the run started (load average ${env.loadavgStart[0]} on ${env.cpus} CPUs): absolute figures are low and noisy; ratios are paired per repetition to limit the damage`,
@@ -156,15 +176,16 @@ try {
   const started = await host.call('start', {
     info,
     ids,
+    packageRoot: PACKAGE_ROOT && path.resolve(PACKAGE_ROOT),
     watch: { intervalMs: P.watchIntervalMs, concurrency: WATCH_CONCURRENCY },
   });
   env.nodeRedRuntime = started.nodeRed;
   log(`Node-RED ${started.nodeRed} running in pid ${host.pid}`);
 
-  const throughput = await section('throughput', benchThroughput);
-  if (throughput) await section('simulator capacity', () => benchCapacity(throughput));
-  await section('paging', benchPaging);
-  await section('watch', benchWatch);
+  const throughput = wanted('throughput') ? await section('throughput', benchThroughput) : undefined;
+  if (throughput && wanted('capacity')) await section('simulator capacity', () => benchCapacity(throughput));
+  if (wanted('paging')) await section('paging', benchPaging);
+  if (wanted('watch')) await section('watch', benchWatch);
 } catch (err) {
   failures.push(`setup: ${err.message}`);
 } finally {
@@ -173,8 +194,9 @@ try {
   await sim.stop();
   rmSync(fixture.dir, { recursive: true, force: true });
 }
-await section('cold load', benchColdLoad);
-await section('coordination', benchCoordination);
+if (wanted('cold-load')) await section('cold load', benchColdLoad);
+if (wanted('coordination')) await section('coordination', benchCoordination);
+if (wanted('preview')) await section('preview stall', benchPreviewStall);
 
 env.loadavgEnd = os.loadavg().map((x) => round(x, 2));
 env.seconds = round((performance.now() - t0) / 1000, 1);
@@ -207,6 +229,30 @@ function benchCoordination() {
   );
   figure('coordination: Redis round trips per slot (start + end)', c.roundTrips, 'round trips', null, null);
   details.push(`coordination (bench/coordination.mjs, ${c.slots} slots): ${JSON.stringify(c)}`);
+}
+
+// ------------------------------------------------------------------ the editor's schedule preview
+
+/** bench/preview-stall.mjs: how long the schedule preview of a large document holds Node-RED's event loop. */
+function benchPreviewStall() {
+  const r = spawnSync(
+    process.execPath,
+    [path.join(ROOT, 'bench', 'preview-stall.mjs'), '--reps', QUICK ? '2' : '5', '--json'],
+    { encoding: 'utf8', timeout: 300_000 },
+  );
+  const line = (r.stdout ?? '').split('\n').find((l) => l.startsWith('['));
+  if (r.status !== 0 || !line) throw new Error(`bench/preview-stall.mjs failed: ${r.stderr || r.stdout}`);
+  for (const c of JSON.parse(line)) {
+    if (c.label.startsWith('first preview')) {
+      details.push(`preview: ${c.label}: loop held ${fmt(c.maxDelayMs)} ms, answer ${fmt(c.answerMs)} ms`);
+      continue;
+    }
+    figure(`preview ${c.label}: longest loop delay`, c.maxDelayMs, 'ms', null, null, '< 50 ms', c.maxDelayMs < 50);
+    figure(`preview ${c.label}: answer time`, c.answerMs, 'ms', null, null, '< 200 ms', c.answerMs < 200);
+    details.push(
+      `preview ${c.label}: request ${fmt(c.requestKB)} KB, answer ${fmt(c.answerKB)} KB, ${c.listed} of ${c.total} windows listed, left out ${JSON.stringify(c.omitted ?? {})}`,
+    );
+  }
 }
 
 // ------------------------------------------------------------------ throughput and per-message overhead
@@ -322,6 +368,20 @@ async function benchThroughput() {
       undefined,
       undefined,
       { spread: spread(ratios('ours', 'thin')) },
+    );
+    // the same as CPU of the Node-RED process per message, thinnest node / ours: what the throughput
+    // ratio comes to when the node's process is the bottleneck, and steadier than it on a busy machine
+    // (time the process waits for a core is not counted)
+    const cpuRatios = runs.ours.map((r, i) => runs.thin[i].cpuMs / runs.thin[i].n / (r.cpuMs / r.n));
+    figure(
+      `CPU per message c=${c}: thinnest node / node (1 = as cheap)`,
+      median(runs.ours.map((r) => (r.cpuMs * 1000) / r.n)),
+      'us/msg',
+      median(runs.thin.map((r) => (r.cpuMs * 1000) / r.n)),
+      median(cpuRatios),
+      undefined,
+      undefined,
+      { spread: spread(cpuRatios) },
     );
     figure(
       `throughput c=${c}: typed client vs raw undici`,
@@ -762,11 +822,13 @@ function report() {
     ...details.map((d) => `  ${d}`),
   ];
   process.stdout.write(`${out.join('\n')}\n`);
-  writeFileSync(path.join(BENCH_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  // a partial run (--only) leaves the full run's results.json alone
+  const written = ONLY === undefined ? path.join(BENCH_DIR, 'results.json') : undefined;
+  if (written) writeFileSync(written, `${JSON.stringify(results, null, 2)}\n`);
   const met = results.filter((r) => r.met === true).length;
   const missed = results.filter((r) => r.met === false).map((r) => r.name);
   process.stdout.write(
-    `\n${met} of ${met + missed.length} targets met${missed.length ? `; not met: ${missed.join('; ')}` : ''}. Wrote bench/results.json\n`,
+    `\n${met} of ${met + missed.length} targets met${missed.length ? `; not met: ${missed.join('; ')}` : ''}.${written ? ' Wrote bench/results.json' : ''}\n`,
   );
   if (failures.length > 0) process.exitCode = 1;
 }

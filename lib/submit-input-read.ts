@@ -312,29 +312,33 @@ export function checkValues(inputs: Inputs, errors: FieldErrors): void {
  * provided at submission". As in the simulator, a variable or parameter with a declared
  * default may be left out.
  */
+/** Shared, never added to: the given names of a kind the workflow declares none of. */
+const NONE: ReadonlySet<string> = new Set();
+
 export function checkRequired(inputs: Inputs, declared: WorkflowInputs, errors: FieldErrors): void {
   const missing = (key: string, why: string) => {
     if (!(key in errors)) errors[key] = why;
   };
-  const variables = new Set(inputs.variables.map((v) => v.name));
+  // each kind only when the workflow declares some: a Set per kind and message otherwise
+  const variables = declared.variables?.length ? new Set(inputs.variables.map((v) => v.name)) : NONE;
   for (const v of declared.variables ?? []) {
     if (!variables.has(v.name) && (v.default === undefined || v.default === null)) {
       missing(`variables.${v.name}`, `is required (${v.typecode}) and has no default`);
     }
   }
-  const nicknames = new Set(inputs.media_nicknames.map((n) => n.identifier));
+  const nicknames = declared.media_nicknames?.length ? new Set(inputs.media_nicknames.map((n) => n.identifier)) : NONE;
   for (const n of declared.media_nicknames ?? []) {
     if (n.identifier && !nicknames.has(n.identifier)) {
       missing(`media_nicknames.${n.identifier}`, 'is required: supply it with files or data');
     }
   }
-  const attachments = new Set(inputs.attachments.map((a) => a.identifier));
+  const attachments = declared.attachments?.length ? new Set(inputs.attachments.map((a) => a.identifier)) : NONE;
   for (const a of declared.attachments ?? []) {
     if (a.identifier && !attachments.has(a.identifier)) {
       missing(`attachments.${a.identifier}`, 'is required: supply it with a file');
     }
   }
-  const labels = new Map(inputs.labels.map((l) => [l.identifier, l]));
+  const labels = new Map(declared.labels?.length ? inputs.labels.map((l) => [l.identifier, l]) : []);
   for (const l of declared.labels ?? []) {
     if (!l.identifier) continue;
     const given = labels.get(l.identifier);
@@ -352,6 +356,9 @@ export function checkRequired(inputs: Inputs, declared: WorkflowInputs, errors: 
 }
 
 export function mergeBy<T>(base: T[], top: T[], key: (item: T) => string): T[] {
+  // nothing to merge (the usual submission: no inputs in the node, one kind in the message): no Map
+  if (base.length === 0 && top.length <= 1) return top;
+  if (top.length === 0 && base.length <= 1) return base;
   const map = new Map<string, T>();
   for (const item of base) map.set(key(item), item);
   for (const item of top) map.set(key(item), item);

@@ -101,6 +101,8 @@ export class Transport {
   private closed = false;
   /** One controller per running attempt or backoff wait, so that close() can abort them all. */
   private readonly inflight = new Set<{ abort(reason?: unknown): void }>();
+  /** The attempts listening to each caller's signal: one listener per signal, not one per attempt. */
+  private readonly bySignal = new WeakMap<AbortSignal, Set<Exchange>>();
 
   constructor(private readonly options: TransportOptions) {
     this.ownsDispatcher = options.dispatcher === undefined;
@@ -129,7 +131,12 @@ export class Transport {
         throw new MediaSpacesError({ code: 'aborted', message: `${req.context} aborted: client closed` });
       const watched = requestEvents.hasSubscribers;
       const sentAt = watched ? performance.now() : 0;
-      const raw = await this.attempt(req).catch((error: unknown) => failedAttempt(error));
+      let raw: RawResponse | MediaSpacesError;
+      try {
+        raw = await this.attempt(req);
+      } catch (error) {
+        raw = failedAttempt(error);
+      }
       if (watched) publishRequest(req, raw, performance.now() - sentAt, attempts);
       if (!(raw instanceof MediaSpacesError) && raw.status >= 200 && raw.status < 300) {
         const replayed = raw.headers['idempotent-replayed'] === 'true';
@@ -193,10 +200,9 @@ export class Transport {
     const exchange = new Exchange();
     this.inflight.add(exchange);
     const outer = req.signal;
-    const onOuterAbort = () => exchange.abort(outer?.reason);
     if (outer) {
       if (outer.aborted) exchange.abort(outer.reason);
-      else outer.addEventListener('abort', onOuterAbort, { once: true });
+      else this.listen(outer, exchange);
     }
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -223,9 +229,28 @@ export class Transport {
       throw this.describeFailure(error, req, timedOut);
     } finally {
       clearTimeout(timer);
-      outer?.removeEventListener('abort', onOuterAbort);
+      if (outer) this.bySignal.get(outer)?.delete(exchange);
       this.inflight.delete(exchange);
     }
+  }
+
+  /** `exchange` stops when `signal` aborts; the signal gets one listener for all its attempts. */
+  private listen(signal: AbortSignal, exchange: Exchange): void {
+    let exchanges = this.bySignal.get(signal);
+    if (!exchanges) {
+      const set = new Set<Exchange>();
+      exchanges = set;
+      this.bySignal.set(signal, set);
+      signal.addEventListener(
+        'abort',
+        () => {
+          for (const e of set) e.abort(signal.reason);
+          set.clear();
+        },
+        { once: true },
+      );
+    }
+    exchanges.add(exchange);
   }
 
   private describeFailure(error: unknown, req: HttpRequest, timedOut: boolean): MediaSpacesError {

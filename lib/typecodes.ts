@@ -50,10 +50,11 @@ export function checkTypecode(typecode: string, value: string): string | null {
     case 'Int32':
     case 'UInt32': {
       const [min, max] = INTEGER_RANGES[typecode];
-      const rule = `must be ${article(typecode)} ${typecode}: a whole number from ${min} to ${max}`;
-      if (!INTEGER.test(value)) return rule;
+      // the rule's text is built only for a value that breaks it: every submission checks its values
+      const rule = () => `must be ${article(typecode)} ${typecode}: a whole number from ${min} to ${max}`;
+      if (!INTEGER.test(value)) return rule();
       const n = BigInt(value);
-      return n < min || n > max ? rule : null;
+      return n < min || n > max ? rule() : null;
     }
     case 'Double':
       return DECIMAL.test(value) && Number.isFinite(Number(value)) ? null : 'must be a Double: a decimal number';

@@ -1,7 +1,7 @@
 // Shared helpers of the benchmark: statistics, the simulator child, the
 // fixture, child-process RPC and an allocation meter. Plain ESM, Node 20.
 import { fork, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import inspector from 'node:inspector';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -88,6 +88,43 @@ export async function writeFixture(pageWorkflows) {
   // JSON is YAML
   writeFileSync(file, JSON.stringify(doc, null, 1));
   return { dir, file };
+}
+
+// ------------------------------------------------------------------ embedded Node-RED
+
+/**
+ * A fresh Node-RED user directory with the package installed the way
+ * `npm install @media-spaces/node-red` would (userDir/node_modules/<name>, here a link to
+ * `packageRoot`, this checkout unless another build is measured).
+ */
+export function installedUserDir(prefix, packageRoot = ROOT) {
+  const userDir = mkdtempSync(path.join(tmpdir(), prefix));
+  mkdirSync(path.join(userDir, 'node_modules', '@media-spaces'), { recursive: true });
+  symlinkSync(packageRoot, path.join(userDir, 'node_modules', '@media-spaces', 'node-red'), 'dir');
+  writeFileSync(
+    path.join(userDir, 'package.json'),
+    JSON.stringify({ name: 'bench-user', dependencies: { '@media-spaces/node-red': '*' } }),
+  );
+  return userDir;
+}
+
+/** Settings of an embedded Node-RED for measuring: no editor, no telemetry, quiet logs. */
+export function embeddedSettings(userDir) {
+  return {
+    userDir,
+    flowFile: 'flows.json',
+    credentialSecret: false,
+    httpAdminRoot: '/admin',
+    httpNodeRoot: false,
+    disableEditor: true,
+    uiPort: 0,
+    logging: { console: { level: 'warn', metrics: false, audit: false } },
+    editorTheme: { tours: false },
+    diagnostics: { enabled: false },
+    runtimeState: { enabled: false },
+    telemetry: { enabled: false },
+    externalModules: { autoInstall: false, palette: { allowInstall: false }, modules: { allowInstall: false } },
+  };
 }
 
 // ------------------------------------------------------------------ simulator child

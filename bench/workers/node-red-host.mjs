@@ -1,4 +1,5 @@
-// A real Node-RED 4 runtime embedded in this process (require('node-red'),
+// A real Node-RED runtime embedded in this process (require('node-red'), or
+// the one at $BENCH_NODE_RED: another version, e.g. 4.1 on Node.js 20;
 // RED.init + RED.start), loading @media-spaces/node-red from a user
 // directory the way an installed package is loaded, with the bench flows:
 //   ours:  [driver] -> media-spaces-submit-job -> counter (function)
@@ -10,17 +11,18 @@
 // Driven over IPC by bench/run.mjs.
 import { randomUUID } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
   AllocationMeter,
   BENCH_DIR,
   cpuMs,
+  embeddedSettings,
   gc,
+  installedUserDir,
   PeakHeap,
   ROOT,
   serveRpc,
@@ -39,19 +41,7 @@ const sinks = { done: {}, failed: {} };
 
 function settings(extra) {
   return {
-    userDir,
-    flowFile: 'flows.json',
-    credentialSecret: false,
-    httpAdminRoot: '/admin',
-    httpNodeRoot: false,
-    disableEditor: true,
-    uiPort: 0,
-    logging: { console: { level: 'warn', metrics: false, audit: false } },
-    editorTheme: { tours: false },
-    diagnostics: { enabled: false },
-    runtimeState: { enabled: false },
-    telemetry: { enabled: false },
-    externalModules: { autoInstall: false, palette: { allowInstall: false }, modules: { allowInstall: false } },
+    ...embeddedSettings(userDir),
     functionGlobalContext: { randomUUID },
     nodesDir: [path.join(BENCH_DIR, 'fixtures', 'thin-node')],
     ...extra,
@@ -231,15 +221,8 @@ function flows({ info, ids, watch }) {
 }
 
 async function start(args) {
-  userDir = mkdtempSync(path.join(tmpdir(), 'ms-bench-nr-'));
-  // installed the way `npm install @media-spaces/node-red` would: userDir/node_modules/<name>
-  mkdirSync(path.join(userDir, 'node_modules', '@media-spaces'), { recursive: true });
   // packageRoot: another build of the package (to measure a candidate fix); default this checkout
-  symlinkSync(args.packageRoot ?? ROOT, path.join(userDir, 'node_modules', '@media-spaces', 'node-red'), 'dir');
-  writeFileSync(
-    path.join(userDir, 'package.json'),
-    JSON.stringify({ name: 'bench-user', dependencies: { '@media-spaces/node-red': '*' } }),
-  );
+  userDir = installedUserDir('ms-bench-nr-', args.packageRoot ?? ROOT);
   writeFileSync(path.join(userDir, 'flows.json'), JSON.stringify(flows(args)));
   writeFileSync(
     path.join(userDir, 'flows_cred.json'),
@@ -248,7 +231,7 @@ async function start(args) {
       'cfg-pages': { apiKey: args.ids.pageKeys.admin, accessToken: args.ids.pageKeys.token },
     }),
   );
-  RED = require('node-red');
+  RED = require(process.env.BENCH_NODE_RED || 'node-red');
   server = http.createServer();
   RED.init(server, settings());
   await RED.start();
@@ -326,7 +309,10 @@ async function throughput({ flow, n, concurrency, warmup = 0, allocations = true
   if (allocations) meter.start();
   const stopProfile = profile ? await startProfile() : undefined;
   const stopHeap = heapProfile ? await startHeapSampling() : undefined;
+  // the run's bounds on the clock of a --cpu-prof profile (microseconds), to cut the profile to it
+  const fromUs = Number(process.hrtime.bigint() / 1000n);
   const result = await drive(flow, entryId, n, concurrency, makeMsg);
+  result.window = { fromUs, toUs: Number(process.hrtime.bigint() / 1000n) };
   if (stopProfile) result.profile = await stopProfile(profile);
   if (stopHeap) result.heapProfile = await stopHeap(heapProfile);
   if (allocations) Object.assign(result, meter.stop());

@@ -10,12 +10,11 @@
 // IPC, as a few fields, never the message. Driven over IPC (serveRpc); run
 // with --expose-gc.
 import { createHook } from 'node:async_hooks';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { gc, ROOT, serveRpc, sleep } from '../lib/common.mjs';
+import { embeddedSettings, gc, installedUserDir, ROOT, serveRpc, sleep } from '../lib/common.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -63,21 +62,7 @@ function liveTimers() {
 }
 
 function settings() {
-  return {
-    userDir,
-    flowFile: 'flows.json',
-    credentialSecret: false,
-    httpAdminRoot: '/admin',
-    httpNodeRoot: false,
-    disableEditor: true,
-    uiPort: 0,
-    logging: { console: { level: 'warn', metrics: false, audit: false } },
-    editorTheme: { tours: false },
-    diagnostics: { enabled: false },
-    runtimeState: { enabled: false },
-    telemetry: { enabled: false },
-    externalModules: { autoInstall: false, palette: { allowInstall: false }, modules: { allowInstall: false } },
-  };
+  return embeddedSettings(userDir);
 }
 
 const Z = 'soak-tab';
@@ -190,13 +175,7 @@ const TAPS = {
 };
 
 async function start(args) {
-  userDir = mkdtempSync(path.join(tmpdir(), 'ms-soak-nr-'));
-  mkdirSync(path.join(userDir, 'node_modules', '@media-spaces'), { recursive: true });
-  symlinkSync(ROOT, path.join(userDir, 'node_modules', '@media-spaces', 'node-red'), 'dir');
-  writeFileSync(
-    path.join(userDir, 'package.json'),
-    JSON.stringify({ name: 'soak-user', dependencies: { '@media-spaces/node-red': '*' } }),
-  );
+  userDir = installedUserDir('ms-soak-nr-');
   writeFileSync(path.join(userDir, 'flows.json'), JSON.stringify(flows(args)));
   writeFileSync(
     path.join(userDir, 'flows_cred.json'),

@@ -14,6 +14,36 @@ export interface PreviewWindow {
   next: { start: string; end: string; local: string; label: string }[];
 }
 
+/**
+ * What a preview left out to stay within its limits (the work per request and the size of the
+ * answer are bounded, so that no document, however large, holds up the runtime). Present only
+ * when something was left out.
+ */
+export interface PreviewOmitted {
+  /** windows of the document after the first `limits.windows`: neither checked nor listed (a deploy checks them) */
+  windows: number;
+  /** checked windows left out of `windows` to keep the answer within `limits.bytes` */
+  listed: number;
+  /** next starts not listed, beyond `limits.occurrences` */
+  occurrences: number;
+  /** issues not listed, beyond `limits.issues` */
+  issues: number;
+  /** the model (from YAML) or YAML (from the model) is not sent back: the document is over the limits */
+  echo: boolean;
+}
+
+/** The bounds a preview keeps to. */
+export interface PreviewLimits {
+  /** windows checked and listed; the rest are counted */
+  windows: number;
+  /** next starts listed over all windows */
+  occurrences: number;
+  /** issues listed */
+  issues: number;
+  /** size of the answer as JSON, in bytes (UTF-16 code units) */
+  bytes: number;
+}
+
 export interface PreviewResponse {
   ok: boolean;
   issues: (ScheduleIssue & { text: string })[];
@@ -23,4 +53,10 @@ export interface PreviewResponse {
   model?: unknown;
   /** the YAML text (when the model was given), for the editor's text view */
   yaml?: string;
+  /** windows in the whole document, when known (the preview may list fewer: see omitted) */
+  total_windows?: number;
+  /** what was left out, when anything was */
+  omitted?: PreviewOmitted;
+  /** the limits the preview kept to, when anything was left out */
+  limits?: PreviewLimits;
 }

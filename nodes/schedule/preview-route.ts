@@ -5,10 +5,15 @@ import type { ScheduleAPI } from './types';
 
 const PREVIEW_PATH = '/media-spaces/schedule/preview';
 
-/** GET ?yaml=... or POST {yaml} / {model}: validation issues with lines, each window in words and its next starts. */
+/**
+ * GET ?yaml=... or POST {yaml} / {model}: validation issues with lines, each window in words and
+ * its next starts. Any viewer may ask, with any document: the preview does bounded work (the first
+ * windows, a cap on starts, issues and bytes; the rest counted in `omitted`) and gives the event
+ * loop a turn every few milliseconds, so that no preview delays a schedule's starts and ends.
+ */
 export function registerPreviewRoute(RED: ScheduleAPI): void {
   const permit = requirePermission(RED, READ_PERMISSION);
-  const handler: RequestHandler = (req, res) => {
+  const handler: RequestHandler = async (req, res) => {
     try {
       const body = isPlainObject(req.body) ? req.body : {};
       const query = req.query ?? {};
@@ -23,8 +28,8 @@ export function registerPreviewRoute(RED: ScheduleAPI): void {
         return;
       }
       // yaml and node-cron load with the first preview, not at Node-RED start
-      const { previewSchedule } = require('../../lib/schedule') as typeof import('../../lib/schedule');
-      res.status(200).json(previewSchedule(request));
+      const { previewScheduleAsync } = require('../../lib/schedule') as typeof import('../../lib/schedule');
+      res.status(200).json(await previewScheduleAsync(request));
     } catch (err) {
       res.status(500).json({ ok: false, issues: [{ path: '', message: (err as Error).message }] });
     }

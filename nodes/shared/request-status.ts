@@ -50,12 +50,15 @@ export class RequestStatus {
   }
 
   private showRequesting(): void {
-    this.board.set({
-      fill: 'blue',
-      shape: 'dot',
-      text: this.inFlight > 1 ? `requesting (${this.inFlight})` : 'requesting',
-    });
+    this.board.set(this.requesting);
   }
+
+  /** Built when the badge is updated (at most every 250 ms), with the count at that moment. */
+  private readonly requesting = (): NodeStatus => ({
+    fill: 'blue',
+    shape: 'dot',
+    text: this.inFlight > 1 ? `requesting (${this.inFlight})` : 'requesting',
+  });
 }
 
 /** What went wrong in a few words for the badge ("401: key not accepted"); msg.error has the whole sentence. */

@@ -10,7 +10,7 @@ export const STATUS_INTERVAL_MS = 250;
  * status set always shows, at most 250 ms late.
  */
 export class StatusBoard {
-  private pending: NodeStatus | undefined;
+  private pending: NodeStatus | (() => NodeStatus) | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private lastAt = Number.NEGATIVE_INFINITY;
   private shown = '';
@@ -18,9 +18,15 @@ export class StatusBoard {
 
   constructor(private readonly node: Pick<Node, 'status'>) {}
 
-  set(status: NodeStatus): void {
+  /**
+   * `status` may be a function that gives it when it is shown: a node taking a thousand
+   * messages a second then builds one status per update, not one per message.
+   */
+  set(status: NodeStatus | (() => NodeStatus)): void {
     if (this.closed) return;
     this.pending = status;
+    // an update is already due: it shows this status
+    if (this.timer !== undefined) return;
     const wait = this.lastAt + STATUS_INTERVAL_MS - Date.now();
     if (wait <= 0) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), wait);
@@ -37,9 +43,10 @@ export class StatusBoard {
   private flush(): void {
     this.timer = undefined;
     if (this.closed || this.pending === undefined) return;
-    const key = JSON.stringify(this.pending);
+    const status = typeof this.pending === 'function' ? this.pending() : this.pending;
+    const key = JSON.stringify(status);
     this.lastAt = Date.now();
-    if (key !== this.shown) this.node.status(this.pending);
+    if (key !== this.shown) this.node.status(status);
     this.shown = key;
     this.pending = undefined;
   }

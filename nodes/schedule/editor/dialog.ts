@@ -3,7 +3,7 @@ import { postAdmin } from '../../shared/editor/admin';
 import { declaredInputsLoader } from '../../shared/editor/declared-inputs';
 import { serverBody } from '../../shared/editor/server-body';
 import type { WorkflowPage } from '../../shared/editor/workflow-picker';
-import { type PreviewBody, renderPreview, requestPreview } from './preview';
+import { type PreviewBody, renderPreview, requestPreview, tooLargeToSwitch } from './preview';
 import type { FollowupShared, ScheduleEditorNode } from './types';
 import { createWindowList, type WindowList, zoneCheck } from './window-list';
 import { yamlFromList } from './yaml-switch';
@@ -77,6 +77,16 @@ export function prepareDialog(node: ScheduleEditorNode): void {
       container.find('input, select, textarea').prop('disabled', true);
       requestPreview({ yaml: yamlEditor.getValue() }, (res) => {
         if (!document.body.contains(container[0])) return; // the dialog closed meanwhile
+        if (tooLargeToSwitch(res)) {
+          // the answer holds the first windows only: a list of those would drop the rest on the way back
+          container.removeAttr('data-loading').css('opacity', '');
+          container.find('input, select, textarea').prop('disabled', false);
+          RED.notify($('<p>').text(label('preview.tooLargeForList')), { type: 'warning' });
+          // back to YAML with the list taken as unchanged, so that the YAML is left as it is
+          listAsRead = JSON.stringify(list.read());
+          $('#node-input-source').val('yaml').trigger('change');
+          return;
+        }
         listFromModel(res, list);
         for (const form of list.followups()) form.shown();
         listAsRead = JSON.stringify(list.read());

@@ -24,10 +24,19 @@ export function requestPreview(body: PreviewBody, callback: (res: PreviewRespons
   });
 }
 
-/** The issues (with their lines), or each window in words with its next starts. */
+/** The issues (with their lines), or each window in words with its next starts; then what the preview left out. */
 export function renderPreview(res: PreviewResponse | undefined, label: (key: string) => string): void {
   const out = $('#ms-schedule-preview').empty();
   if (!res) return;
+  renderResult(res, label, out);
+  const left = leftOut(res, label);
+  if (left.length > 0) {
+    const box = $('<div class="ms-schedule-omitted" style="margin-top: 8px; font-style: italic"></div>').appendTo(out);
+    for (const sentence of left) $('<div></div>').text(sentence).appendTo(box);
+  }
+}
+
+function renderResult(res: PreviewResponse, label: (key: string) => string, out: JQuery): void {
   if (!res.ok) {
     const ul = $(
       '<ul class="ms-schedule-issues" style="color: var(--red-ui-text-color-error, #c00); padding-left: 18px"></ul>',
@@ -53,4 +62,31 @@ export function renderPreview(res: PreviewResponse | undefined, label: (key: str
     const ol = $('<ol style="margin: 2px 0 0 18px"></ol>').appendTo(box);
     for (const n of w.next) $('<li></li>').text(n.label).attr('title', n.start).appendTo(ol);
   }
+}
+
+/** `{name}` in a label replaced by the value (the label is the node set's own text; the values are numbers). */
+export function fill(text: string, values: Record<string, number>): string {
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    name in values ? values[name].toLocaleString('en-US') : whole,
+  );
+}
+
+/** One sentence per kind of thing the preview left out to stay small. */
+function leftOut(res: PreviewResponse, label: (key: string) => string): string[] {
+  const o = res.omitted;
+  if (!o) return [];
+  const out: string[] = [];
+  const total = res.total_windows ?? 0;
+  if (o.windows > 0) {
+    out.push(fill(label('preview.omittedWindows'), { shown: total - o.windows, total, left: o.windows }));
+  }
+  if (o.listed > 0) out.push(fill(label('preview.omittedListed'), { n: o.listed }));
+  if (o.occurrences > 0) out.push(fill(label('preview.omittedStarts'), { n: o.occurrences }));
+  if (o.issues > 0) out.push(fill(label('preview.omittedIssues'), { n: o.issues }));
+  return out;
+}
+
+/** The preview could not send the whole document back (too many windows): the other view cannot take it. */
+export function tooLargeToSwitch(res: PreviewResponse): boolean {
+  return res.omitted?.echo === true;
 }

@@ -1,4 +1,4 @@
-import { requestPreview } from './preview';
+import { requestPreview, tooLargeToSwitch } from './preview';
 import type { ScheduleEditorNode, WindowModel } from './types';
 import { hasComments } from './yaml-comments';
 
@@ -18,6 +18,7 @@ export function yamlFromList(
   done: () => void,
 ): void {
   requestPreview({ model: { windows } }, (res) => {
+    if (tooLargeToSwitch(res)) RED.notify($('<p>').text(label('preview.tooLargeForYaml')), { type: 'warning' });
     if (typeof res.yaml !== 'string') return done();
     const next = res.yaml;
     const before = yamlEditor.getValue();
