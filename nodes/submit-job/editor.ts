@@ -1,3 +1,4 @@
+import { takeOnlyConfigNodes } from '../shared/editor/config-choice';
 import { type DialogDefaults, type FieldNode, fieldDefaults } from '../shared/editor/field-defaults';
 import { firstInputProblem, knownInputs } from '../shared/editor/input-values';
 import type { WorkflowPicker } from '../shared/editor/workflow-picker';
@@ -45,6 +46,7 @@ RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-submit-job', {
   inputs: 1,
   outputs: 1,
   icon: 'media-spaces-submit.svg',
+  onadd: takeOnlyConfigNodes(FIELDS),
   paletteLabel: 'submit job',
   label() {
     return this.name || this.workflowName || 'submit job';
