@@ -34,6 +34,43 @@ function listFromModel(res: PreviewResponse, list: WindowList): void {
   if (id && !$('#node-input-scheduleId').val()) $('#node-input-scheduleId').val(String(id));
 }
 
+/**
+ * The list rebuilt from the YAML as the runtime reads it; until the answer comes it takes no typing that would
+ * be lost. A YAML too large for the list stays YAML. `read` learns the list as read (unchanged, going back
+ * leaves the YAML and its comments alone).
+ */
+function listFromYaml(
+  label: (key: string) => string,
+  yaml: string,
+  list: WindowList,
+  read: (asRead: string) => void,
+  schedulePreview: () => void,
+): void {
+  const container = $('#node-input-windows-container').attr('data-loading', 'true').css('opacity', 0.5);
+  container.find('input, select, textarea').prop('disabled', true);
+  const enable = () => {
+    container.removeAttr('data-loading').css('opacity', '');
+    container.find('input, select, textarea').prop('disabled', false);
+  };
+  requestPreview({ yaml }, (res) => {
+    if (!document.body.contains(container[0])) return; // the dialog closed meanwhile
+    if (tooLargeToSwitch(res)) {
+      // the answer holds the first windows only: a list of those would drop the rest on the way back
+      enable();
+      RED.notify($('<p>').text(label('preview.tooLargeForList')), { type: 'warning' });
+      // back to YAML with the list taken as unchanged, so that the YAML is left as it is
+      read(JSON.stringify(list.read()));
+      $('#node-input-source').val('yaml').trigger('change');
+      return;
+    }
+    listFromModel(res, list);
+    for (const form of list.followups()) form.shown();
+    read(JSON.stringify(list.read()));
+    enable();
+    schedulePreview();
+  });
+}
+
 /** oneditprepare: the YAML editor, the window list, the source switch (carrying the windows) and the live preview. */
 export function prepareDialog(node: ScheduleEditorNode): void {
   const label = (key: string) => node._(`media-spaces-schedule.${key}`);
@@ -72,28 +109,15 @@ export function prepareDialog(node: ScheduleEditorNode): void {
     if (next === currentSource) return;
     // carry the windows across between the two in-editor forms
     if (currentSource === 'yaml' && next === 'editor') {
-      // the list is rebuilt from the YAML when the runtime answers: until then it takes no typing that would be lost
-      const container = $('#node-input-windows-container').attr('data-loading', 'true').css('opacity', 0.5);
-      container.find('input, select, textarea').prop('disabled', true);
-      requestPreview({ yaml: yamlEditor.getValue() }, (res) => {
-        if (!document.body.contains(container[0])) return; // the dialog closed meanwhile
-        if (tooLargeToSwitch(res)) {
-          // the answer holds the first windows only: a list of those would drop the rest on the way back
-          container.removeAttr('data-loading').css('opacity', '');
-          container.find('input, select, textarea').prop('disabled', false);
-          RED.notify($('<p>').text(label('preview.tooLargeForList')), { type: 'warning' });
-          // back to YAML with the list taken as unchanged, so that the YAML is left as it is
-          listAsRead = JSON.stringify(list.read());
-          $('#node-input-source').val('yaml').trigger('change');
-          return;
-        }
-        listFromModel(res, list);
-        for (const form of list.followups()) form.shown();
-        listAsRead = JSON.stringify(list.read());
-        container.removeAttr('data-loading').css('opacity', '');
-        container.find('input, select, textarea').prop('disabled', false);
-        schedulePreview();
-      });
+      listFromYaml(
+        label,
+        yamlEditor.getValue(),
+        list,
+        (asRead) => {
+          listAsRead = asRead;
+        },
+        schedulePreview,
+      );
     } else if (currentSource === 'editor' && next === 'yaml') {
       const windows = list.read();
       if (JSON.stringify(windows) !== listAsRead) yamlFromList(label, yamlEditor, windows, schedulePreview);
