@@ -62,6 +62,10 @@ beforeAll(async () => {
     defaultInject(LIST_INJECT, 180, LIST),
     { id: LIST, type: 'media-spaces-list-workflows', name: '', mode: 'page', x: 360, y: 180, wires: [[DEBUG]] },
     { ...debugNode, complete: 'payload', targetType: 'msg', x: 600, y: 140, wires: [] },
+  ]);
+  // imported after the nodes above: a node added while exactly one server exists takes it, and these start
+  // without one (the first test adds it through the dialog)
+  await importNodes(stack.page, [
     // a server with a wrong key, to see a failure in the Debug sidebar
     {
       id: BAD_SERVER,
