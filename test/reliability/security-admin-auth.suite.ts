@@ -140,6 +140,22 @@ function routes(sim: Simulator): Route[] {
       callsService: false,
     },
     {
+      method: 'GET',
+      path: '/media-spaces/as-run',
+      permission: 'media-spaces.read',
+      ok: { query: '?format=csv' },
+      bad: { query: '?format=xlsx', status: 400 },
+      callsService: false,
+    },
+    {
+      method: 'GET',
+      path: '/media-spaces/metrics',
+      permission: 'media-spaces.read',
+      ok: {},
+      bad: { query: '', status: 0 },
+      callsService: false,
+    },
+    {
       method: 'POST',
       path: '/media-spaces/schedules/:id/:action',
       url: `/media-spaces/schedules/${SCHEDULE}/resume`,
