@@ -323,6 +323,7 @@ export class ScheduleController {
       emitMissed: (event, why, reason) => emitter.emitMissed(event, why, reason),
       scheduler: () => this.scheduler,
       adopted: (slot, channel) => this.channelCreated(slot.key, channel),
+      endedElsewhere: (slot) => this.lives.forget(slot.key),
       log: (text) => this.node.log(text),
       warn: (text) => this.node.warn(text),
       changed: () => this.updateStatus(),

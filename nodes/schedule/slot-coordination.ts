@@ -34,6 +34,8 @@ export interface SlotActions {
   scheduler(): Scheduler | undefined;
   /** another instance created the slot's channel (its start, or the replacement of an interrupted recording) */
   adopted(slot: Slot, channel: Record<string, unknown>): void;
+  /** another instance ended the slot: this one follows it no further */
+  endedElsewhere(slot: Slot): void;
   log(text: string): void;
   warn(text: string): void;
   /** The role or the connection changed: refresh the badge. */
@@ -208,6 +210,15 @@ export class SlotCoordination {
   private async runRestart(event: StartEvent & { restart: number }, act: () => void): Promise<void> {
     const { slot } = event;
     const coordinator = this.coordinator();
+    // another instance ending the window (its end came first, a redeploy shortened it there) stops the recording:
+    // that is the window's end, not an interruption
+    const end = slotRef(slot, 'end');
+    const probe = await coordinator.claim(end);
+    if (probe.status === 'won') await coordinator.release(end, probe.token);
+    else {
+      this.host.log(`${slot.key}: the recording was stopped by the end of the window on another instance`);
+      return;
+    }
     const ref: SlotRef = { ...slotRef(slot, 'start'), phase: `restart:${event.restart}` };
     const result = await this.claim(coordinator, ref, slot, slot.end, { locallyDone: false });
     if (!result || this.closed) return;
@@ -239,6 +250,7 @@ export class SlotCoordination {
     if (!result || this.closed) return;
     if (result.status === 'done') {
       this.setRole('standby', `standby: end of ${label(slot)} sent by ${result.record.instance}`, Date.now() + 5000);
+      this.host.endedElsewhere(slot);
       return;
     }
     const keeper = this.keep(coordinator, ref, result.token, slot, 'end');

@@ -209,6 +209,16 @@ export class SlotLives {
     return out;
   }
 
+  /** Another instance ended the slot (and told its transitions): this one lets it go without a word. */
+  forget(key: string): void {
+    const run = this.runs.get(key);
+    if (!run) return;
+    run.stopListening();
+    this.clearAlarm(run);
+    this.runs.delete(key);
+    this.host.changed();
+  }
+
   close(): void {
     for (const run of this.runs.values()) {
       run.stopListening();

@@ -56,6 +56,7 @@ function instance(name: string, prefix: string, options: { url?: string; policy?
   const coordination = new SlotCoordination(provider(coordinator, options.policy), undefined, {
     emitStart: (event) => starts.push(event),
     adopted: () => undefined,
+    endedElsewhere: () => undefined,
     emitEnd: (event, after) => {
       ends.push(event);
       after(true);
