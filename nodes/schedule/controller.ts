@@ -229,6 +229,7 @@ export class ScheduleController {
         const slot = this.scheduler?.activeSlots().find((s) => s.key === key);
         if (slot) this.lives.interrupt(slot, why);
       },
+      (channelId, state) => this.sidebar?.channelState(channelId, state),
     );
   }
 

@@ -23,8 +23,11 @@ interface Tracked {
   life?: SlotLife;
 }
 
-/** The stages in which the channel's state is worth reading. */
-const WATCHED: readonly SlotLife['stage'][] = ['starting', 'recording', 'stopping'];
+/**
+ * The stages in which this module reads the channel's state itself; while a slot records, the schedule's
+ * recording watch reads it (every 2 s) and passes each state on (`channelState`), so it is not read twice.
+ */
+const WATCHED: readonly SlotLife['stage'][] = ['starting', 'stopping'];
 
 /**
  * What the Media Spaces sidebar shows of one schedule node: its windows and
@@ -92,8 +95,8 @@ export class ScheduleSidebar {
     this.feed.unregister(this.node.id);
   }
 
-  /** A channel's state as the service reads it now. */
-  private channelState(channelId: string, state: string): void {
+  /** A channel's state as the service reads it now (read here, or by the schedule's recording watch). */
+  channelState(channelId: string, state: string): void {
     for (const slot of this.slots.values()) {
       if (slot.channel?.id !== channelId || slot.channel.state === state) continue;
       slot.channel = { ...slot.channel, state };
