@@ -135,21 +135,11 @@ export class Emitter {
       return;
     }
     const channel = channelWithId(event.channel);
+    // every channel that recorded part of the window, in order: one, or more after interruptions (the last
+    // replacement may never have recorded)
     const earlier = (event.earlier ?? []).flatMap((c) => channelWithId(c) ?? []);
-    if (!channel && earlier.length > 0) {
-      // interrupted, and no replacement recorded: what was recorded is followed up
-      if (!this.settings.server) {
-        this.sendEnd(
-          { ...event, channel: earlier.at(-1) },
-          after,
-          'no server in the schedule node: the recording was not stopped',
-        );
-        return;
-      }
-      this.finishRecording(event, [...earlier], after);
-      return;
-    }
-    if (!channel) {
+    const segments = channel ? [...earlier, channel] : earlier;
+    if (segments.length === 0) {
       if (event.startFailure || this.host.lives.heardOf(event.slot.key) || this.host.scheduler?.routesChannels) {
         const reason = event.startFailure
           ? `the channel could not be created (${event.startFailure.message}; ${event.startFailure.attempts} attempts)`
@@ -163,10 +153,11 @@ export class Emitter {
       return;
     }
     if (!this.settings.server) {
-      this.sendEnd(event, after, 'no server in the schedule node: the recording was not stopped');
+      const last = segments[segments.length - 1];
+      this.sendEnd({ ...event, channel: last }, after, 'no server in the schedule node: the recording was not stopped');
       return;
     }
-    this.finishRecording(event, [...earlier, channel], after);
+    this.finishRecording(event, segments, after);
   }
 
   /**
