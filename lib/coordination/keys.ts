@@ -8,6 +8,11 @@ export interface SlotRef {
   slot: string | Date | number;
   /** e.g. `start` or `end`. */
   phase: string;
+  /**
+   * The occurrence's own id when it has one (a calendar's UID, a guide's episode): the key names it rather than
+   * the time, which may move. The time still sets the high-water mark.
+   */
+  occurrence?: string;
 }
 
 export const DEFAULT_KEY_PREFIX = 'media-spaces:';
@@ -69,7 +74,7 @@ export function slotKeys(prefix: string, ref: SlotRef): SlotKeys {
   const schedule = part(checkName('schedule', ref.schedule));
   const phase = part(checkName('phase', ref.phase));
   const slot = normalizeSlot(ref.slot);
-  const base = `${prefix}slot:${schedule}:${slot}:${phase}`;
+  const base = `${prefix}slot:${schedule}:${ref.occurrence !== undefined ? `o:${part(checkName('occurrence', ref.occurrence))}` : slot}:${phase}`;
   return {
     claim: `${base}:claim`,
     done: `${base}:done`,

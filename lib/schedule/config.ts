@@ -12,6 +12,7 @@ import type { ScheduleIssue } from './issues';
 import { checkTemplates, renderTemplates } from './template';
 import { templateContext } from './template-context';
 import { canonicalTimeZone, isValidTimeZone, systemTimeZone } from './tz';
+import { readWindowSource, SOURCE_FIELDS, type WindowSource } from './window-source';
 
 /**
  * The schedule document (YAML, or the same object built by the editor):
@@ -46,13 +47,17 @@ type RawWindow = z.infer<typeof WindowSchema>;
  * A window after normalisation (see normaliseWindow): the schema's fields with
  * the defaults filled in, the zone canonical and the duration in seconds.
  */
-export type ScheduleWindow = Required<Pick<RawWindow, 'id' | 'name' | 'cron' | 'enabled' | 'channel' | 'at_end'>> &
+export type ScheduleWindow = Required<Pick<RawWindow, 'id' | 'name' | 'enabled' | 'channel' | 'at_end'>> &
   Pick<RawWindow, 'followup'> & {
+    /** the cron of a cron window; '' for a window whose occurrences come from a feed or messages */
+    cron: string;
+    /** where the occurrences come from (absent in windows saved by earlier versions: cron) */
+    source?: WindowSource;
     /** seconds after the start at which a start still failing is reported (start_failing); default 30 */
     alarm_after?: number;
     /** IANA zone, canonical spelling */
     timezone: string;
-    /** seconds */
+    /** seconds: a cron window's length; a listed window's manual start (and a calendar event's default) */
     duration: number;
   };
 
@@ -61,6 +66,8 @@ export interface ScheduleConfig {
   scheduleId?: RawDocument['schedule_id'];
   timezone: string;
   windows: ScheduleWindow[];
+  /** the space's limit of concurrent channels: occurrences over it are reported as conflicts */
+  maxChannels?: number;
 }
 
 export type { ScheduleIssue } from './issues';
@@ -97,11 +104,30 @@ function sampleContext(w: Partial<RawWindow>): Record<string, unknown> {
     at_end: 'stop',
     channel: {},
   };
-  const slot = { key: `schedule:${id}:2000-01-01T00:00:00Z`, windowId: id, start: SAMPLE_START, end: SAMPLE_START };
+  // a programme as a calendar or guide gives one, so that `occurrence.*` templates check as they will render
+  const programme = {
+    title: 'Sample programme',
+    description: 'Sample description',
+    subtitle: 'Sample episode',
+    channel: 'sample.channel',
+    episode: '1.2.',
+    categories: ['News'],
+    location: 'Studio',
+    sourceId: '00000000-0000-4000-8000-000000000000',
+    start: SAMPLE_START,
+    end: SAMPLE_START,
+  };
+  const slot = {
+    key: `schedule:${id}:2000-01-01T00:00:00Z`,
+    windowId: id,
+    start: SAMPLE_START,
+    end: SAMPLE_START,
+    programme,
+  };
   return templateContext('schedule', window, { ...slot, reason: 'scheduled' });
 }
 
-const fieldsOf = (root: 'window' | 'slot'): readonly string[] => {
+const fieldsOf = (root: 'window' | 'slot' | 'occurrence'): readonly string[] => {
   const value = sampleContext({})[root];
   return isPlainObject(value) ? Object.keys(value) : [];
 };
@@ -109,8 +135,14 @@ const fieldsOf = (root: 'window' | 'slot'): readonly string[] => {
 /** Template fields of `window` and `slot`: exactly those the messages' template context gives. */
 export const WINDOW_FIELDS = fieldsOf('window');
 export const SLOT_FIELDS = fieldsOf('slot');
+export const OCCURRENCE_FIELDS = fieldsOf('occurrence');
 /** Template roots and fields allowed in the channel (before it exists) and in the follow-up. */
-const CHANNEL_ROOTS = { window: WINDOW_FIELDS, slot: SLOT_FIELDS, schedule: ['id'] } as const;
+const CHANNEL_ROOTS = {
+  window: WINDOW_FIELDS,
+  slot: SLOT_FIELDS,
+  schedule: ['id'],
+  occurrence: OCCURRENCE_FIELDS,
+} as const;
 const FOLLOWUP_ROOTS = { ...CHANNEL_ROOTS, channel: 'any', segments: 'any' } as const;
 
 /** A schedule document that does not validate; `issues` name line and field. */
@@ -262,6 +294,9 @@ const FollowupSchema = z.strictObject(
   { error: genericError },
 );
 
+/** seconds: a manual start of a calendar, guide or messages window that names no duration */
+const DEFAULT_LISTED_DURATION_S = 3600;
+
 /** What happens to a window's recording at its end: stopped (default), or left running (a channel meant to run on). */
 export const AT_END = ['stop', 'keep'] as const;
 
@@ -269,14 +304,16 @@ const WindowSchema = z.strictObject(
   {
     id: idString('a window id'),
     name: z.string({ error: genericError }).min(1, 'must not be empty').optional(),
-    cron: CronSchema,
+    cron: CronSchema.optional(),
     timezone: TimeZoneSchema.optional(),
-    duration: DurationSchema,
+    duration: DurationSchema.optional(),
     enabled: z.boolean({ error: genericError }).optional(),
     at_end: z.enum(AT_END, { error: `must be one of ${AT_END.join(', ')}` }).optional(),
     alarm_after: DurationSchema.optional(),
     channel: ChannelSchema.optional(),
     followup: FollowupSchema.optional(),
+    // checked by readWindowSource, which names each field's problem
+    ...Object.fromEntries(SOURCE_FIELDS.map((f) => [f, z.unknown().optional()])),
   },
   { error: genericError },
 );
@@ -285,6 +322,11 @@ const DocumentSchema = z.strictObject(
   {
     schedule_id: idString('schedule_id').optional(),
     timezone: TimeZoneSchema.optional(),
+    max_channels: z
+      .number({ error: genericError })
+      .int('must be a whole number')
+      .min(1, 'must be at least 1')
+      .optional(),
     windows: z.array(WindowSchema, { error: oneOf('a list of windows') }),
   },
   { error: oneOf('a mapping with a "windows" list') },
@@ -365,8 +407,16 @@ export function parseScheduleObject(raw: unknown, options: ParseOptions = {}): P
   const bad = (index: number, part?: string): boolean =>
     issues.some((i) => i.at[0] === 'windows' && i.at[1] === index && (part === undefined || i.at[2] === part));
   const seen = new Map<string, number>();
+  const sources = new Map<number, WindowSource>();
   rawWindows.forEach((w, index) => {
     if (!isPlainObject(w)) return;
+    const read = readWindowSource(w);
+    for (const problem of read.problems)
+      if (!bad(index, String(problem.at[0]))) add(['windows', index, ...problem.at], problem.message);
+    if (read.source) sources.set(index, read.source);
+    if (read.source?.kind === 'cron' && w.duration === undefined && !bad(index, 'duration')) {
+      add(['windows', index, 'duration'], 'is required');
+    }
     if (typeof w.id === 'string') {
       const first = seen.get(w.id);
       if (first !== undefined)
@@ -390,7 +440,8 @@ export function parseScheduleObject(raw: unknown, options: ParseOptions = {}): P
     config: {
       scheduleId: data.schedule_id,
       timezone: canonicalTimeZone(fallbackZone),
-      windows: data.windows.map((w) => normaliseWindow(w, fallbackZone)),
+      windows: data.windows.map((w, i) => normaliseWindow(w, fallbackZone, sources.get(i) ?? { kind: 'cron' })),
+      ...(data.max_channels !== undefined ? { maxChannels: data.max_channels } : {}),
     },
   };
 }
@@ -461,17 +512,26 @@ function zoneOr(zone: string | undefined): string {
   return zone && isValidTimeZone(zone) ? zone : systemTimeZone();
 }
 
-function normaliseWindow(w: RawWindow, fallbackZone: string): ScheduleWindow {
+function normaliseWindow(w: RawWindow, fallbackZone: string, source: WindowSource): ScheduleWindow {
+  const listedDuration =
+    source.kind === 'ical' && source.defaultDuration !== undefined
+      ? source.defaultDuration / 1000
+      : DEFAULT_LISTED_DURATION_S;
   const out: ScheduleWindow = {
     id: w.id,
     name: w.name ?? w.id,
-    cron: w.cron.trim(),
+    cron: source.kind === 'cron' ? (w.cron ?? '').trim() : '',
+    ...(source.kind === 'cron' ? {} : { source }),
     timezone: canonicalTimeZone(w.timezone ?? fallbackZone),
-    duration: parseDuration(w.duration),
+    duration: w.duration !== undefined ? parseDuration(w.duration) : listedDuration,
     enabled: w.enabled ?? true,
     at_end: w.at_end ?? 'stop',
     channel: { ...(w.channel ?? {}) },
   };
+  // a guide's channel maps to its live source: the window's channel records from it unless it names one
+  if (source.kind === 'xmltv' && out.channel.source_id === undefined && Object.keys(source.sources).length > 0) {
+    out.channel.source_id = '{{occurrence.source_id}}';
+  }
   if (w.followup) out.followup = structuredClone(w.followup);
   if (w.alarm_after !== undefined) out.alarm_after = parseDuration(w.alarm_after);
   return out;

@@ -2,7 +2,7 @@ import type { Clock } from '../clock';
 import { systemClock } from '../clock';
 import { MediaSpacesError, quoteShort } from '../errors';
 import type { ScheduleConfig, ScheduleWindow } from './config';
-import { compileCron, nextOccurrence, occurrencesBetween } from './cron';
+import { CronPlan, comparePlans, ListedPlan, type PlannedOccurrence, type WindowPlan } from './plan';
 import { type Slot, type StartReason, slotKey } from './template-context';
 
 /** A slot whose start was emitted and whose end was not yet. */
@@ -58,6 +58,8 @@ export interface SchedulerState {
   routesChannels?: boolean;
   /** slot keys of upcoming starts skipped on request (skipNext), with the slot's end (pruned after it) */
   skipped?: Record<string, number>;
+  /** per window: occurrences given by messages (kept: no feed can give them again after a restart) */
+  listed?: Record<string, PlannedOccurrence[]>;
 }
 
 export interface SchedulerStore {
@@ -98,11 +100,26 @@ export interface EndEvent {
   message?: unknown;
 }
 
-/** A start that was not emitted because the schedule was paused or the slot skipped (at its start instant). */
+/**
+ * A start that was not emitted because the schedule was paused or the slot skipped (at its start instant), or
+ * because its occurrence left the window's calendar or guide before it started (cancelled).
+ */
 export interface MissedEvent {
   slot: Slot;
   window: ScheduleWindow;
-  why: 'paused' | 'skipped';
+  why: 'paused' | 'skipped' | 'cancelled';
+}
+
+/** What a new listing of a window's occurrences did to the slots: for reports and logs. */
+export interface ReplanEvent {
+  windowId: string;
+  /** occurrences in the plan now */
+  size: number;
+  /** slots in progress whose end moved (re-timed while recording), and cancelled ones ended early (on_cancel: stop) */
+  endsMoved: Array<{ key: string; from: number; to: number }>;
+  /** occurrences moved before they started */
+  moved: number;
+  added: number;
 }
 
 export interface UpcomingStart {
@@ -115,6 +132,19 @@ export interface UpcomingStart {
   slotKey: string;
   /** the start will not happen: it was skipped (skipNext) */
   skipped?: boolean;
+  /** the programme's title, for a window that reads a calendar or guide */
+  title?: string;
+}
+
+/** A planned slot of the timeline (see Scheduler.planned). */
+export interface PlannedSlot {
+  windowId: string;
+  key: string;
+  start: number;
+  end: number;
+  title?: string;
+  /** starts too dense to list one by one: the window goes on starting from `start` to `end` */
+  band?: true;
 }
 
 export interface SchedulerOptions {
@@ -123,8 +153,10 @@ export interface SchedulerOptions {
   config: ScheduleConfig;
   onStart(event: StartEvent): void;
   onEnd(event: EndEvent): void;
-  /** a start that fell while paused, or was skipped on request */
+  /** a start that fell while paused, or was skipped on request, or whose occurrence was cancelled */
   onMissed?(event: MissedEvent): void;
+  /** a window's listed occurrences were replaced (setOccurrences) */
+  onReplan?(event: ReplanEvent): void;
   /** called after anything that may change the status (emissions, pause, reload) */
   onChange?(): void;
   /** failures of callbacks or of the store */
@@ -202,9 +234,12 @@ export class Scheduler {
   private state: SchedulerState = { version: 1, paused: false, active: [], emitted: {} };
   /** per window: starts at or before this instant have been dealt with */
   private cursors = new Map<string, number>();
-  /** per window: the next start after its cursor (cache) */
-  private nextStarts = new Map<string, number | null>();
+  /** per window: the next occurrence after its cursor (cache) */
+  private nextStarts = new Map<string, PlannedOccurrence | null>();
+  /** per window: its plan; cron plans are made from the window, listed ones set by setOccurrences */
+  private plans = new Map<string, WindowPlan>();
   private timer: unknown;
+  private planCount = 0;
   private running = false;
   private stopped = false;
 
@@ -238,6 +273,11 @@ export class Scheduler {
     return this.config.windows;
   }
 
+  /** Changes whenever a window's listed occurrences are replaced (setOccurrences). */
+  get planRevision(): number {
+    return this.planCount;
+  }
+
   /**
    * Loads the saved state, catches up, emits what is due and arms the timer.
    * `replayEnds: false` (a redeploy in the same process, where nothing was
@@ -262,7 +302,12 @@ export class Scheduler {
         ended: Array.isArray(loaded.ended) ? loaded.ended.filter(isEndedSlot) : [],
         routesChannels: loaded.routesChannels === true,
         ...(isSkipRecord(loaded.skipped) ? { skipped: { ...loaded.skipped } } : {}),
+        ...(isListedRecord(loaded.listed) ? { listed: structuredClone(loaded.listed) } : {}),
       };
+      for (const [id, list] of Object.entries(this.state.listed ?? {})) {
+        const w = this.config.windows.find((x) => x.id === id);
+        if (isListed(w)) this.plans.set(id, new ListedPlan(list));
+      }
     }
     this.running = true;
     const now = this.clock.now();
@@ -296,6 +341,11 @@ export class Scheduler {
     }
     this.cursors = cursors;
     this.nextStarts.clear();
+    // a listed window keeps its occurrences across a reload (its feed refreshes on its own); cron ones re-plan
+    for (const id of [...this.plans.keys()]) {
+      const w = config.windows.find((x) => x.id === id);
+      if (!w || !isListed(w) || !isListed(before.get(id))) this.plans.delete(id);
+    }
     if (this.running) {
       for (const w of config.windows) {
         if (!this.cursors.has(w.id)) this.initCursor(w, now, this.catchUp && !this.state.paused);
@@ -475,23 +525,25 @@ export class Scheduler {
     const all: UpcomingStart[] = [];
     for (const w of this.config.windows) {
       if (!w.enabled || (windowId !== undefined && w.id !== windowId)) continue;
+      const plan = this.planOf(w);
       let cursor = from;
       // skipped starts do not count when left out; bounded, since only so many can be skipped
       for (let i = 0; i < count + (withSkipped ? 0 : Object.keys(this.state.skipped ?? {}).length); i++) {
-        const next = nextOccurrence(compileCron(w.cron), cursor, w.timezone);
+        const next = plan.next(cursor);
         if (next === null) break;
-        cursor = next;
-        const key = slotKey(this.scheduleId, w.id, next);
+        cursor = next.start;
+        const key = slotKey(this.scheduleId, w.id, next.id);
         const skipped = this.state.skipped?.[key] !== undefined;
         if (skipped && !withSkipped) continue;
         all.push({
           window_id: w.id,
           name: w.name,
-          start: next,
-          end: next + w.duration * 1000,
+          start: next.start,
+          end: next.end,
           timezone: w.timezone,
           slotKey: key,
           ...(skipped ? { skipped: true } : {}),
+          ...(next.programme?.title ? { title: next.programme.title } : {}),
         });
       }
     }
@@ -505,12 +557,103 @@ export class Scheduler {
     for (const w of this.config.windows) {
       if (!w.enabled) continue;
       let next = this.nextStartOf(w);
-      while (next !== null && this.state.skipped?.[slotKey(this.scheduleId, w.id, next)] !== undefined) {
-        next = nextOccurrence(compileCron(w.cron), next, w.timezone);
+      while (next !== null && this.state.skipped?.[slotKey(this.scheduleId, w.id, next.id)] !== undefined) {
+        next = this.planOf(w).next(next.start);
       }
-      if (next !== null && (!best || next < best.start)) best = { window: w, start: next };
+      if (next !== null && (!best || next.start < best.start)) best = { window: w, start: next.start };
     }
     return best;
+  }
+
+  /**
+   * The slots of enabled windows whose recording overlaps [from, to), earliest first, for a timeline: past
+   * `perWindow` slots of one window, the rest of the range is one `band`.
+   */
+  planned(from: number, to: number, perWindow: number): PlannedSlot[] {
+    const out: PlannedSlot[] = [];
+    for (const w of this.config.windows) {
+      if (!w.enabled) continue;
+      const list = this.planOf(w).overlapping(from, to, perWindow + 1);
+      for (const o of list.slice(0, perWindow)) {
+        const title = o.programme?.title;
+        out.push({
+          windowId: w.id,
+          key: slotKey(this.scheduleId, w.id, o.id),
+          start: o.start,
+          end: o.end,
+          ...(title ? { title } : {}),
+        });
+      }
+      const over = list[perWindow];
+      if (over) out.push({ windowId: w.id, key: `${w.id}:band`, start: over.start, end: to, band: true });
+    }
+    return out.sort((a, b) => a.start - b.start);
+  }
+
+  /**
+   * Replaces the occurrences of a window that lists them (a calendar, a guide, messages), as read over a range
+   * ending at `coveredTo`. An occurrence moved before it starts is timed anew; one moved while recording moves
+   * the slot's end (never before now); one that left the listing before it started is reported cancelled;
+   * one that left it while recording runs to its end, or ends now when `stopCancelled`. Returns what changed.
+   */
+  setOccurrences(
+    windowId: string,
+    occurrences: readonly PlannedOccurrence[],
+    coveredTo: number,
+    options: { stopCancelled?: boolean; keep?: boolean } = {},
+  ): ReplanEvent | undefined {
+    const stopCancelled = options.stopCancelled === true;
+    const w = this.config.windows.find((x) => x.id === windowId);
+    if (!w || !isListed(w)) return undefined;
+    const now = this.clock.now();
+    const before = this.plans.get(windowId);
+    const after = new ListedPlan(occurrences);
+    this.plans.set(windowId, after);
+    this.planCount++;
+    this.nextStarts.delete(windowId);
+    const change = comparePlans(before instanceof ListedPlan ? before : new ListedPlan([]), after, coveredTo);
+    const endsMoved = this.moveEnds(w, after, now, stopCancelled);
+    for (const gone of change.cancelled) {
+      const key = slotKey(this.scheduleId, w.id, gone.id);
+      if (gone.start <= now || this.state.emitted[key]) continue;
+      this.state.emitted[key] = { phase: 'end', end: gone.end };
+      const slot: Slot = {
+        key,
+        windowId: w.id,
+        start: gone.start,
+        end: gone.end,
+        reason: 'scheduled',
+        occurrence: gone.id,
+        ...(gone.programme ? { programme: gone.programme } : {}),
+      };
+      this.safely(() => this.options.onMissed?.({ slot, window: w, why: 'cancelled' }));
+    }
+    // an occurrence moved (or added) to a time already past, its recording still ahead, starts now: look back
+    const cursor = this.cursors.get(windowId);
+    if (cursor !== undefined && this.catchUp)
+      this.cursors.set(windowId, Math.min(cursor, now - this.longest(after, now)));
+    const event: ReplanEvent = {
+      windowId,
+      size: after.size,
+      endsMoved,
+      moved: change.moved.length,
+      added: change.added.length,
+    };
+    if (options.keep) this.state.listed = { ...this.state.listed, [windowId]: structuredClone([...after.all()]) };
+    this.persist();
+    this.safely(() => this.options.onReplan?.(event));
+    if (this.running) this.tick();
+    return event;
+  }
+
+  /** The plan of a window (what its starts are read from). */
+  planOf(w: ScheduleWindow): WindowPlan {
+    let plan = this.plans.get(w.id);
+    if (!plan) {
+      plan = isListed(w) ? new ListedPlan([]) : new CronPlan(w.cron, w.timezone, w.duration * 1000);
+      this.plans.set(w.id, plan);
+    }
+    return plan;
   }
 
   /** The current state (a copy), as saved. */
@@ -521,16 +664,45 @@ export class Scheduler {
   // ------------------------------------------------------------ internals
 
   private initCursor(w: ScheduleWindow, now: number, catchUp: boolean): void {
-    this.cursors.set(w.id, catchUp ? now - w.duration * 1000 : now);
+    const plan = this.planOf(w);
+    const back = isListed(w) && plan instanceof ListedPlan ? this.longest(plan, now) : w.duration * 1000;
+    this.cursors.set(w.id, catchUp ? now - back : now);
     this.nextStarts.delete(w.id);
   }
 
-  private nextStartOf(w: ScheduleWindow): number | null {
+  /** The longest recording among a listed plan's occurrences still open at `now` (how far a catch-up looks back). */
+  private longest(plan: ListedPlan, now: number): number {
+    let longest = 0;
+    for (const o of plan.all()) {
+      if (o.start > now) break;
+      if (o.end > now) longest = Math.max(longest, now - o.start + 1);
+    }
+    return longest;
+  }
+
+  /** Slots in progress whose occurrence moved or left the listing: their end follows it (never into the past). */
+  private moveEnds(w: ScheduleWindow, plan: ListedPlan, now: number, stopCancelled: boolean): ReplanEvent['endsMoved'] {
+    const moved: ReplanEvent['endsMoved'] = [];
+    for (const slot of this.state.active) {
+      if (slot.windowId !== w.id || slot.occurrence === undefined || slot.reason === 'manual') continue;
+      const listed = plan.find(slot.occurrence);
+      const end = listed ? Math.max(listed.end, now) : stopCancelled ? now : slot.end;
+      if (end === slot.end) continue;
+      moved.push({ key: slot.key, from: slot.end, to: end });
+      slot.end = end;
+      if (listed?.programme) slot.programme = listed.programme;
+      const record = this.state.emitted[slot.key];
+      if (record) record.end = end;
+    }
+    return moved;
+  }
+
+  private nextStartOf(w: ScheduleWindow): PlannedOccurrence | null {
     if (!this.nextStarts.has(w.id)) {
       const cursor = this.cursors.get(w.id) ?? this.clock.now();
-      let next: number | null = null;
+      let next: PlannedOccurrence | null = null;
       try {
-        next = nextOccurrence(compileCron(w.cron), cursor, w.timezone);
+        next = this.planOf(w).next(cursor);
       } catch (err) {
         this.reportError(err);
       }
@@ -557,16 +729,13 @@ export class Scheduler {
       const cursor = this.cursors.get(w.id);
       if (cursor === undefined) continue;
       const next = this.nextStartOf(w);
-      if (next === null || next > now) continue;
+      if (next === null || next.start > now) continue;
       if (w.enabled) {
         // every start in (cursor, now] whose window is still open
-        const starts = occurrencesBetween(compileCron(w.cron), cursor, now, w.timezone, this.maxCatchUp);
-        for (const start of starts) {
-          const end = start + w.duration * 1000;
-          if (end <= now) continue; // window already over: missed
-          const reason: StartReason = now - start > LATE_MS ? 'catch-up' : 'scheduled';
-          const key = slotKey(this.scheduleId, w.id, start);
-          due.push({ at: start, kind: 'start', slot: { key, windowId: w.id, start, end, reason }, w });
+        for (const o of this.planOf(w).between(cursor, now, this.maxCatchUp)) {
+          if (o.end <= now) continue; // window already over: missed
+          const reason: StartReason = now - o.start > LATE_MS ? 'catch-up' : 'scheduled';
+          due.push({ at: o.start, kind: 'start', slot: this.slotOf(w, o, reason), w });
         }
       }
       this.cursors.set(w.id, now);
@@ -599,6 +768,20 @@ export class Scheduler {
       this.changed();
     }
     this.rearm();
+  }
+
+  private slotOf(w: ScheduleWindow, o: PlannedOccurrence, reason: StartReason): Slot {
+    const slot: Slot = {
+      key: slotKey(this.scheduleId, w.id, o.id),
+      windowId: w.id,
+      start: o.start,
+      end: o.end,
+      reason,
+    };
+    // a cron slot's occurrence is its start: its saved state and messages stay as they were
+    if (isListed(w)) slot.occurrence = o.id;
+    if (o.programme) slot.programme = o.programme;
+    return slot;
   }
 
   private recordStart(slot: Slot, window: ScheduleWindow): void {
@@ -670,6 +853,13 @@ export class Scheduler {
 
   private prune(now: number): boolean {
     let pruned = false;
+    for (const [id, list] of Object.entries(this.state.listed ?? {})) {
+      const kept = list.filter((o) => o.end > now - this.retainMs);
+      if (kept.length !== list.length && this.state.listed) {
+        this.state.listed[id] = kept;
+        pruned = true;
+      }
+    }
     for (const [key, end] of Object.entries(this.state.skipped ?? {})) {
       if (end <= now && this.state.skipped) {
         delete this.state.skipped[key];
@@ -699,7 +889,7 @@ export class Scheduler {
     for (const w of this.config.windows) {
       if (!w.enabled) continue;
       const next = this.nextStartOf(w);
-      if (next !== null) due = Math.min(due, next);
+      if (next !== null) due = Math.min(due, next.start);
     }
     if (due === Number.POSITIVE_INFINITY) return;
     const delay = Math.min(Math.max(due - now, 0), this.maxTimerMs);
@@ -760,6 +950,19 @@ function isState(value: unknown): value is SchedulerState {
   );
 }
 
+function isListedRecord(value: unknown): value is Record<string, PlannedOccurrence[]> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.values(value).every(
+      (list) =>
+        Array.isArray(list) &&
+        list.every((o) => typeof o?.id === 'string' && Number.isFinite(o?.start) && Number.isFinite(o?.end)),
+    )
+  );
+}
+
 function isSkipRecord(value: unknown): value is Record<string, number> {
   return (
     typeof value === 'object' &&
@@ -785,4 +988,9 @@ function isActiveSlot(value: unknown): value is ActiveSlot {
     typeof s.window === 'object' &&
     s.window !== null
   );
+}
+
+/** Whether a window's occurrences are listed (a calendar, a guide, messages) rather than computed from its cron. */
+export function isListed(w: ScheduleWindow | undefined): boolean {
+  return w?.source !== undefined && w.source.kind !== 'cron';
 }

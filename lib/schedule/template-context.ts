@@ -1,3 +1,4 @@
+import type { Programme } from './plan';
 import { formatDate, formatLocalIso, formatTime, isoSeconds } from './tz';
 
 /**
@@ -8,13 +9,22 @@ import { formatDate, formatLocalIso, formatTime, isoSeconds } from './tz';
 /** Why a start was emitted. */
 export type StartReason = 'scheduled' | 'catch-up' | 'manual';
 
-/** One occurrence of a window. Times are epoch milliseconds. */
+/** One occurrence of a window. Times are epoch milliseconds: the recording's (padded). */
 export interface Slot {
   key: string;
   windowId: string;
   start: number;
   end: number;
   reason: StartReason;
+  /** the occurrence's id in its window's plan (absent for cron slots saved by earlier versions: the ISO start) */
+  occurrence?: string;
+  /** what the calendar or guide says of the programme (times unpadded) */
+  programme?: Programme;
+}
+
+/** A slot's occurrence id: a cron slot's is its start's ISO time. */
+export function occurrenceOf(slot: Pick<Slot, 'start' | 'occurrence'>): string {
+  return slot.occurrence ?? isoSeconds(slot.start);
 }
 
 /** `msg.window` of start and end messages. */
@@ -40,9 +50,12 @@ export interface ContextWindow {
   timezone: string;
 }
 
-/** `<schedule id>:<window id>:<slot start, ISO 8601 UTC>` — the Idempotency-Key of the slot's channel. */
-export function slotKey(scheduleId: string, windowId: string, start: number): string {
-  return `${scheduleId}:${windowId}:${isoSeconds(start)}`;
+/**
+ * `<schedule id>:<window id>:<occurrence id>` — the Idempotency-Key of the slot's channel. A cron slot's
+ * occurrence id is its start, ISO 8601 UTC (a number is taken as that start).
+ */
+export function slotKey(scheduleId: string, windowId: string, occurrence: string | number): string {
+  return `${scheduleId}:${windowId}:${typeof occurrence === 'number' ? isoSeconds(occurrence) : occurrence}`;
 }
 
 export function windowInfo(window: ContextWindow, slot: Slot): WindowInfo {
@@ -91,8 +104,31 @@ export function templateContext(
       reason: slot.reason,
     },
     schedule: { id: scheduleId },
+    occurrence: occurrenceContext(slot, tz),
   };
   if (channel !== undefined && channel !== null) context.channel = channel;
   if (channel !== undefined && channel !== null) context.segments = segments ?? [channel];
   return context;
+}
+
+/** `occurrence` in templates: the programme as its calendar or guide gives it, unpadded (a cron slot's own times). */
+function occurrenceContext(slot: Slot, tz: string): Record<string, unknown> {
+  const p = slot.programme;
+  const start = p?.start ?? slot.start;
+  const end = p?.end ?? slot.end;
+  return {
+    id: occurrenceOf(slot),
+    title: p?.title ?? '',
+    description: p?.description ?? '',
+    subtitle: p?.subtitle ?? '',
+    channel: p?.channel ?? '',
+    episode: p?.episode ?? '',
+    categories: p?.categories ?? [],
+    location: p?.location ?? '',
+    source_id: p?.sourceId ?? '',
+    start: isoSeconds(start),
+    end: isoSeconds(end),
+    local_start: formatLocalIso(start, tz),
+    local_end: formatLocalIso(end, tz),
+  };
 }

@@ -5,7 +5,7 @@ import { describeType } from '../../lib/submit-input';
 import type { NodeMessage, Outputs } from '../shared/node-red-types';
 import type { ScheduleSettings } from './settings';
 
-const COMMANDS = ['trigger', 'pause', 'resume', 'skip', 'reload', 'list'] as const;
+const COMMANDS = ['trigger', 'pause', 'resume', 'skip', 'reload', 'list', 'windows'] as const;
 type Command = (typeof COMMANDS)[number];
 
 /** What the commands act on. */
@@ -22,6 +22,10 @@ export interface CommandHost {
   windowId(msg: NodeMessage): string | undefined;
   /** the control message's count (list), read by the one resolver */
   count(msg: NodeMessage): number;
+  /** fetches every calendar and guide feed now; the ids of their windows */
+  refreshFeeds?(): string[];
+  /** a `windows` message: the window's occurrences replaced by the list; what the reply says */
+  listWindows?(msg: NodeMessage): Record<string, unknown>;
 }
 
 /**
@@ -54,8 +58,12 @@ export function handleControl(host: CommandHost, msg: NodeMessage): Outputs {
         reloaded: true,
         source: host.source,
         windows: host.config.windows.map((w) => w.id),
+        feeds: host.refreshFeeds?.() ?? [],
       });
     }
+    case 'windows':
+      if (!host.listWindows) throw MediaSpacesError.invalidInput('this schedule takes no windows messages', {});
+      return reply(msg, command, host.listWindows(msg));
     case 'list':
       return list(host, msg, host.count(msg));
   }
@@ -109,6 +117,7 @@ function list(host: CommandHost, msg: NodeMessage, count: number): Outputs {
     local: `${formatShort(u.start, u.timezone)} ${u.timezone}`,
     timezone: u.timezone,
     slotKey: u.slotKey,
+    ...(u.title ? { title: u.title } : {}),
     ...(u.skipped ? { skipped: true } : {}),
   }));
   msg.active = scheduler.activeSlots().map((s) => ({

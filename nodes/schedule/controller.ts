@@ -1,6 +1,13 @@
 import { setMaxListeners } from 'node:events';
 import { MediaSpacesError } from '../../lib/errors';
-import { isoSeconds, type ScheduleConfig, Scheduler, type ScheduleWindow, type Slot } from '../../lib/schedule';
+import {
+  isoSeconds,
+  occurrenceOf,
+  type ScheduleConfig,
+  Scheduler,
+  type ScheduleWindow,
+  type Slot,
+} from '../../lib/schedule';
 import { type SlotTransition, slotTransitions } from '../../lib/schedule/slot-events';
 import { findCoordination } from '../shared/coordination-provider';
 import { asMediaSpacesError, failMessage } from '../shared/failure';
@@ -13,7 +20,10 @@ import { StatusBoard } from '../shared/status-board';
 import { type CommandHost, handleControl } from './commands';
 import { ConfigSource } from './config-source';
 import { Emitter } from './emitter';
+import { feedAccessOf, feedDir } from './feed-access';
+import { FeedPlans } from './feed-plans';
 import { FIELDS } from './fields';
+import { messagesWindow, occurrencesFromMessage } from './message-windows';
 import { RecordingWatch } from './recording-watch';
 import { COUNT_INPUT, type ScheduleSettings, scheduleSettingsSchema, WINDOW_INPUT } from './settings';
 import { ScheduleSidebar } from './sidebar-report';
@@ -21,8 +31,15 @@ import { SlotCoordination } from './slot-coordination';
 import { type SlotIdentity, SlotLives } from './slot-life';
 import { whenFlowsStarted } from './start-gate';
 import { handover, ScheduleStateStore } from './state-store';
-import { coordinatedStatus, scheduleStatus, withoutServer } from './status';
+import { coordinatedStatus, scheduleStatus, withFeeds, withoutServer } from './status';
 import type { ScheduleAPI, ScheduleNode } from './types';
+
+/** The reason a start that was not emitted gives in its report. */
+const MISSED_REASONS = {
+  paused: 'the schedule was paused at the start',
+  skipped: 'the start was skipped on request',
+  cancelled: 'the occurrence was cancelled in its calendar or guide before it started',
+} as const;
 
 /** Seconds after a slot's start at which a start still failing is reported, unless the window says otherwise. */
 const DEFAULT_ALARM_AFTER_S = 30;
@@ -48,6 +65,8 @@ export class ScheduleController {
   private readonly plannedStarts = new Map<string, number>();
   /** reads the channels of windows in progress, so that a recording that stops early is replaced */
   private readonly watch: RecordingWatch | undefined;
+  /** the calendar and guide windows' feeds, each the plan of its window */
+  private readonly feeds: FeedPlans;
 
   constructor(
     private readonly RED: ScheduleAPI,
@@ -73,17 +92,20 @@ export class ScheduleController {
       catchUp: settings.catchUp,
       onStart: (event) => (gate ? gate.start(event) : emitter.emitStart(event)),
       onEnd: (event) => (gate ? gate.end(event) : emitter.emitEnd(event)),
-      onMissed: (event) =>
-        emitter.emitMissed(
-          event,
-          event.why,
-          event.why === 'paused' ? 'the schedule was paused at the start' : 'the start was skipped on request',
-        ),
+      onMissed: (event) => emitter.emitMissed(event, event.why, MISSED_REASONS[event.why]),
       onChange: () => {
         this.updateStatus();
         this.publishPlanned();
       },
       onError: (err) => node.error(asMediaSpacesError(err, 'Schedule').message),
+    });
+    this.feeds = new FeedPlans({
+      scheduler: () => this.scheduler,
+      config: () => this.config,
+      dir: feedDir(RED, node),
+      access: (source) => feedAccessOf(source, node),
+      warn: (text) => node.warn(text),
+      changed: () => this.updateStatus(),
     });
     this.sidebar = new ScheduleSidebar(
       RED,
@@ -112,7 +134,10 @@ export class ScheduleController {
 
   reload(): MediaSpacesError | undefined {
     const error = this.source.load();
-    if (!error) this.scheduler?.setConfig(this.config, this.scheduleIdOf(this.config));
+    if (!error) {
+      this.scheduler?.setConfig(this.config, this.scheduleIdOf(this.config));
+      if (this.started) this.feeds.configure();
+    }
     return error;
   }
 
@@ -124,7 +149,8 @@ export class ScheduleController {
       scheduler: this.scheduler,
       slot: (key) => this.lives?.view(key),
     });
-    const base = this.settings.server ? own : withoutServer(own);
+    const fed = withFeeds(own, this.feeds?.health() ?? [], this.config.timezone);
+    const base = this.settings.server ? fed : withoutServer(fed);
     const gate = this.coordination;
     this.board.set(
       gate ? coordinatedStatus(base, { connection: gate.connection(), policy: gate.policy, role: gate.role }) : base,
@@ -144,6 +170,7 @@ export class ScheduleController {
     this.closing.abort();
     this.lives.close();
     this.watch?.close();
+    this.feeds.close();
     this.sidebar?.close();
     this.cancelStart();
     this.source.close();
@@ -169,6 +196,14 @@ export class ScheduleController {
       channelReturned: (key, channel) => this.channelCreated(key, channel),
       windowId: (msg) => resolveMessageInputs(this.RED, this.node, msg, {}, WINDOW_INPUT).windowId,
       count: (msg) => resolveMessageInputs(this.RED, this.node, msg, {}, COUNT_INPUT).count,
+      refreshFeeds: () => this.feeds.reload(),
+      listWindows: (msg) => {
+        const named = resolveMessageInputs(this.RED, this.node, msg, {}, WINDOW_INPUT).windowId;
+        const window = messagesWindow(this.config, named);
+        const list = occurrencesFromMessage(window, msg.payload);
+        const change = scheduler.setOccurrences(window.id, list, Number.POSITIVE_INFINITY, { keep: true });
+        return { window_id: window.id, occurrences: list.length, moved: change?.moved ?? 0, added: change?.added ?? 0 };
+      },
     };
   }
 
@@ -271,10 +306,17 @@ export class ScheduleController {
     const window = this.windowOf(slot.key) ?? this.config.windows.find((w) => w.id === slot.windowId);
     const start = isoSeconds(slot.start);
     const end = isoSeconds(slot.end);
+    const p = slot.programme ?? this.scheduler?.activeSlots().find((s) => s.key === slot.key)?.programme;
     return {
       schedule: { id: this.node.id, name: this.node.name ?? '' },
       window: { id: slot.windowId, zone: window?.timezone ?? this.config.timezone },
-      occurrence: { id: start, start, end },
+      occurrence: {
+        id: occurrenceOf(slot),
+        ...(p?.title ? { title: p.title } : {}),
+        ...(p?.episode ? { episode: p.episode } : {}),
+        start: p ? isoSeconds(p.start) : start,
+        end: p ? isoSeconds(p.end) : end,
+      },
       scheduled: { start, end },
       ...(this.coordination ? { coordinated: true } : {}),
     };
@@ -295,6 +337,7 @@ export class ScheduleController {
           if (!slot.startFailure) this.lives.restore(slot, slot.channel, slot.earlier ?? [], slot.gaps ?? []);
         }
         this.slotsChanged();
+        this.feeds.configure();
       },
       (err) => this.node.error(asMediaSpacesError(err, 'Schedule').message),
     );

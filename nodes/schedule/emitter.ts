@@ -112,7 +112,7 @@ export class Emitter {
    */
   emitMissed({ slot, window }: Pick<EndEvent, 'slot' | 'window'>, why: MissedWhy, reason: string): void {
     const attempts = this.host.lives.attempts(slot.key);
-    this.host.lives.missed(slot, isAlarm(why) ? 'missed' : 'skipped', reason);
+    this.host.lives.missed(slot, why === 'cancelled' ? 'cancelled' : isAlarm(why) ? 'missed' : 'skipped', reason);
     const report = missedReport(window, slot, why, reason, attempts);
     this.node.send([null, null, report]);
     if (!raisesError(why)) return;

@@ -6,12 +6,13 @@ import { isoSeconds, windowInfo } from '../../lib/schedule';
  * - start_failed: create-channel tried until the window's end and gave up;
  * - not_started: no channel came back and no instance started the slot;
  * - coordination: Redis could not be used until past the end (policy skip);
- * - paused, skipped: an operator paused the schedule or skipped the slot.
+ * - paused, skipped: an operator paused the schedule or skipped the slot;
+ * - cancelled: the calendar or guide dropped the occurrence before it started.
  */
-export type MissedWhy = 'start_failed' | 'not_started' | 'coordination' | 'paused' | 'skipped';
+export type MissedWhy = 'start_failed' | 'not_started' | 'coordination' | 'paused' | 'skipped' | 'cancelled';
 
-/** Misses an operator chose: reported, but not a failure. */
-const CHOSEN: readonly MissedWhy[] = ['paused', 'skipped'];
+/** Misses someone chose: reported, but not a failure. */
+const CHOSEN: readonly MissedWhy[] = ['paused', 'skipped', 'cancelled'];
 /**
  * A start given up is raised as an error by the create-channel node that gave
  * it up (its message is the slot's start): the report alone follows, so that
@@ -20,7 +21,8 @@ const CHOSEN: readonly MissedWhy[] = ['paused', 'skipped'];
 const RAISED_ELSEWHERE: readonly MissedWhy[] = ['start_failed'];
 
 export type MissedReport = {
-  topic: 'missed';
+  /** `cancelled`: the occurrence left its calendar or guide (someone chose it); `missed` otherwise */
+  topic: 'missed' | 'cancelled';
   payload: {
     slot: string;
     why: MissedWhy;
@@ -41,7 +43,7 @@ export function missedReport(
 ): MissedReport {
   const info = windowInfo(window, slot);
   return {
-    topic: 'missed',
+    topic: why === 'cancelled' ? 'cancelled' : 'missed',
     payload: { slot: slot.key, why, reason, ...(attempts ? { attempts } : {}), window: info },
     window: info,
   };

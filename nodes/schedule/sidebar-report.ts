@@ -41,6 +41,7 @@ export class ScheduleSidebar {
   /** skipped starts already drawn as such */
   private readonly skippedShown = new Set<string>();
   private paused = false;
+  private planRevision = 0;
   private windows: readonly ScheduleWindow[] = [];
   private closed = false;
   /** reads the channels' state as it changes, when the schedule has a server to ask */
@@ -80,10 +81,19 @@ export class ScheduleSidebar {
     const host = this.host();
     if (this.closed || !host) return;
     const { scheduler, config } = host;
-    if (scheduler.paused !== this.paused || config.windows !== this.windows) {
+    if (
+      scheduler.paused !== this.paused ||
+      config.windows !== this.windows ||
+      scheduler.planRevision !== this.planRevision
+    ) {
       this.paused = scheduler.paused;
       this.windows = config.windows;
-      this.feed.updateSchedule(this.node.id, { paused: this.paused, windows: plans(this.windows) });
+      this.planRevision = scheduler.planRevision;
+      this.feed.updateSchedule(this.node.id, {
+        paused: this.paused,
+        windows: plans(this.windows),
+        planRevision: this.planRevision,
+      });
     }
     this.syncSlots(scheduler);
   }
@@ -196,6 +206,7 @@ export class ScheduleSidebar {
           h.scheduler.trigger(id);
           h.updateStatus();
         }),
+      plan: (from, to, perWindow) => this.host()?.scheduler.planned(from, to, perWindow) ?? [],
       skipNext: (windowId) =>
         act((h) => {
           skipReply(h, windowId);
@@ -217,6 +228,7 @@ function plans(windows: readonly ScheduleWindow[]): WindowPlan[] {
     timezone: w.timezone,
     duration: w.duration,
     enabled: w.enabled,
+    source: w.source?.kind ?? 'cron',
   }));
 }
 

@@ -15,6 +15,7 @@ import {
   DEFAULT_CHANNEL_WAIT_MS,
   type EndEvent,
   isoSeconds,
+  occurrenceOf,
   type Scheduler,
   type Slot,
   type StartEvent,
@@ -467,14 +468,22 @@ export class SlotCoordination {
   }
 }
 
-/** Slots of one window of one schedule share the part of the key before the slot time. */
+/**
+ * Slots of one window of one schedule share the part of the key before the occurrence id; a listed occurrence
+ * (calendar, guide) is named by its id, a cron one by its time, as before.
+ */
 function scheduleOf(slot: Slot): string {
-  const suffix = `:${isoSeconds(slot.start)}`;
+  const suffix = `:${occurrenceOf(slot)}`;
   return slot.key.endsWith(suffix) ? slot.key.slice(0, -suffix.length) : `${slot.key}#${slot.windowId}`;
 }
 
 function slotRef(slot: Slot, phase: 'start' | 'end'): SlotRef {
-  return { schedule: scheduleOf(slot), slot: slot.start, phase };
+  return {
+    schedule: scheduleOf(slot),
+    slot: slot.start,
+    phase,
+    ...(slot.occurrence !== undefined ? { occurrence: slot.occurrence } : {}),
+  };
 }
 
 function label(slot: Slot): string {

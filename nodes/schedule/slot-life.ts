@@ -164,7 +164,7 @@ export class SlotLives {
   }
 
   /** The slot recorded nothing; `skipped` for an operator's choice. */
-  missed(slot: Slot, stage: 'missed' | 'skipped', note: string): void {
+  missed(slot: Slot, stage: 'missed' | 'skipped' | 'cancelled', note: string): void {
     const run = this.track(slot, 'planned');
     this.end(run, stage, { why: note, note });
   }

@@ -80,6 +80,30 @@ function slotText(
   }
 }
 
+/** A feed window's state as the badge reads it. */
+export interface FeedBadge {
+  windowId: string;
+  ok: boolean;
+  staleSince?: Date;
+  lastError?: string;
+}
+
+/**
+ * A stale feed is said first, in yellow, on every badge but an error's: the plan in use is the last good one
+ * ("feed stale since 18:02: HTTP 503"), with the time in the schedule's zone.
+ */
+export function withFeeds(status: NodeStatus, feeds: readonly FeedBadge[], timezone: string): NodeStatus {
+  const stale = feeds.find((f) => !f.ok);
+  if (!stale || status.fill === 'red') return status;
+  const since = stale.staleSince ? ` since ${formatTime(stale.staleSince.getTime(), timezone).slice(0, 5)}` : '';
+  const why = stale.lastError ? `: ${stale.lastError}` : '';
+  return {
+    fill: 'yellow',
+    shape: 'ring',
+    text: truncate(`${stale.windowId} feed stale${since}${why}; ${status.text ?? ''}`, 80),
+  };
+}
+
 /**
  * Without a server the schedule cannot stop a recording at its window's end
  * (nor read it until finished, nor look a follow-up's workflow up by name):

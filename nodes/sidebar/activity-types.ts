@@ -16,6 +16,8 @@ export interface WindowPlan {
   duration: number;
   /** false: the window never starts (default true) */
   enabled?: boolean;
+  /** where the starts come from: cron (default) or listed (a calendar, a guide, messages) */
+  source?: 'cron' | 'ical' | 'xmltv' | 'messages';
 }
 
 /** A deployed schedule node, as it registers itself. */
@@ -28,6 +30,8 @@ export interface ScheduleRegistration {
   z?: string;
   paused: boolean;
   windows: WindowPlan[];
+  /** changes when the schedule's plan changes (a feed refreshed): the timeline plans anew */
+  planRevision?: number;
 }
 
 /** What the tab's buttons call; a schedule gives the ones it supports. */
@@ -38,6 +42,21 @@ export interface ScheduleControl {
   startNow?(windowId?: string): void | Promise<void>;
   /** skip the next start: of the named window (id), else the next one due */
   skipNext?(windowId?: string): void | Promise<void>;
+  /**
+   * The schedule's planned slots overlapping [from, to) (its scheduler's plan: cron, calendar, guide or
+   * messages), at most `perWindow` per window, the rest as one `band`. Without it, windows plan from their cron.
+   */
+  plan?(from: number, to: number, perWindow: number): PlannedSlotView[];
+}
+
+/** A planned slot as a schedule's plan gives it. */
+export interface PlannedSlotView {
+  windowId: string;
+  start: number;
+  end: number;
+  /** the programme's title (calendar, guide) */
+  title?: string;
+  band?: true;
 }
 
 export type ActionName = 'pause' | 'resume' | 'start' | 'skip';
@@ -130,6 +149,8 @@ export interface SlotView {
   channel?: { state: string; id?: string };
   life?: SlotLife;
   outcome?: SlotOutcome;
+  /** the programme's title, when the window reads a calendar or guide */
+  title?: string;
   /**
    * planned starts too dense to list one by one (an every-minute window over
    * a week): the window keeps starting as its cron says from `start` to `end`

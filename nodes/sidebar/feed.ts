@@ -28,7 +28,7 @@ export const MAX_JOBS = 5000;
 /** Ended jobs kept for the tab's "finished" list (the newest; older ones are dropped). */
 export const MAX_ENDED_JOBS = 200;
 
-const ACTION_METHODS: Record<ActionName, keyof ScheduleControl> = {
+const ACTION_METHODS: Record<ActionName, Exclude<keyof ScheduleControl, 'plan'>> = {
   pause: 'pause',
   resume: 'resume',
   start: 'startNow',
@@ -116,7 +116,7 @@ export class ActivityFeed {
     const entry = this.schedules.get(nodeId);
     if (!entry) return;
     entry.registration = copyRegistration({ ...entry.registration, ...patch, nodeId });
-    if (patch.windows) entry.planned = undefined;
+    if (patch.windows || patch.planRevision !== undefined) entry.planned = undefined;
     this.signal.mark('schedules');
   }
 
@@ -264,7 +264,12 @@ export class ActivityFeed {
     const hour = Math.floor(now / HOUR_MS);
     if (entry.planned?.hour !== hour) {
       // a whole extra hour ahead, so the cache serves until the hour changes
-      const slots = entry.registration.windows.flatMap((w) => plannedSlots(w, now, range.to + HOUR_MS));
+      const slots = plannedSlots(
+        entry.registration.windows,
+        entry.control.plan?.bind(entry.control),
+        now,
+        range.to + HOUR_MS,
+      );
       entry.planned = { hour, slots };
     }
     const reported = this.reported.get(entry.registration.nodeId) ?? new Map<string, SlotView>();

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import * as cron from '../../lib/schedule/cron';
+import * as plan from '../../lib/schedule/plan';
 import * as schemas from '../../lib/schemas';
 
 /**
@@ -13,6 +14,7 @@ import * as schemas from '../../lib/schemas';
 const LAZY: Record<string, unknown> = {
   '../../lib/schemas.ts': schemas,
   '../../lib/schedule/cron.ts': cron,
+  '../../lib/schedule/plan.ts': plan,
 };
 
 const require = createRequire(import.meta.url);

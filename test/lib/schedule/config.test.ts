@@ -106,9 +106,9 @@ windows:
     expect(issuesOf(text)).toEqual([
       'line 5: windows[0].timezone: "Europe/Londn" is not an IANA time zone known here (e.g. Europe/London, America/New_York, UTC)',
       'line 6: windows[0].duration: "90x" is not a duration (use e.g. 90m, 1h30m, 2h, 45s, 1d, PT1H30M or a number of seconds)',
-      'line 7: windows[0].crom: unknown field "crom" (did you mean "cron"?); expected one of id, name, cron, timezone, duration, enabled, at_end, alarm_after, channel, followup',
+      'line 7: windows[0].crom: unknown field "crom" (did you mean "cron"?); expected one of id, name, cron, timezone, duration, enabled, at_end, alarm_after, channel, followup, ical, xmltv, messages, match, padding, refresh, on_cancel, allow_empty, all_day, default_duration, sources',
       'line 9: windows[0].channel.source_id: "abc" must be a UUID (8-4-4-4-12 hex digits)',
-      'line 10: windows[0].channel.name: template "{{chanel.id}}" must start with one of window., slot., schedule. (the channel does not exist yet when it is created)',
+      'line 10: windows[0].channel.name: template "{{chanel.id}}" must start with one of window., slot., schedule., occurrence. (the channel does not exist yet when it is created)',
       'line 11: windows[0].channel.recording_duration: 0 must be at least 1',
       'line 13: windows[0].followup.workflow_id: "nope" must be a UUID (8-4-4-4-12 hex digits)',
       'line 14: windows[1].duration: is required',

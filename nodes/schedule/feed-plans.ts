@@ -1,0 +1,225 @@
+import os from 'node:os';
+import path from 'node:path';
+import { reportFeedRefresh } from '../../lib/feed-events';
+import type { PlannedOccurrence, ScheduleConfig, Scheduler, ScheduleWindow } from '../../lib/schedule';
+import type { FeedRead, FeedWindowSource, Occurrence } from '../../lib/schedule/sources';
+
+type Sources = typeof import('../../lib/schedule/sources');
+
+/** How far ahead a feed's occurrences are planned (the sidebar's week, and a day more). */
+export const PLAN_AHEAD_MS = 8 * 24 * 3600_000;
+/** How far back: a programme that began before a restart and still runs is caught up. */
+const PLAN_BACK_MS = 24 * 3600_000;
+
+/** A feed window's state, for the badge and the sidebar. */
+export interface FeedHealth {
+  windowId: string;
+  ok: boolean;
+  staleSince?: Date;
+  lastError?: string;
+  occurrences: number;
+}
+
+export interface FeedPlansHost {
+  scheduler(): Scheduler | undefined;
+  config(): ScheduleConfig;
+  /** where feeds keep their last good copy (a restart with the feed down still records) */
+  dir: string | undefined;
+  /** the address and credentials a window's feed is fetched with; a sentence when they are missing */
+  access(
+    source: FeedWindowSource,
+  ): { location: string; credentials?: import('../../lib/schedule/sources').FeedCredentials } | string;
+  /** a feed's problems or its failure, one sentence each (the node warns) */
+  warn(text: string): void;
+  changed(): void;
+}
+
+interface Entry {
+  source: FeedWindowSource;
+  window: ScheduleWindow;
+  /** absent when the feed's address or credentials are missing */
+  feed?: import('../../lib/schedule/sources').Feed;
+  timer?: NodeJS.Timeout;
+  health: FeedHealth;
+  /** the feed's problems last warned of, so that each refresh does not repeat them */
+  warned: string;
+}
+
+/**
+ * The calendar and guide windows of one schedule: each feed read from its last
+ * good copy at once, then fetched on its `refresh` interval (and on a `reload`
+ * message), its occurrences padded and handed to the scheduler as the window's
+ * plan. A feed that fails keeps its last good plan: an outage never cancels.
+ */
+export class FeedPlans {
+  private readonly entries = new Map<string, Entry>();
+  private sources: Sources | undefined;
+  private closed = false;
+
+  constructor(private readonly host: FeedPlansHost) {}
+
+  /** The feeds of the windows now configured: new ones read and fetched, changed ones anew, gone ones stopped. */
+  configure(): void {
+    if (this.closed) return;
+    const windows = this.host.config().windows.filter((w) => w.source?.kind === 'ical' || w.source?.kind === 'xmltv');
+    for (const [id, entry] of this.entries) {
+      const now = windows.find((w) => w.id === id);
+      if (
+        !now ||
+        JSON.stringify(now.source) !== JSON.stringify(entry.source) ||
+        now.timezone !== entry.window.timezone
+      ) {
+        clearTimeout(entry.timer);
+        this.entries.delete(id);
+      }
+    }
+    for (const w of windows) if (!this.entries.has(w.id)) this.open(w);
+  }
+
+  /** Fetches every feed now (a `reload` message); the ids of the windows refreshed. */
+  reload(): string[] {
+    for (const entry of this.entries.values()) void this.refresh(entry);
+    return [...this.entries.keys()];
+  }
+
+  health(): FeedHealth[] {
+    return [...this.entries.values()].map((e) => ({ ...e.health }));
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const entry of this.entries.values()) clearTimeout(entry.timer);
+    this.entries.clear();
+  }
+
+  private open(window: ScheduleWindow): void {
+    const source = window.source as FeedWindowSource;
+    const health: FeedHealth = { windowId: window.id, ok: true, occurrences: 0 };
+    const access = this.host.access(source);
+    if (typeof access === 'string') {
+      this.host.warn(access);
+      this.entries.set(window.id, {
+        source,
+        window,
+        health: { ...health, ok: false, lastError: access },
+        warned: access,
+      });
+      return;
+    }
+    // the sources' parsers (ical.js, saxes, zod schemas) load with the first feed window, not with Node-RED
+    this.sources ??= require('../../lib/schedule/sources') as Sources;
+    const feed = new this.sources.Feed({
+      location: access.location,
+      label: window.id,
+      dir: this.host.dir ?? path.join(os.tmpdir(), 'media-spaces-feeds'),
+      ...(access.credentials ? { credentials: access.credentials } : {}),
+      allowEmpty: source.allowEmpty,
+    });
+    const entry: Entry = { source, window, feed, health, warned: '' };
+    this.entries.set(window.id, entry);
+    void feed
+      .readSnapshot(this.reader(entry))
+      .then((read) => {
+        if (read.result && this.entries.get(window.id) === entry) this.apply(entry, read);
+      })
+      .catch((err) => this.host.warn(`window "${window.id}": the feed's last good copy cannot be read: ${String(err)}`))
+      .finally(() => void this.refresh(entry));
+  }
+
+  private async refresh(entry: Entry): Promise<void> {
+    if (!entry.feed || this.closed) return;
+    clearTimeout(entry.timer);
+    try {
+      const read = await entry.feed.refresh(this.reader(entry));
+      if (this.closed || this.entries.get(entry.window.id) !== entry) return;
+      reportFeedRefresh(entry.window.id, read.state.ok);
+      this.apply(entry, read);
+    } catch (err) {
+      entry.health = {
+        ...entry.health,
+        ok: false,
+        lastError: String(err),
+        staleSince: entry.health.staleSince ?? new Date(),
+      };
+      this.host.changed();
+    } finally {
+      if (!this.closed && this.entries.get(entry.window.id) === entry) {
+        entry.timer = setTimeout(() => void this.refresh(entry), entry.source.refresh);
+        entry.timer.unref?.();
+      }
+    }
+  }
+
+  private reader(entry: Entry) {
+    const sources = this.sources as Sources;
+    const now = Date.now();
+    const from = new Date(now - PLAN_BACK_MS);
+    const to = new Date(now + PLAN_AHEAD_MS);
+    const { source, window } = entry;
+    return source.kind === 'ical'
+      ? sources.calendarReader({
+          windowId: window.id,
+          zone: window.timezone,
+          from,
+          to,
+          match: source.match,
+          allDay: source.allDay,
+          defaultDuration: source.defaultDuration ?? window.duration * 1000,
+        })
+      : sources.guideReader({
+          windowId: window.id,
+          zone: window.timezone,
+          from,
+          to,
+          match: source.match,
+          sources: source.sources,
+        });
+  }
+
+  /** The occurrences read become the window's plan; the feed's health and problems are told. */
+  private apply(entry: Entry, read: FeedRead): void {
+    const { state, result } = read;
+    entry.health = {
+      windowId: entry.window.id,
+      ok: state.ok,
+      ...(state.staleSince ? { staleSince: state.staleSince } : {}),
+      ...(state.lastError ? { lastError: state.lastError } : {}),
+      occurrences: result?.occurrences.length ?? entry.health.occurrences,
+    };
+    const said = [state.lastError ? `the feed is stale: ${state.lastError}` : '', ...(result?.problems ?? [])]
+      .filter(Boolean)
+      .join(' ');
+    if (said && said !== entry.warned) this.host.warn(`window "${entry.window.id}": ${said}`);
+    entry.warned = said;
+    if (result && !result.error) {
+      const planned = result.occurrences.map((o) => plannedOf(o, entry.source));
+      this.host.scheduler()?.setOccurrences(entry.window.id, planned, Date.now() + PLAN_AHEAD_MS, {
+        stopCancelled: entry.source.onCancel === 'stop',
+      });
+    }
+    this.host.changed();
+  }
+}
+
+/** An occurrence of a feed as the scheduler plans it: padded by its window, the programme unpadded beside it. */
+export function plannedOf(o: Occurrence, source: { padding: { before: number; after: number } }): PlannedOccurrence {
+  const d = o.details ?? {};
+  return {
+    id: o.id,
+    start: o.start.getTime() - source.padding.before,
+    end: o.end.getTime() + source.padding.after,
+    revision: o.revision,
+    programme: {
+      ...(o.title !== undefined ? { title: o.title } : {}),
+      ...(d.description !== undefined ? { description: d.description } : {}),
+      ...(d.subtitle !== undefined ? { subtitle: d.subtitle } : {}),
+      ...(d.channel !== undefined ? { channel: d.channel } : {}),
+      ...(d.episode !== undefined ? { episode: d.episode } : {}),
+      ...(d.categories !== undefined ? { categories: d.categories } : {}),
+      ...(d.location !== undefined ? { location: d.location } : {}),
+      ...(d.sourceId !== undefined ? { sourceId: d.sourceId } : {}),
+      start: o.start.getTime(),
+      end: o.end.getTime(),
+    },
+  };
+}

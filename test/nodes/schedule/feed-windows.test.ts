@@ -1,0 +1,182 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Simulator, startSimulator } from '../../../lib/simulator';
+import { helper, waitFor } from '../../support/node-red-runtime';
+import { type ChainMsg, loadScheduleChain } from '../../support/schedule-chain';
+
+/**
+ * Windows whose occurrences come from a calendar file or from `windows` messages, in a real runtime with the
+ * demo's wiring against the simulator: each occurrence recorded from start − padding to end + padding under its
+ * own slot key, a moved occurrence recorded at its new time, a cancelled one reported and not recorded.
+ */
+
+const require = createRequire(import.meta.url);
+let sim: Simulator;
+let dir: string;
+
+beforeAll(async () => {
+  helper.init(require.resolve('node-red'));
+  sim = await startSimulator();
+  dir = mkdtempSync(path.join(os.tmpdir(), 'feed-windows-'));
+});
+afterAll(async () => {
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+afterEach(async () => {
+  await helper.unload();
+});
+
+const ics = (stamp: number, events: Array<{ uid: string; start: number; end: number; title: string }>) =>
+  [
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//test//feed windows//EN',
+    ...events.flatMap((e) => [
+      'BEGIN:VEVENT',
+      `UID:${e.uid}`,
+      `DTSTAMP:${utc(stamp)}`,
+      `DTSTART:${utc(e.start)}`,
+      `DTEND:${utc(e.end)}`,
+      `SUMMARY:${e.title}`,
+      'END:VEVENT',
+    ]),
+    'END:VCALENDAR',
+    '',
+  ].join('\r\n');
+
+const utc = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
+/** the next whole second at least `ahead` ms from now */
+const second = (ahead: number) => Math.ceil((Date.now() + ahead) / 1000) * 1000;
+const creates = (prefix: string) =>
+  sim.requests().filter((r) => r.route === 'create_channel' && r.idempotency_key?.startsWith(prefix));
+
+describe('a calendar window', () => {
+  it('records each event from start − padding to end + padding, under the event UID, its title in the channel', async () => {
+    const file = path.join(dir, 'newsroom.ics');
+    const a = second(4000);
+    writeFileSync(
+      file,
+      ics(Date.now(), [
+        { uid: 'rec-a@test', start: a, end: a + 3000, title: 'REC Morning' },
+        { uid: 'other@test', start: a, end: a + 3000, title: 'Lunch' },
+      ]),
+    );
+    const scheduleId = `cal-${process.pid}-${Date.now()}`;
+    const seen = await loadScheduleChain(sim, {
+      yaml: `windows:
+  - id: newsroom
+    ical: ${JSON.stringify(file)}
+    match: { title: "^REC " }
+    padding: { before: 1s, after: 2s }
+    timezone: Europe/London
+    channel: { name: "{{occurrence.title}}" }
+`,
+      scheduleId,
+    });
+    await waitFor(() => seen.end.length === 1, 15_000);
+    const end = seen.end[0] as ChainMsg & { window: { start: string; end: string; slotKey: string } };
+    expect(end.window.start).toBe(new Date(a - 1000).toISOString().replace('.000', ''));
+    expect(end.window.end).toBe(new Date(a + 5000).toISOString().replace('.000', ''));
+    expect(end.window.slotKey).toBe(`${scheduleId}:newsroom:rec-a@test`);
+    const made = creates(scheduleId);
+    expect(made).toHaveLength(1);
+    // created at the padded start (the timer's own lateness only)
+    expect(Date.parse(made[0].time) - (a - 1000)).toBeLessThan(1000);
+    const channel = end.channel as { name?: string };
+    expect(channel.name).toBe('REC Morning');
+    expect(seen.caught).toEqual([]);
+  });
+
+  it('follows the calendar on reload: a moved event records at its new time, a cancelled one is reported', async () => {
+    const file = path.join(dir, 'moves.ics');
+    const early = second(60_000);
+    writeFileSync(
+      file,
+      ics(Date.now(), [
+        { uid: 'move@test', start: early, end: early + 2000, title: 'Moved' },
+        { uid: 'gone@test', start: early + 10_000, end: early + 12_000, title: 'Gone' },
+      ]),
+    );
+    const scheduleId = `move-${process.pid}-${Date.now()}`;
+    const seen = await loadScheduleChain(sim, {
+      yaml: `windows:
+  - id: cal
+    ical: ${JSON.stringify(file)}
+    timezone: UTC
+`,
+      scheduleId,
+    });
+    const sched = helper.getNode('sched');
+    await waitFor(() => {
+      sched.receive({ topic: 'list' });
+      const last = seen.ctl.at(-1) as { topic?: string; payload?: unknown[] } | undefined;
+      return last?.topic === 'list' && last.payload?.length === 2;
+    }, 10_000);
+    const soon = second(3000);
+    writeFileSync(file, ics(Date.now(), [{ uid: 'move@test', start: soon, end: soon + 3000, title: 'Moved' }]));
+    sched.receive({ topic: 'reload' });
+    await waitFor(() => seen.ctl.some((m) => m.topic === 'cancelled'), 10_000);
+    const cancelled = seen.ctl.find((m) => m.topic === 'cancelled') as { payload: { slot: string; why: string } };
+    expect(cancelled.payload).toMatchObject({ slot: `${scheduleId}:cal:gone@test`, why: 'cancelled' });
+    await waitFor(() => seen.end.length === 1, 15_000);
+    expect((seen.end[0].window as { start: string }).start).toBe(new Date(soon).toISOString().replace('.000', ''));
+    expect(creates(scheduleId).map((r) => r.idempotency_key)).toEqual([`${scheduleId}:cal:move@test`]);
+    // a cancellation someone chose is no alarm: no Catch error
+    expect(seen.caught).toEqual([]);
+  });
+});
+
+describe('a messages window', () => {
+  it('records the windows an upstream flow sends, and names a bad entry without taking any', async () => {
+    const scheduleId = `msgs-${process.pid}-${Date.now()}`;
+    const seen = await loadScheduleChain(sim, {
+      yaml: `windows:
+  - id: fed
+    messages: true
+    padding: { after: 1s }
+    timezone: UTC
+`,
+      scheduleId,
+    });
+    const sched = helper.getNode('sched');
+    const start = second(2500);
+    sched.receive({
+      topic: 'windows',
+      payload: [
+        {
+          id: 'news-1',
+          start: new Date(start).toISOString(),
+          end: new Date(start + 3000).toISOString(),
+          title: 'News',
+        },
+        { start: 'tomorrow' },
+      ],
+    });
+    await waitFor(() => seen.caught.length === 1, 5000);
+    expect(String((seen.caught[0].error as { message: string }).message)).toContain('payload[1].start');
+    sched.receive({
+      topic: 'windows',
+      payload: [
+        {
+          id: 'news-1',
+          start: new Date(start).toISOString(),
+          end: new Date(start + 3000).toISOString(),
+          title: 'News',
+        },
+      ],
+    });
+    await waitFor(() => seen.ctl.some((m) => m.topic === 'windows'), 5000);
+    const reply = seen.ctl.find((m) => m.topic === 'windows') as { payload: Record<string, unknown> };
+    expect(reply.payload).toMatchObject({ window_id: 'fed', occurrences: 1 });
+    await waitFor(() => seen.end.length === 1, 10_000);
+    expect(seen.end[0].window).toMatchObject({
+      slotKey: `${scheduleId}:fed:news-1`,
+      end: new Date(start + 4000).toISOString().replace('.000', ''),
+    });
+    expect(creates(scheduleId)).toHaveLength(1);
+  });
+});
