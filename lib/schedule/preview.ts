@@ -132,6 +132,22 @@ function* previewSteps(request: PreviewRequest, limits: PreviewLimits): Generato
   response.schedule_id = result.config.scheduleId;
   let budget = limits.occurrences;
   for (const w of result.config.windows) {
+    const kind = w.source?.kind ?? 'cron';
+    if (kind !== 'cron') {
+      // a feed's occurrences are read by fetching it (Test feed), never by a preview any viewer may ask for
+      response.windows.push({
+        id: w.id,
+        name: w.name,
+        cron: '',
+        description: LISTED_DESCRIPTIONS[kind],
+        timezone: w.timezone,
+        duration: formatDuration(w.duration),
+        enabled: w.enabled,
+        next: [],
+      });
+      yield;
+      continue;
+    }
     const listed = Math.min(count, budget);
     budget -= listed;
     omitted.occurrences += count - listed;
@@ -157,6 +173,12 @@ function* previewSteps(request: PreviewRequest, limits: PreviewLimits): Generato
   }
   return finish(response, omitted, limits);
 }
+
+const LISTED_DESCRIPTIONS = {
+  ical: 'the events of a calendar (Test feed lists the next ones)',
+  xmltv: 'the programmes of a guide that match (Test feed lists the next ones)',
+  messages: 'the windows that windows messages give',
+} as const;
 
 /**
  * The answer within `limits.bytes`: first without the model or YAML sent back,

@@ -59,7 +59,9 @@ const event = (uid: string, start: number, seconds: number, title: string, extra
   ].join('\r\n');
 
 describe('a calendar on a CalDAV server', () => {
-  it('records the events with their padding, skips an EXDATE, and records on while the server is down', async () => {
+  it('records the events with their padding, skips an EXDATE, and records on while the server is down', {
+    timeout: 60_000,
+  }, async () => {
     const a = Math.ceil((Date.now() + 6000) / 1000) * 1000;
     expect(await caldav(base, 'PUT', '/newsroom/cal/a.ics', event('a@newsroom', a, 3, 'REC Bulletin'))).toBe(201);
     // a daily event whose today's instance is taken out: its next occurrence is tomorrow's

@@ -55,7 +55,9 @@ const creates = (prefix: string) =>
   sim.requests().filter((r) => r.route === 'create_channel' && r.idempotency_key?.startsWith(prefix));
 
 describe('a calendar window', () => {
-  it('records each event from start − padding to end + padding, under the event UID, its title in the channel', async () => {
+  it('records each event from start − padding to end + padding, under the event UID, its title in the channel', {
+    timeout: 60_000,
+  }, async () => {
     const file = path.join(dir, 'newsroom.ics');
     const a = second(4000);
     writeFileSync(
@@ -91,7 +93,9 @@ describe('a calendar window', () => {
     expect(seen.caught).toEqual([]);
   });
 
-  it('follows the calendar on reload: a moved event records at its new time, a cancelled one is reported', async () => {
+  it('follows the calendar on reload: a moved event records at its new time, a cancelled one is reported', {
+    timeout: 60_000,
+  }, async () => {
     const file = path.join(dir, 'moves.ics');
     const early = second(60_000);
     writeFileSync(
@@ -131,7 +135,9 @@ describe('a calendar window', () => {
 });
 
 describe('a messages window', () => {
-  it('records the windows an upstream flow sends, and names a bad entry without taking any', async () => {
+  it('records the windows an upstream flow sends, and names a bad entry without taking any', {
+    timeout: 60_000,
+  }, async () => {
     const scheduleId = `msgs-${process.pid}-${Date.now()}`;
     const seen = await loadScheduleChain(sim, {
       yaml: `windows:
