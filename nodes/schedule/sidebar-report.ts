@@ -118,10 +118,12 @@ export class ScheduleSidebar {
   show(slot: Slot, life: SlotLife, channel?: unknown): void {
     if (this.closed) return;
     const known = this.slots.get(slot.key);
+    const title = slot.programme?.title;
     const tracked: Tracked = {
       windowId: slot.windowId,
       start: slot.start,
       end: slot.end,
+      ...(title ? { title } : {}),
       life: { ...life },
       ...(channelOf(channel) || known?.channel ? { channel: channelOf(channel) ?? known?.channel } : {}),
     };

@@ -114,6 +114,8 @@ export interface SlotReport {
   life?: SlotLife;
   /** set when the slot is over (or failed to start) */
   outcome?: SlotOutcome;
+  /** the programme's title, when the window reads a calendar or guide */
+  title?: string;
 }
 
 /** A job a follow-job node follows; reported on every change of state or progress. */

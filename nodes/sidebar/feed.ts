@@ -134,6 +134,7 @@ export class ActivityFeed {
       phase: slot.outcome || (slot.life && FINAL_STAGES.includes(slot.life.stage)) ? 'past' : 'active',
       ...(slot.channel ? { channel: { ...slot.channel } } : {}),
       ...(slot.life ? { life: { ...slot.life } } : {}),
+      ...(typeof slot.title === 'string' ? { title: slot.title } : {}),
       ...(slot.outcome
         ? { outcome: { ...slot.outcome, ...(slot.outcome.job ? { job: { ...slot.outcome.job } } : {}) } }
         : {}),
@@ -273,8 +274,14 @@ export class ActivityFeed {
       entry.planned = { hour, slots };
     }
     const reported = this.reported.get(entry.registration.nodeId) ?? new Map<string, SlotView>();
+    const titles = new Map<string, string>();
+    for (const slot of entry.planned.slots) if (slot.title) titles.set(`${slot.windowId}@${slot.start}`, slot.title);
     const out: SlotView[] = [];
-    for (const slot of reported.values()) if (slot.end >= range.from) out.push(slot);
+    for (const slot of reported.values()) {
+      if (slot.end < range.from) continue;
+      const title = slot.title ?? titles.get(`${slot.windowId}@${slot.start}`);
+      out.push(title ? { ...slot, title } : slot);
+    }
     for (const slot of entry.planned.slots) {
       if (slot.end <= now || slot.start >= range.to) continue;
       if (slot.band) {

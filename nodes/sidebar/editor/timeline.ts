@@ -252,7 +252,7 @@ export class Timeline {
     key: string,
     slot: SlotView,
     lane: number,
-    windowName: string,
+    name: string,
     timezone: string,
     from: number,
     to: number,
@@ -271,6 +271,8 @@ export class Timeline {
       row.track.append(node, text);
     }
     bar.slot = slot;
+    // a calendar's or guide's programme is named on its bar (as text: titles come from outside)
+    const windowName = slot.title ? `${name}: ${slot.title}` : name;
     const label = slot.band
       ? `${windowName}: starts go on as planned from ${timeIn(slot.start, timezone)}`
       : slotLabel(windowName, slot.start, slot.end, timezone);
