@@ -197,6 +197,7 @@ try {
 if (wanted('cold-load')) await section('cold load', benchColdLoad);
 if (wanted('coordination')) await section('coordination', benchCoordination);
 if (wanted('preview')) await section('preview stall', benchPreviewStall);
+if (wanted('plan')) await section('plan refresh', benchPlanRefresh);
 
 env.loadavgEnd = os.loadavg().map((x) => round(x, 2));
 env.seconds = round((performance.now() - t0) / 1000, 1);
@@ -253,6 +254,35 @@ function benchPreviewStall() {
       `preview ${c.label}: request ${fmt(c.requestKB)} KB, answer ${fmt(c.answerKB)} KB, ${c.listed} of ${c.total} windows listed, left out ${JSON.stringify(c.omitted ?? {})}`,
     );
   }
+}
+
+/** bench/plan-refresh.mjs: a calendar of 10,000 occurrences read and re-planned, over and over. */
+function benchPlanRefresh() {
+  const r = spawnSync(
+    process.execPath,
+    [path.join(ROOT, 'bench', 'plan-refresh.mjs'), '--reps', QUICK ? '3' : '10', '--json'],
+    {
+      encoding: 'utf8',
+      timeout: 300_000,
+    },
+  );
+  const line = (r.stdout ?? '').split('\n').find((l) => l.startsWith('{'));
+  if (r.status !== 0 || !line) throw new Error(`bench/plan-refresh.mjs failed: ${r.stderr || r.stdout}`);
+  const c = JSON.parse(line);
+  figure(
+    `plan of ${c.occurrences} occurrences: refresh (read + re-plan)`,
+    c.refreshMs,
+    'ms',
+    null,
+    null,
+    '< 1000 ms',
+    c.refreshMs < 1000,
+  );
+  figure('plan refresh: longest event-loop delay', c.maxDelayMs, 'ms', null, null, '< 50 ms', c.maxDelayMs < 50);
+  figure('plan refresh: timers after the refreshes', c.timersAfter, 'timers', null, null, '<= 1', c.timersAfter <= 1);
+  details.push(
+    `plan refresh: read ${fmt(c.readMs)} ms, re-plan ${fmt(c.planMs)} ms, timers ${c.timersBefore} -> ${c.timersAfter}`,
+  );
 }
 
 // ------------------------------------------------------------------ throughput and per-message overhead
