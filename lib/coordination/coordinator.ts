@@ -3,7 +3,7 @@ import { CoordinationError } from './errors';
 import { JobRegistry } from './job-registry';
 import { checkName, highWaterKey, lockKeys, normalizeKeyPrefix, type SlotRef, slotKeys } from './keys';
 import { type DoneRecord, encodeJson, type HeldBy, parseJson, replyArray, replyText } from './records';
-import { ACQUIRE_LOCK, CLAIM, COMPLETE, RELEASE, RENEW_CLAIM, RENEW_LOCK } from './scripts';
+import { ACQUIRE_LOCK, CLAIM, COMPLETE, RAISE_END, RELEASE, RENEW_CLAIM, RENEW_LOCK } from './scripts';
 
 export interface CoordinatorOptions {
   /** Shared by every coordinator of one config node; not closed by the coordinator. */
@@ -150,6 +150,21 @@ export class Coordinator {
     const keys = slotKeys(this.keyPrefix, ref);
     const text = await this.connection.send(['GET', keys.done]);
     return text === null || text === undefined ? undefined : doneRecord(text);
+  }
+
+  /**
+   * The latest end (epoch ms) any instance has seen for a slot, raised to `end` if that is later: two
+   * instances that read a moved occurrence at different moments end its recording at the later end.
+   */
+  async raiseEnd(ref: SlotRef, end: number): Promise<number> {
+    const keys = slotKeys(this.keyPrefix, ref);
+    const reply = await this.connection.evalScript(
+      RAISE_END,
+      [keys.latestEnd],
+      [String(Math.round(end)), String(this.doneTtlMs)],
+    );
+    const latest = Number(replyText(reply));
+    return Number.isFinite(latest) ? latest : end;
   }
 
   /** The latest slot (ISO) any instance completed for this schedule, for catch-up. */

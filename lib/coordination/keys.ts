@@ -63,6 +63,8 @@ function part(value: string): string {
 }
 
 export interface SlotKeys {
+  /** the latest end any instance has seen for the slot (a listed occurrence may move) */
+  latestEnd: string;
   claim: string;
   done: string;
   fence: string;
@@ -74,8 +76,10 @@ export function slotKeys(prefix: string, ref: SlotRef): SlotKeys {
   const schedule = part(checkName('schedule', ref.schedule));
   const phase = part(checkName('phase', ref.phase));
   const slot = normalizeSlot(ref.slot);
-  const base = `${prefix}slot:${schedule}:${ref.occurrence !== undefined ? `o:${part(checkName('occurrence', ref.occurrence))}` : slot}:${phase}`;
+  const which = ref.occurrence !== undefined ? `o:${part(checkName('occurrence', ref.occurrence))}` : slot;
+  const base = `${prefix}slot:${schedule}:${which}:${phase}`;
   return {
+    latestEnd: `${prefix}slot:${schedule}:${which}:latest-end`,
     claim: `${base}:claim`,
     done: `${base}:done`,
     fence: `${base}:fence`,

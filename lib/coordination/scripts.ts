@@ -91,6 +91,20 @@ return 0
 `,
 );
 
+/** KEYS latest-end; ARGV end (epoch ms), ttlMs. Keeps the greater of the two; returns it. */
+export const RAISE_END = luaScript(
+  'raise_end',
+  `
+local held = tonumber(redis.call('GET', KEYS[1]) or '0')
+local offered = tonumber(ARGV[1])
+if offered > held then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return ARGV[1]
+end
+return tostring(held)
+`,
+);
+
 /** KEYS lock, fence; ARGV instance, leaseMs, fenceTtlMs */
 export const ACQUIRE_LOCK = luaScript(
   'acquire-lock',

@@ -93,6 +93,13 @@ export class ScheduleController {
       onStart: (event) => (gate ? gate.start(event) : emitter.emitStart(event)),
       onEnd: (event) => (gate ? gate.end(event) : emitter.emitEnd(event)),
       onMissed: (event) => emitter.emitMissed(event, event.why, MISSED_REASONS[event.why]),
+      onReplan: (event) => {
+        // an end moved by the feed: another instance that read it earlier must not stop the recording early
+        for (const moved of event.endsMoved) {
+          const slot = this.scheduler?.activeSlots().find((s) => s.key === moved.key);
+          if (slot) gate?.endSeen(slot);
+        }
+      },
       onChange: () => {
         this.updateStatus();
         this.publishPlanned();
@@ -103,7 +110,7 @@ export class ScheduleController {
       scheduler: () => this.scheduler,
       config: () => this.config,
       dir: feedDir(RED, node),
-      access: (source) => feedAccessOf(source, node),
+      access: (source) => feedAccessOf(source, RED.settings?.userDir),
       warn: (text) => node.warn(text),
       changed: () => this.updateStatus(),
     });

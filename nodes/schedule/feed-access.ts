@@ -10,10 +10,18 @@ export function feedDir(RED: ScheduleAPI, node: ScheduleNode): string | undefine
     : undefined;
 }
 
-/** The address a window's feed is fetched from, and its credentials. */
+/**
+ * The address a window's feed is fetched from, and its credentials. A relative file path is read from
+ * Node-RED's user directory (where flows and settings are), not from wherever Node-RED was started.
+ */
 export function feedAccessOf(
   source: FeedWindowSource,
-  _node: ScheduleNode,
+  userDir: unknown,
 ): { location: string; credentials?: FeedCredentials } | string {
-  return { location: source.location };
+  const location = source.location;
+  const isUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(location);
+  if (!isUrl && !path.isAbsolute(location) && typeof userDir === 'string' && userDir !== '') {
+    return { location: path.resolve(userDir, location) };
+  }
+  return { location };
 }

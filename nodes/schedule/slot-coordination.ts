@@ -130,6 +130,43 @@ export class SlotCoordination {
     void this.guarded(event, 'start', () => this.runRestart(event, act));
   }
 
+  /**
+   * A listed occurrence's end as this instance's plan has it (at its start, and when its feed moved it): Redis
+   * keeps the latest any instance has seen, so that an instance that read the feed before the move does not end
+   * the recording early.
+   */
+  endSeen(slot: Slot): void {
+    if (slot.occurrence === undefined || !this.provider) return;
+    let coordinator: Coordinator;
+    try {
+      coordinator = this.coordinator();
+    } catch {
+      return;
+    }
+    coordinator.raiseEnd(slotRef(slot, 'end'), slot.end).catch(() => undefined);
+  }
+
+  /**
+   * The end of a listed occurrence waits for the latest end any instance has seen (it moved in a feed this
+   * instance read earlier); undefined when the node closed meanwhile. Redis unusable: this instance's own end.
+   */
+  private async latestEnd(event: EndEvent): Promise<EndEvent | undefined> {
+    const { slot } = event;
+    if (slot.occurrence === undefined) return event;
+    let latest = slot.end;
+    try {
+      latest = await this.coordinator().raiseEnd(slotRef(slot, 'end'), slot.end);
+    } catch {
+      return event;
+    }
+    if (latest <= slot.end) return event;
+    this.host.log(
+      `${slot.key}: another instance has its end at ${isoSeconds(latest)}; the recording runs on until then`,
+    );
+    if (!(await pause(Math.max(0, latest - Date.now()), this.abort.signal))) return undefined;
+    return { ...event, slot: { ...slot, end: latest } };
+  }
+
   /** The channel of a slot came back (routed into the schedule): the start is done. True when this instance led it. */
   channelReturned(slotKey: string, channel: unknown): boolean {
     const p = this.pending.get(slotKey);
@@ -190,6 +227,7 @@ export class SlotCoordination {
   private async runStart(event: StartEvent): Promise<void> {
     const { slot } = event;
     const coordinator = this.coordinator();
+    this.endSeen(slot);
     const ref = slotRef(slot, 'start');
     const channel = this.localChannel(slot.key);
     const result = await this.claim(coordinator, ref, slot, slot.end, {
@@ -234,7 +272,9 @@ export class SlotCoordination {
     act();
   }
 
-  private async runEnd(event: EndEvent): Promise<void> {
+  private async runEnd(original: EndEvent): Promise<void> {
+    const event = await this.latestEnd(original);
+    if (!event || this.closed) return;
     const { slot } = event;
     const coordinator = this.coordinator();
     const ref = slotRef(slot, 'end');

@@ -24,6 +24,8 @@ export interface WindowPlan {
   /** Instead: the cron of its starts and its length in seconds (a window longer than the others') */
   cron?: string;
   durationS?: number;
+  /** Instead of cron and duration: the window's source lines (an `ical:` feed, its padding), indented as fields */
+  source?: string[];
 }
 
 export function windowPlans(count: number): WindowPlan[] {
@@ -41,8 +43,10 @@ function scheduleYaml(windows: WindowPlan[]): string {
     lines.push(
       `  - id: ${w.id}`,
       `    name: Window ${w.id}`,
-      `    cron: "${w.cron ?? `${seconds} * * * * *`}"`,
-      `    duration: ${w.durationS ?? DURATION_MS / 1000}s`,
+      ...(w.source ?? [
+        `    cron: "${w.cron ?? `${seconds} * * * * *`}"`,
+        `    duration: ${w.durationS ?? DURATION_MS / 1000}s`,
+      ]),
       '    channel:',
       '      name: "rel {{window.id}} {{slot.epoch}}"',
       '      source_id: 5f0c6a1e-3b7d-4c2a-9e21-0d4b7c9a1f00',
