@@ -1,5 +1,6 @@
+import { expandCalendarOffThread } from './calendar-worker';
 import type { FeedReader } from './feed';
-import { type CalendarOptions, expandCalendar } from './ical';
+import type { CalendarOptions } from './ical';
 import { openBody } from './stream-body';
 import { type GuideOptions, readGuide } from './xmltv';
 
@@ -32,7 +33,7 @@ export function calendarReader(opts: CalendarOptions): FeedReader {
     } finally {
       input.destroy();
     }
-    return expandCalendar(text, opts);
+    return expandCalendarOffThread(text, opts);
   };
 }
 
