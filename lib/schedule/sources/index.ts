@@ -5,6 +5,7 @@
  * parsers (ical.js, saxes) and undici load on first use.
  */
 export * from './feed';
+export * from './feed-access';
 export { type CalendarOptions, expandCalendar } from './ical';
 export * from './occurrence';
 export { MAX_PROBLEMS } from './problems';
