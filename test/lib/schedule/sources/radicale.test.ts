@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Feed } from '../../../../lib/schedule/sources/feed';
 import { calendarReader } from '../../../../lib/schedule/sources/readers';
 import { formatLocalIso } from '../../../../lib/schedule/tz';
+import { startRadicale } from '../../../support/radicale';
 
 /**
  * A calendar served by a real CalDAV server: Debian's radicale on a free
@@ -19,50 +20,6 @@ let base = '';
 let dir = '';
 const USER = { user: 'newsroom', password: 'unused' };
 const auth = `Basic ${Buffer.from(`${USER.user}:${USER.password}`).toString('base64')}`;
-
-async function startRadicale(storage: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    'radicale',
-    [
-      '--config',
-      '',
-      '--server-hosts',
-      '127.0.0.1:0',
-      '--storage-filesystem-folder',
-      storage,
-      '--auth-type',
-      'none',
-      '--rights-type',
-      'owner_only',
-      '--logging-level',
-      'info',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    let log = '';
-    const timer = setTimeout(() => reject(new Error(`radicale did not start:\n${log}`)), 15_000);
-    const onData = (chunk: Buffer) => {
-      log += chunk.toString();
-      const port = /Listening on '\[127\.0\.0\.1\]:(\d+)'/.exec(log)?.[1];
-      if (port && log.includes('Radicale server ready')) {
-        clearTimeout(timer);
-        resolve(`http://127.0.0.1:${port}`);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`radicale exited with ${code}:\n${log}`));
-    });
-  });
-  return { child, url };
-}
 
 async function caldav(method: string, pathname: string, body?: string): Promise<number> {
   const res = await fetch(`${base}${pathname}`, {
@@ -127,7 +84,7 @@ const listing = (r: Awaited<ReturnType<Feed['refresh']>>) =>
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'radicale-test-'));
-  const started = await startRadicale(path.join(dir, 'collections'));
+  const started = await startRadicale(dir);
   radicale = started.child;
   base = started.url;
   expect(await caldav('MKCALENDAR', '/newsroom/cal/')).toBe(201);

@@ -1,0 +1,160 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { FeedTestAnswer } from '../../../lib/schedule/sources/feed-test';
+import { formatLocalIso } from '../../../lib/schedule/tz';
+import { nodeModule } from '../../support/node-modules';
+import { helper, initRuntime } from '../../support/node-red-runtime';
+import { caldav, startRadicale, vcalendar } from '../../support/radicale';
+
+/**
+ * The window form's "Test feed" route in a real Node-RED runtime (dist/,
+ * `npm run build` first), against a calendar file and against a real CalDAV
+ * server (Debian's radicale, asking for a password) whose address and
+ * password are the deployed schedule node's `feeds` credential.
+ */
+
+const scheduleNode = nodeModule('media-spaces-schedule');
+const TAB = { id: 'tab', type: 'tab', label: 'feeds' };
+const HOUR = 3600_000;
+const USER = { user: 'newsroom', password: 'radicale-pw-5e1b' };
+
+let dir = '';
+let radicale: ChildProcess | undefined;
+let base = '';
+/** tomorrow 00:00 UTC: events are placed from there, so that they are all ahead */
+const day = Math.ceil(Date.now() / (24 * HOUR)) * 24 * HOUR + 24 * HOUR;
+
+const stamp = (ms: number) =>
+  new Date(ms)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
+const event = (uid: string, summary: string, startH: number, endH: number) => [
+  'BEGIN:VEVENT',
+  `UID:${uid}`,
+  'DTSTAMP:20260101T000000Z',
+  `SUMMARY:${summary}`,
+  `DTSTART:${stamp(day + startH * HOUR)}`,
+  `DTEND:${stamp(day + endH * HOUR)}`,
+  'END:VEVENT',
+];
+
+beforeAll(async () => {
+  initRuntime();
+  dir = mkdtempSync(path.join(tmpdir(), 'test-feed-route-'));
+  writeFileSync(
+    path.join(dir, 'studio.ics'),
+    vcalendar(
+      ...event('a@studio', 'REC Morning show', 10, 11),
+      ...event('b@studio', 'REC Interview', 10.5, 11.5),
+      ...event('c@studio', 'Lunch', 12, 13),
+      ...event('d@studio', 'REC Evening news', 18, 19),
+    ),
+  );
+  const started = await startRadicale(dir, { [USER.user]: USER.password });
+  radicale = started.child;
+  base = started.url;
+  expect(await caldav(base, USER, 'MKCALENDAR', '/newsroom/private-cal-7d2f/')).toBe(201);
+  expect(
+    await caldav(
+      base,
+      USER,
+      'PUT',
+      '/newsroom/private-cal-7d2f/late.ics',
+      vcalendar(...event('late@newsroom', 'REC Late edition', 22, 23)),
+    ),
+  ).toBe(201);
+}, 30_000);
+
+afterAll(() => {
+  if (radicale && radicale.exitCode === null) radicale.kill();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+afterEach(async () => {
+  await helper.unload();
+});
+
+const testFeed = (body: unknown) => helper.request().post('/media-spaces/schedule/test-feed').send(body);
+
+describe('POST /media-spaces/schedule/test-feed', () => {
+  it('lists a calendar file’s matching events with padded times in the window’s zone, and the conflicts', async () => {
+    await helper.load([scheduleNode], [TAB]);
+    const window = {
+      id: 'studio',
+      ical: path.join(dir, 'studio.ics'),
+      timezone: 'America/New_York',
+      match: { title: '^REC ' },
+      padding: { before: '2m', after: '5m' },
+    };
+    const res = await testFeed({ window, max_channels: 1 });
+    expect(res.status).toBe(200);
+    const answer = res.body as FeedTestAnswer;
+    const zone = 'America/New_York';
+    expect(answer).toMatchObject({ ok: true, window: 'studio', timezone: zone, kind: 'ical', more: 0, problems: [] });
+    expect(answer.occurrences.map((o) => o.title)).toEqual(['REC Morning show', 'REC Interview', 'REC Evening news']);
+    expect(answer.occurrences[0]).toEqual({
+      id: expect.stringContaining('a@studio'),
+      title: 'REC Morning show',
+      start: formatLocalIso(day + 10 * HOUR, zone),
+      end: formatLocalIso(day + 11 * HOUR, zone),
+      padded_start: formatLocalIso(day + 10 * HOUR - 2 * 60_000, zone),
+      padded_end: formatLocalIso(day + 11 * HOUR + 5 * 60_000, zone),
+    });
+    expect(answer.occurrences[0].start).toMatch(/-0[45]:00$/);
+    expect(answer.conflicts).toEqual([
+      expect.objectContaining({ title: 'REC Interview', concurrent: 2, limit: 1, with: [answer.occurrences[0].id] }),
+    ]);
+  });
+
+  it('says why a feed cannot be read, and what is wrong with a window, in sentences', async () => {
+    await helper.load([scheduleNode], [TAB]);
+    const missing = await testFeed({ window: { id: 'gone', ical: path.join(dir, 'nothing-here.ics') } });
+    expect(missing.body).toMatchObject({ ok: false, error: 'The feed cannot be read: the feed file does not exist.' });
+    const bad = await testFeed({ window: { id: 'bad', ical: path.join(dir, 'studio.ics'), match: { title: '(' } } });
+    expect(bad.body).toMatchObject({ ok: false, issues: [{ path: 'match.title' }] });
+    const messages = await testFeed({ window: { id: 'm', messages: true } });
+    expect(messages.status).toBe(400);
+    expect(messages.body.error).toMatch(/no feed: its occurrences come from msg.topic "windows" messages/);
+    expect((await testFeed({})).status).toBe(400);
+  });
+
+  it('tests the deployed node’s private CalDAV address with its stored password, never sending either back', async () => {
+    const secretUrl = `${base}/newsroom/private-cal-7d2f/`;
+    const window = { id: 'late', ical: 'private', match: { title: '^REC ' }, padding: { before: '1m', after: '1m' } };
+    await helper.load(
+      [scheduleNode],
+      [
+        TAB,
+        {
+          id: 'sched',
+          type: 'media-spaces-schedule',
+          z: 'tab',
+          source: 'editor',
+          windows: [window],
+          wires: [[], [], []],
+        },
+      ],
+      { sched: { feeds: JSON.stringify({ late: { location: secretUrl, ...USER } }) } },
+    );
+    const res = await testFeed({ node: 'sched', window, timezone: 'UTC' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ ok: true, occurrences: [{ title: 'REC Late edition' }] });
+    expect(res.text).not.toContain('private-cal-7d2f');
+    expect(res.text).not.toContain(USER.password);
+    // without the stored secret (no node named) the private address is unknown, and the answer says so
+    const alone = await testFeed({ window, timezone: 'UTC' });
+    expect(alone.body.error).toMatch(
+      /^Window "late" reads a private feed address, but the schedule node has none stored/,
+    );
+    // the stored password goes only to the deployed address: a typed address gets none, and radicale refuses
+    const elsewhere = await testFeed({ node: 'sched', window: { ...window, ical: secretUrl } });
+    expect(elsewhere.body).toMatchObject({ ok: false, error: 'The feed cannot be read: HTTP 401.' });
+    // typed credentials go with the typed address
+    const typed = await testFeed({ node: 'sched', window: { ...window, ical: secretUrl }, secret: USER });
+    expect(typed.body).toMatchObject({ ok: true, occurrences: [{ title: 'REC Late edition' }] });
+  });
+});
