@@ -118,7 +118,9 @@ describe('POST /media-spaces/schedule/test-feed', () => {
     expect(bad.body).toMatchObject({ ok: false, issues: [{ path: 'match.title' }] });
     const messages = await testFeed({ window: { id: 'm', messages: true } });
     expect(messages.status).toBe(400);
-    expect(messages.body.error).toMatch(/no feed: its occurrences come from msg.topic "windows" messages/);
+    expect((messages.body as { error: string }).error).toMatch(
+      /no feed: its occurrences come from msg.topic "windows" messages/,
+    );
     expect((await testFeed({})).status).toBe(400);
   });
 
@@ -147,7 +149,7 @@ describe('POST /media-spaces/schedule/test-feed', () => {
     expect(res.text).not.toContain(USER.password);
     // without the stored secret (no node named) the private address is unknown, and the answer says so
     const alone = await testFeed({ window, timezone: 'UTC' });
-    expect(alone.body.error).toMatch(
+    expect((alone.body as { error: string }).error).toMatch(
       /^Window "late" reads a private feed address, but the schedule node has none stored/,
     );
     // the stored password goes only to the deployed address: a typed address gets none, and radicale refuses
