@@ -39,7 +39,7 @@ export async function deployedWindow(
 ): Promise<DeployedWindow | undefined> {
   const api = RED as DeployedAPI;
   const running = api.nodes.getNode(nodeId);
-  if (!running || running.type !== 'media-spaces-schedule') return undefined;
+  if (running?.type !== 'media-spaces-schedule') return undefined;
   let def: Record<string, unknown> | undefined;
   api.nodes.eachNode?.((d) => {
     if (d.id === nodeId) def = d;

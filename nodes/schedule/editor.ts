@@ -22,10 +22,13 @@ function closeDialog(node: ScheduleEditorNode): void {
   node._closeDialog?.();
   delete node._closeDialog;
   delete node._readWindows;
+  delete node._saveFeeds;
 }
 
 RED.nodes.registerType<ScheduleEditorNode>('media-spaces-schedule', {
   category: 'media spaces',
+  // per window id: a private feed address, the feed's user and password or token (JSON; see feed-secrets.ts)
+  credentials: { feeds: { type: 'password' } },
   color: '#8FBCE6',
   defaults: {
     name: { value: '' },
@@ -87,6 +90,8 @@ RED.nodes.registerType<ScheduleEditorNode>('media-spaces-schedule', {
     this.yamlEditor?.destroy();
     delete this.yamlEditor;
     this.windows = windowsToSave(this);
+    // Node-RED reads the credential's input after this: the secrets typed go in whole, else it keeps the stored ones
+    this._saveFeeds?.();
     closeDialog(this);
   },
   oneditcancel() {

@@ -5,9 +5,12 @@ import { type Conflict, findConflicts } from '../conflicts';
 import { formatLocalIso, isValidTimeZone, systemTimeZone } from '../tz';
 import { Feed, type FeedReader } from './feed';
 import { type FeedSecret, feedAccess } from './feed-access';
+import type { FeedTestAnswer, FeedTestConflict, FeedTestOccurrence } from './feed-test-answer';
 import { type Occurrence, padded } from './occurrence';
 import { calendarReader, guideReader } from './readers';
-import { type FeedWindowSource, parseSourceWindow, type SourceWindowIssue } from './window-config';
+import { type FeedWindowSource, parseSourceWindow } from './window-config';
+
+export type { FeedTestAnswer, FeedTestConflict, FeedTestOccurrence };
 
 /**
  * "Test feed" in the window form: one fetch of one window's feed, read with
@@ -39,46 +42,6 @@ export interface FeedTestRequest {
   /** the folder a relative file path is read from (Node-RED's user directory) */
   baseDir?: string;
   now?: number;
-}
-
-export interface FeedTestOccurrence {
-  id: string;
-  title?: string;
-  /** ISO with the zone's offset: the occurrence's own times */
-  start: string;
-  end: string;
-  /** the recording's times: padding added */
-  padded_start: string;
-  padded_end: string;
-  channel?: string;
-  source_id?: string;
-}
-
-export interface FeedTestConflict {
-  id: string;
-  title?: string;
-  padded_start: string;
-  padded_end: string;
-  concurrent: number;
-  limit: number;
-  with: string[];
-}
-
-export interface FeedTestAnswer {
-  ok: boolean;
-  window?: string;
-  timezone?: string;
-  kind?: 'ical' | 'xmltv';
-  occurrences: FeedTestOccurrence[];
-  /** matching occurrences in the horizon beyond those listed */
-  more: number;
-  conflicts: FeedTestConflict[];
-  /** things the feed left out, one sentence each */
-  problems: string[];
-  /** why the feed as a whole cannot be read or fetched, or the window is wrong */
-  error?: string;
-  /** the window's fields that do not validate */
-  issues?: SourceWindowIssue[];
 }
 
 const empty = (rest: Partial<FeedTestAnswer>): FeedTestAnswer => ({
