@@ -91,7 +91,10 @@ RED.nodes.registerType<ScheduleEditorNode>('media-spaces-schedule', {
     delete this.yamlEditor;
     this.windows = windowsToSave(this);
     // Node-RED reads the credential's input after this: the secrets typed go in whole, else it keeps the stored ones
-    this._saveFeeds?.();
+    const privateAddresses = this._saveFeeds?.() ?? [];
+    // an address made private after the YAML view showed it must not stay in the flow with the YAML text
+    for (const address of privateAddresses.filter((a) => a.length >= 8))
+      this.yaml = this.yaml.split(address).join('private');
     closeDialog(this);
   },
   oneditcancel() {

@@ -162,7 +162,8 @@ function feedShared(node: ScheduleEditorNode, label: (key: string) => string, ya
       label,
       nodeId: node.id,
       timezone: () => String($('#node-input-timezone').val() ?? '').trim(),
-      maxChannels: () => ($('#node-input-source').val() === 'yaml' ? maxChannelsOf(yaml()) : undefined),
+      // the YAML view's text, also while the list is shown (the list holds windows only)
+      maxChannels: () => maxChannelsOf(yaml()),
     },
   };
 }

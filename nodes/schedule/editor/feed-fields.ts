@@ -327,7 +327,8 @@ export function feedFields(
       if (kind === 'ical' || kind === 'xmltv') {
         doc[kind] = address.location();
         const m: Doc = {};
-        if (val($title)) m.title = val($title);
+        // a pattern keeps its spaces: "^REC " is not "^REC"
+        if (val($title)) m.title = String($title.val());
         if (kind === 'xmltv') guide(m);
         if (Object.keys(m).length > 0) doc.match = m;
       } else if (kind === 'messages') doc.messages = true;

@@ -17,8 +17,8 @@ export interface FeedSecrets {
   /** what was typed for a window, kept while the list is rebuilt (YAML and list switched) */
   get(windowId: string): FeedSecret;
   set(windowId: string, secret: FeedSecret): void;
-  /** oneditsave: the credential's input gets the typed secrets, when any were typed */
-  save(current: Map<string, FeedSecret>): void;
+  /** oneditsave: the credential's input gets the typed secrets, when any were typed; the private addresses typed */
+  save(current: Map<string, FeedSecret>): string[];
 }
 
 const hasAny = (s: FeedSecret) => Boolean(s.location || s.user || s.password || s.token);
@@ -35,8 +35,9 @@ export function feedSecrets(): FeedSecrets {
     },
     save(current) {
       for (const [id, secret] of current) this.set(id, secret);
-      if (![...typed.values()].some(hasAny)) return;
+      if (![...typed.values()].some(hasAny)) return [];
       $(FIELD).val(formatFeedSecrets(Object.fromEntries(typed)));
+      return [...typed.values()].flatMap((s) => (s.location ? [s.location] : []));
     },
   };
 }
