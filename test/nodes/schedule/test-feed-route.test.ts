@@ -54,6 +54,26 @@ beforeAll(async () => {
       ...event('d@studio', 'REC Evening news', 18, 19),
     ),
   );
+  const tv = (h: number) =>
+    stamp(day + h * HOUR)
+      .replace('T', '')
+      .replace('Z', ' +0000');
+  const programme = (channel: string, startH: number, stopH: number, title: string, episode: string) =>
+    `<programme start="${tv(startH)}" stop="${tv(stopH)}" channel="${channel}"><title>${title}</title>` +
+    `<episode-num system="onscreen">${episode}</episode-num></programme>`;
+  writeFileSync(
+    path.join(dir, 'guide.xml'),
+    [
+      '<?xml version="1.0" encoding="UTF-8"?>',
+      '<tv><channel id="bbc1.uk"><display-name>BBC One</display-name></channel>',
+      '<channel id="bbc2.uk"><display-name>BBC Two</display-name></channel>',
+      programme('bbc1.uk', 18, 19, 'Doctor Who', 'S15E01'),
+      programme('bbc1.uk', 19, 20, 'Doctor Who', 'S15E02'),
+      programme('bbc2.uk', 18, 19, 'Doctor Who', 'S15E01'),
+      programme('bbc1.uk', 20, 21, 'The News', 'N1'),
+      '</tv>',
+    ].join('\n'),
+  );
   const started = await startRadicale(dir, { [USER.user]: USER.password });
   radicale = started.child;
   base = started.url;
@@ -108,6 +128,56 @@ describe('POST /media-spaces/schedule/test-feed', () => {
     expect(answer.conflicts).toEqual([
       expect.objectContaining({ title: 'REC Interview', concurrent: 2, limit: 1, with: [answer.occurrences[0].id] }),
     ]);
+  });
+
+  it('lists a guide’s matching programmes, back-to-back ones each with its full padding, and their live source', async () => {
+    await helper.load([scheduleNode], [TAB]);
+    const window = {
+      id: 'doctor-who',
+      xmltv: path.join(dir, 'guide.xml'),
+      match: { channel: 'bbc1.uk', title: '^Doctor Who$' },
+      padding: { before: '1m', after: '10m' },
+      sources: { 'bbc1.uk': 'live-source-1' },
+    };
+    const res = await testFeed({ window, timezone: 'Europe/London', max_channels: 1 });
+    const answer = res.body as FeedTestAnswer;
+    expect(answer).toMatchObject({ ok: true, kind: 'xmltv', timezone: 'Europe/London' });
+    expect(answer.occurrences.map((o) => [o.title, o.channel, o.source_id])).toEqual([
+      ['Doctor Who', 'bbc1.uk', 'live-source-1'],
+      ['Doctor Who', 'bbc1.uk', 'live-source-1'],
+    ]);
+    const [first, second] = answer.occurrences;
+    expect(first.padded_end).toBe(formatLocalIso(day + 19 * HOUR + 10 * 60_000, 'Europe/London'));
+    expect(second.padded_start).toBe(formatLocalIso(day + 19 * HOUR - 60_000, 'Europe/London'));
+    // the padded times overlap: with one channel the second programme is over the limit, and named
+    expect(answer.conflicts).toEqual([
+      expect.objectContaining({ id: second.id, concurrent: 2, limit: 1, with: [first.id] }),
+    ]);
+  });
+
+  it('answers any body with a status and a sentence, never a 500', async () => {
+    await helper.load([scheduleNode], [TAB]);
+    const ics = path.join(dir, 'studio.ics');
+    const bodies: unknown[] = [
+      [],
+      { window: 'studio' },
+      { window: { id: 5, ical: 7 } },
+      { window: { id: 'a', ical: 'ftp://example.com/a.ics' } },
+      { window: { id: 'a', ical: dir } },
+      { window: { id: 'a', ical: 'private' }, node: 'no-such-node' },
+      { window: { id: 'a', ical: 'http://127.0.0.1:1/a.ics' } },
+      { window: { id: 'a', ical: ics, padding: 'lots' } },
+      { window: { id: 'a', ical: ics, cron: '0 * * * *' } },
+      { window: { id: 'a', ical: ics }, secret: 'not an object', max_channels: -1 },
+      { window: { id: 'a', ical: ics, timezone: 'Mars/Olympus' } },
+      { window: { id: 'a', xmltv: ics } },
+    ];
+    for (const body of bodies) {
+      const res = await testFeed(body);
+      expect([200, 400], JSON.stringify(body)).toContain(res.status);
+      const answer = res.body as { ok: boolean; error?: string; issues?: unknown[] };
+      if (!answer.ok) expect(answer.error ?? answer.issues, JSON.stringify(body)).toBeTruthy();
+    }
   });
 
   it('says why a feed cannot be read, and what is wrong with a window, in sentences', async () => {
