@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Conflict, findConflicts } from '../conflicts';
 import { formatLocalIso, isValidTimeZone, systemTimeZone } from '../tz';
+import { expandCalendarOffThread } from './calendar-worker';
 import { Feed, type FeedReader } from './feed';
 import { type FeedSecret, feedAccess } from './feed-access';
 import type { FeedTestAnswer, FeedTestConflict, FeedTestOccurrence } from './feed-test-answer';
@@ -101,15 +102,18 @@ export async function testFeedWindow(request: FeedTestRequest): Promise<FeedTest
 
 function readerFor(source: FeedWindowSource, zone: string, from: Date, to: Date): FeedReader {
   if (source.kind === 'ical') {
-    return calendarReader({
-      windowId: source.id,
-      zone,
-      from,
-      to,
-      match: source.match,
-      allDay: source.allDay,
-      ...(source.defaultDuration !== undefined ? { defaultDuration: source.defaultDuration } : {}),
-    });
+    return calendarReader(
+      {
+        windowId: source.id,
+        zone,
+        from,
+        to,
+        match: source.match,
+        allDay: source.allDay,
+        ...(source.defaultDuration !== undefined ? { defaultDuration: source.defaultDuration } : {}),
+      },
+      (text, opts) => expandCalendarOffThread(text, opts, FEED_TEST_TIMEOUT_MS),
+    );
   }
   return guideReader({ windowId: source.id, zone, from, to, match: source.match, sources: source.sources });
 }
