@@ -16,6 +16,26 @@ import { type Stack, screenshot, startStack } from './support/stack';
  */
 
 const SCHEDULE = 'e2e0schedfeed001';
+const GUIDE_SCHEDULE = 'e2e0schedguide01';
+const GUIDE_YAML = [
+  'windows:',
+  '  - id: doctor-who',
+  '    xmltv: /data/guide.xml.gz',
+  '    match:',
+  '      channel: [bbc1.uk, bbc1hd.uk]',
+  '      title: ^Doctor Who$',
+  '      days: [sat]',
+  '      between: 17:00-21:00',
+  '      new_only: true',
+  '    padding:',
+  '      before: 1m',
+  '      after: 10m',
+  '    sources:',
+  '      bbc1.uk: live-1',
+  '      bbc1hd.uk: live-2',
+  '    at_end: keep',
+  '',
+].join('\n');
 const ZONE = 'Europe/Paris';
 const HOUR = 3600_000;
 /** the day after tomorrow 00:00 UTC: every event is ahead whatever the hour the test runs */
@@ -68,6 +88,16 @@ beforeAll(async () => {
       y: 120,
       wires: [[], [], []],
     },
+    {
+      id: GUIDE_SCHEDULE,
+      type: 'media-spaces-schedule',
+      name: 'Guide',
+      source: 'yaml',
+      yaml: GUIDE_YAML,
+      x: 200,
+      y: 220,
+      wires: [[], [], []],
+    },
   ]);
 });
 
@@ -81,13 +111,13 @@ afterEach(async (ctx) => {
 
 const row = () => stack.page.locator('#node-input-windows-container li').first();
 /** The YAML view's text, through the editor handle the dialog keeps on the node while it is open. */
-const yamlText = () =>
+const yamlText = (node = SCHEDULE) =>
   stack.page.evaluate(
     (id) =>
       (window as unknown as { RED: { nodes: { node(id: string): { yamlEditor?: { getValue(): string } } } } }).RED.nodes
         .node(id)
         .yamlEditor?.getValue() ?? '',
-    SCHEDULE,
+    node,
   );
 /** "2026-11-28 10:58 +01:00", as the answer shows a time */
 const shown = (ms: number) =>
@@ -188,5 +218,37 @@ describe('schedule window from a calendar', () => {
     expect(await row().locator('.ms-w-feed').getAttribute('placeholder')).toMatch(/stored/);
     await closeNode(page, 'cancel');
     expect(stack.pageErrors).toEqual([]);
+  });
+
+  it('shows a guide window of the YAML in the form, and the form writes it back: rules, padding, sources and the fields it has no place for', async () => {
+    const { page } = stack;
+    await openNode(page, GUIDE_SCHEDULE);
+    await page.locator('#node-input-source').selectOption('editor');
+    await page.locator('#node-input-windows-container:not([data-loading])').waitFor({ timeout: 10_000 });
+    await row().locator('.ms-w-match-channel').waitFor({ state: 'visible', timeout: 10_000 });
+    expect(await row().locator('.ms-w-kind').inputValue()).toBe('xmltv');
+    expect(await row().locator('.ms-w-feed').inputValue()).toBe('/data/guide.xml.gz');
+    expect(await row().locator('.ms-w-match-channel').inputValue()).toBe('bbc1.uk, bbc1hd.uk');
+    expect(await row().locator('.ms-w-match-day[data-day="sat"]').isChecked()).toBe(true);
+    expect(await row().locator('.ms-w-match-new').isChecked()).toBe(true);
+    expect(await row().locator('.ms-w-sources').inputValue()).toBe('bbc1.uk = live-1\nbbc1hd.uk = live-2');
+    expect(await row().locator('.ms-w-all-day').isVisible()).toBe(false);
+    await row().locator('.ms-w-match-day[data-day="sun"]').check();
+    await row().locator('.ms-w-match-between').fill('17:00');
+    expect(await row().locator('.ms-w-match-between-error').textContent()).toMatch(/17:00-21:00/);
+    await row().locator('.ms-w-match-between').fill('18:00-22:00');
+    await row().locator('.ms-w-sources').fill('bbc1.uk = live-9');
+    await page.locator('#node-input-source').selectOption('yaml');
+    await expect.poll(() => yamlText(GUIDE_SCHEDULE), { timeout: 10_000 }).toContain('between: 18:00-22:00');
+    const yaml = await yamlText(GUIDE_SCHEDULE);
+    expect(yaml).toContain('xmltv: /data/guide.xml.gz');
+    expect(yaml).toMatch(/channel:\s+- bbc1\.uk\s+- bbc1hd\.uk/);
+    expect(yaml).toMatch(/days:\s+- sat\s+- sun/);
+    expect(yaml).toContain('between: 18:00-22:00');
+    expect(yaml).toContain('new_only: true');
+    expect(yaml).toMatch(/sources:\s+bbc1\.uk: live-9\n/);
+    expect(yaml).toContain('at_end: keep');
+    expect(yaml).not.toContain('cron:');
+    await closeNode(page, 'cancel');
   });
 });
