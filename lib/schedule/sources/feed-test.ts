@@ -94,7 +94,7 @@ export async function testFeedWindow(request: FeedTestRequest): Promise<FeedTest
     }
     return answer(source, zone, read.result.occurrences, read.result.problems, request.maxChannels, now);
   } catch (error) {
-    return empty({ window: source.id, error: sentence(`the feed cannot be tested (${(error as Error).name})`) });
+    return empty({ window: source.id, error: `The feed cannot be tested (${(error as Error).name}).` });
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
