@@ -110,7 +110,7 @@ export class ScheduleController {
       scheduler: () => this.scheduler,
       config: () => this.config,
       dir: feedDir(RED, node),
-      access: (source) => feedAccessOf(source, RED.settings?.userDir),
+      access: (source) => feedAccessOf(source, node, RED.settings?.userDir),
       warn: (text) => node.warn(text),
       changed: () => this.updateStatus(),
     });

@@ -22,10 +22,13 @@ function closeDialog(node: ScheduleEditorNode): void {
   node._closeDialog?.();
   delete node._closeDialog;
   delete node._readWindows;
+  delete node._saveFeeds;
 }
 
 RED.nodes.registerType<ScheduleEditorNode>('media-spaces-schedule', {
   category: 'media spaces',
+  // per window id: a private feed address, the feed's user and password or token (JSON; see feed-secrets.ts)
+  credentials: { feeds: { type: 'password' } },
   color: '#8FBCE6',
   defaults: {
     name: { value: '' },
@@ -87,6 +90,11 @@ RED.nodes.registerType<ScheduleEditorNode>('media-spaces-schedule', {
     this.yamlEditor?.destroy();
     delete this.yamlEditor;
     this.windows = windowsToSave(this);
+    // Node-RED reads the credential's input after this: the secrets typed go in whole, else it keeps the stored ones
+    const privateAddresses = this._saveFeeds?.() ?? [];
+    // an address made private after the YAML view showed it must not stay in the flow with the YAML text
+    for (const address of privateAddresses.filter((a) => a.length >= 8))
+      this.yaml = this.yaml.split(address).join('private');
     closeDialog(this);
   },
   oneditcancel() {

@@ -2,6 +2,8 @@ import path from 'node:path';
 import type { FeedCredentials, FeedWindowSource } from '../../lib/schedule/sources';
 import type { ScheduleAPI, ScheduleNode } from './types';
 
+type Sources = typeof import('../../lib/schedule/sources');
+
 /** Where a schedule's feeds keep their last good copy: beside its journal in the user directory. */
 export function feedDir(RED: ScheduleAPI, node: ScheduleNode): string | undefined {
   const userDir = RED.settings?.userDir;
@@ -11,17 +13,23 @@ export function feedDir(RED: ScheduleAPI, node: ScheduleNode): string | undefine
 }
 
 /**
- * The address a window's feed is fetched from, and its credentials. A relative file path is read from
- * Node-RED's user directory (where flows and settings are), not from wherever Node-RED was started.
+ * The address a window's feed is fetched from and its credentials: the document's, or the node's stored
+ * secret where the document says `private` (the `feeds` credential). A relative file path is read from
+ * Node-RED's user directory (where flows and settings are), not from wherever Node-RED was started. A
+ * sentence naming the window, never the address, when something is missing.
  */
 export function feedAccessOf(
   source: FeedWindowSource,
+  node: ScheduleNode,
   userDir: unknown,
 ): { location: string; credentials?: FeedCredentials } | string {
-  const location = source.location;
-  const isUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(location);
-  if (!isUrl && !path.isAbsolute(location) && typeof userDir === 'string' && userDir !== '') {
-    return { location: path.resolve(userDir, location) };
+  // the feed sources load with the first feed window only
+  const { feedAccess, parseFeedSecrets } = require('../../lib/schedule/sources') as Sources;
+  const access = feedAccess({ id: source.id, location: source.location }, parseFeedSecrets(node.credentials?.feeds));
+  if (typeof access === 'string') return access;
+  const isUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(access.location);
+  if (!isUrl && !path.isAbsolute(access.location) && typeof userDir === 'string' && userDir !== '') {
+    return { ...access, location: path.resolve(userDir, access.location) };
   }
-  return { location };
+  return access;
 }

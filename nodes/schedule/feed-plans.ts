@@ -11,6 +11,9 @@ export const PLAN_AHEAD_MS = 8 * 24 * 3600_000;
 /** How far back: a programme that began before a restart and still runs is caught up. */
 const PLAN_BACK_MS = 24 * 3600_000;
 
+/** ms a calendar may take to expand (its worker is stopped after): a bigger one is refused as broken. */
+const CALENDAR_TIMEOUT_MS = 120_000;
+
 /** A feed window's state, for the badge and the sidebar. */
 export interface FeedHealth {
   windowId: string;
@@ -157,15 +160,19 @@ export class FeedPlans {
     const to = new Date(now + PLAN_AHEAD_MS);
     const { source, window } = entry;
     return source.kind === 'ical'
-      ? sources.calendarReader({
-          windowId: window.id,
-          zone: window.timezone,
-          from,
-          to,
-          match: source.match,
-          allDay: source.allDay,
-          defaultDuration: source.defaultDuration ?? window.duration * 1000,
-        })
+      ? sources.calendarReader(
+          {
+            windowId: window.id,
+            zone: window.timezone,
+            from,
+            to,
+            match: source.match,
+            allDay: source.allDay,
+            defaultDuration: source.defaultDuration ?? window.duration * 1000,
+          },
+          // ical.js parses a whole calendar at once: off the thread that times every schedule
+          (text, opts) => sources.expandCalendarOffThread(text, opts, CALENDAR_TIMEOUT_MS),
+        )
       : sources.guideReader({
           windowId: window.id,
           zone: window.timezone,

@@ -1,6 +1,7 @@
 import type { NodeDef } from '../shared/node-red-types';
 import { registerPreviewRoute } from './preview-route';
 import { listenForFlowsStarted } from './start-gate';
+import { registerTestFeedRoute } from './test-feed-route';
 import type { ScheduleAPI, ScheduleNode } from './types';
 
 /**
@@ -19,7 +20,11 @@ export = function register(RED: ScheduleAPI): void {
     start(RED, this, def);
   }
 
-  RED.nodes.registerType('media-spaces-schedule', MediaSpacesScheduleNode);
+  // feeds: per window id, a private feed address and the feed's user and password or token (JSON text)
+  RED.nodes.registerType('media-spaces-schedule', MediaSpacesScheduleNode, {
+    credentials: { feeds: { type: 'password' } },
+  });
   registerPreviewRoute(RED);
+  registerTestFeedRoute(RED);
   listenForFlowsStarted(RED);
 };

@@ -132,6 +132,15 @@ function routes(sim: Simulator): Route[] {
       callsService: false,
     },
     {
+      // an address in the request also needs flows.write (admin has it): see security-stored-credentials
+      method: 'POST',
+      path: '/media-spaces/schedule/test-feed',
+      permission: 'media-spaces.write',
+      ok: { body: { window: { id: 'w', ical: join(ROOT, 'test', 'fixtures', 'feeds', 'newsroom.ics') } } },
+      bad: { body: {}, status: 400 },
+      callsService: false,
+    },
+    {
       method: 'GET',
       path: '/media-spaces/activity',
       permission: 'media-spaces.read',

@@ -51,7 +51,43 @@ const TYPED = `${PREFIX}-TYPED-api-key-77f0`;
 /** A sign-in token (the config dialog's Sign in) held by a config node, and one typed into the dialog. */
 const SIGNED = `${PREFIX}-SIGNED-in-token-3a9b`;
 const SIGNED_TYPED = `${PREFIX}-SIGNED-typed-token-6d21`;
-const SECRETS = [GOOD.admin, GOOD.token, BAD.key, BAD.token, LEAKY.key, LEAKY.token, TYPED, SIGNED, SIGNED_TYPED];
+/** A schedule's feed secrets (its `feeds` credential): a private calendar address and the token it needs. */
+const FEED_PATH = `${PREFIX}-FEED-private-path-2b8c`;
+const FEED_TOKEN = `${PREFIX}-FEED-token-d41e`;
+const SECRETS = [
+  GOOD.admin,
+  GOOD.token,
+  BAD.key,
+  BAD.token,
+  LEAKY.key,
+  LEAKY.token,
+  TYPED,
+  SIGNED,
+  SIGNED_TYPED,
+  FEED_PATH,
+  FEED_TOKEN,
+];
+const FEED_WINDOW = { id: 'cal', ical: 'private', match: { title: '^REC ' }, padding: { before: '1m', after: '2m' } };
+
+/** A calendar with one event tomorrow (no secret in it: what the test feed lists is the feed's own text). */
+function tomorrowCalendar(): string {
+  const day = new Date(Math.ceil(Date.now() / 86_400_000) * 86_400_000 + 86_400_000);
+  const stamp = (h: number) => `${day.toISOString().slice(0, 10).replace(/-/g, '')}T${String(h).padStart(2, '0')}0000Z`;
+  return [
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//media-spaces//security//EN',
+    'BEGIN:VEVENT',
+    'UID:security@feed',
+    'DTSTAMP:20260101T000000Z',
+    'SUMMARY:REC Security feed',
+    `DTSTART:${stamp(10)}`,
+    `DTEND:${stamp(11)}`,
+    'END:VEVENT',
+    'END:VCALENDAR',
+    '',
+  ].join('\r\n');
+}
 
 const TAB = 'sec0tab000000001';
 
@@ -69,6 +105,17 @@ function startLeakyService(): Promise<{ server: Server; url: string; requests: s
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(body));
       };
+      if (path.includes('/feeds/')) {
+        // the feed answers the token it expects, and quotes any other it gets
+        if (credential === FEED_TOKEN) {
+          res.writeHead(200, { 'content-type': 'text/calendar' });
+          res.end(tomorrowCalendar());
+        } else {
+          res.writeHead(401, { 'content-type': 'text/plain' });
+          res.end(`token ${credential} rejected for ${path}`);
+        }
+        return;
+      }
       if (path.includes('/livecapture/')) {
         if (req.method === 'DELETE') {
           res.writeHead(400, { 'content-type': 'text/plain' });
@@ -398,9 +445,28 @@ describe('security: credentials never leave the config node', () => {
     mkdirSync(userDir, { recursive: true });
     prepareUserDir({
       dir: userDir,
-      flows: flow(configs, captureFile),
-      credentials: Object.fromEntries(
-        configs.map((c): [string, Record<string, string>] => [
+      flows: [
+        ...flow(configs, captureFile),
+        // a schedule whose calendar address and token are its feeds credential
+        {
+          id: 'feedsched',
+          type: 'media-spaces-schedule',
+          z: TAB,
+          name: 'feeds',
+          source: 'editor',
+          windows: [FEED_WINDOW],
+          timezone: 'UTC',
+          wires: [[], [], []],
+        },
+      ],
+      credentials: Object.fromEntries([
+        [
+          'feedsched',
+          {
+            feeds: JSON.stringify({ cal: { location: `${leaky.url}/feeds/${FEED_PATH}/cal.ics`, token: FEED_TOKEN } }),
+          },
+        ],
+        ...configs.map((c): [string, Record<string, string>] => [
           c.id,
           c.workflowToken
             ? {
@@ -410,7 +476,7 @@ describe('security: credentials never leave the config node', () => {
               }
             : { apiKey: c.key, accessToken: c.token },
         ]),
-      ),
+      ]),
       logLevel: 'trace',
       audit: true,
     });
@@ -482,6 +548,12 @@ describe('security: credentials never leave the config node', () => {
       spaceId: SPACE,
       workflowToken: SIGNED_TYPED,
     });
+    // the schedule's feed tested with its stored address and token, and at an address of the caller's
+    await admin('test-feed deployed', '/media-spaces/schedule/test-feed', { node: 'feedsched', window: FEED_WINDOW });
+    await admin('test-feed elsewhere', '/media-spaces/schedule/test-feed', {
+      node: 'feedsched',
+      window: { ...FEED_WINDOW, ical: `${leaky.url}/feeds/other.ics` },
+    });
     const flows = await httpJson(`${red.url}/flows`, { headers: { 'Node-RED-API-Version': 'v2' } });
     const flowsV1 = await httpJson(`${red.url}/flows`);
     const creds: Record<string, string> = {};
@@ -489,6 +561,7 @@ describe('security: credentials never leave the config node', () => {
       const r = await httpJson(`${red.url}/credentials/media-spaces-config/${id}`);
       creds[id] = r.text;
     }
+    creds.feedsched = (await httpJson(`${red.url}/credentials/media-spaces-schedule/feedsched`)).text;
     await red.stop();
 
     const captured = readCaptured(captureFile);
@@ -515,6 +588,10 @@ describe('security: credentials never leave the config node', () => {
     expect(flows.status).toBe(200);
     expect(JSON.parse(creds.good)).toMatchObject({ has_apiKey: true, has_accessToken: true });
     expect(JSON.parse(creds.signed)).toMatchObject({ has_workflowToken: true, has_apiKey: false });
+    // the feed was fetched with the stored token (the event is listed), and not elsewhere (the leaky feed quoted nothing back)
+    expect(JSON.parse(creds.feedsched)).toMatchObject({ has_feeds: true });
+    expect(answers['test-feed deployed']).toMatch(/^200 .*"title":"REC Security feed"/);
+    expect(answers['test-feed elsewhere']).toMatch(/^200 .*"error":"The feed cannot be read: HTTP 401\."/);
     // the signed-in config really sent its token (the leaky service quoted it back, to be redacted)
     expect(answers['test-connection signed']).toMatch(/Wrong sign-in token/);
     expect(figures.traceLines).toBeGreaterThan(0);

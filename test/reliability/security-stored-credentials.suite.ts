@@ -41,6 +41,10 @@ const SIGNED = 'cred0signed000001';
 /** A disabled config node: its credentials are stored, but it is not deployed. */
 const DISABLED = 'cred0disabled0001';
 const PASSWORD = 'operator-pass-8d4a';
+/** A schedule whose window reads a private calendar address: its `feeds` credential holds the address. */
+const SCHEDULE = 'cred0schedule0001';
+const PRIVATE_FEED = join(ROOT, 'test', 'fixtures', 'feeds', 'newsroom.ics');
+const FEED_WINDOW = { id: 'cal', ical: 'private', match: { title: '^REC ' }, padding: { before: '2m', after: '5m' } };
 
 interface Recorded {
   method: string;
@@ -124,11 +128,22 @@ describe('security: stored credentials go only to the deployed address', () => {
         config(KEYED, { liveCaptureUrl: '' }),
         config(SIGNED, { liveCaptureUrl: sim.liveCaptureUrl }),
         config(DISABLED, { liveCaptureUrl: '', d: true }),
+        {
+          id: SCHEDULE,
+          type: 'media-spaces-schedule',
+          z: 'cred0tab000000001',
+          name: 'feeds',
+          source: 'editor',
+          windows: [FEED_WINDOW],
+          timezone: 'Europe/Berlin',
+          wires: [[], [], []],
+        },
       ],
       credentials: {
         [KEYED]: { apiKey: KEY, accessToken: LIVE },
         [SIGNED]: { workflowToken: signedToken, workflowTokenExpiresAt: String(Date.now() + 3_600_000) },
         [DISABLED]: { apiKey: KEY, accessToken: LIVE },
+        [SCHEDULE]: { feeds: JSON.stringify({ cal: { location: PRIVATE_FEED, user: 'ann', password: PASSWORD } }) },
       },
       settings: `  adminAuth: {
     type: 'credentials',
@@ -202,7 +217,14 @@ describe('security: stored credentials go only to the deployed address', () => {
           readers.push(`${dir.name}/${name}`);
       }
     }
-    expect(readers.sort()).toEqual(['config/admin-routes.ts', 'config/controller.ts', 'coordination/controller.ts']);
+    expect(readers.sort()).toEqual([
+      'config/admin-routes.ts',
+      'config/controller.ts',
+      'coordination/controller.ts',
+      'schedule/deployed-feed.ts',
+      // the feeds credential goes to the window's own feed address only (feedAccess)
+      'schedule/feed-access.ts',
+    ]);
   });
 
   it('sends no stored credential to the address the caller names, on every route, with the placeholder and without it', async () => {
@@ -335,6 +357,29 @@ describe('security: stored credentials go only to the deployed address', () => {
       }
     }
     expect(attacker.seen).toEqual([]);
+  });
+
+  it('the operator tests the deployed schedule’s private feed, but no address or credential of its own (that takes flows.write)', async () => {
+    const own = await post('/media-spaces/schedule/test-feed', { node: SCHEDULE, window: FEED_WINDOW });
+    expect(own.status, own.text).toBe(200);
+    expect(own.json).toMatchObject({ ok: true, window: 'cal', timezone: 'Europe/Berlin' });
+    expect((own.json as { occurrences: unknown[] }).occurrences.length).toBeGreaterThan(0);
+    // the stored address is never sent back
+    expect(own.text).not.toContain('newsroom.ics');
+    expect(own.text).not.toContain('fixtures');
+    const seen = attacker.seen.length;
+    for (const body of [
+      { node: SCHEDULE, window: { ...FEED_WINDOW, ical: `${attacker.url}/feed.ics` } },
+      { node: SCHEDULE, window: FEED_WINDOW, secret: { location: `${attacker.url}/feed.ics` } },
+      { node: SCHEDULE, window: FEED_WINDOW, secret: { token: 'typed-token' } },
+      { window: { id: 'elsewhere', xmltv: '/etc/passwd' } },
+      { node: 'no-such-node', window: { ...FEED_WINDOW, ical: `${attacker.url}/feed.ics` } },
+    ]) {
+      const r = await post('/media-spaces/schedule/test-feed', body);
+      expect(r.status, `${JSON.stringify(body)}: ${r.text}`).toBe(403);
+      expect(r.text).not.toContain('newsroom.ics');
+    }
+    expect(attacker.seen.length).toBe(seen);
   });
 
   it('a key typed into the request goes where the request says (so the listener would have seen a stored one)', async () => {

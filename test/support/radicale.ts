@@ -1,22 +1,37 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 
 /**
- * Debian's radicale (a real CalDAV server) on a free loopback port, its storage in `storage`, no
- * authentication (a user name may still be sent: with `owner_only` rights collections belong to a principal;
- * `public` lets anyone, signed in or not, read and write, as a published calendar address is read). Resolves once it
- * listens.
+ * Debian's radicale (a CalDAV server) on a free loopback port, its storage in
+ * `dir`. Without `users` it asks for no password (a user name is still sent:
+ * CalDAV collections belong to a principal); with them it checks HTTP basic
+ * against a plain htpasswd file written in `dir`.
  */
 export async function startRadicale(
-  storage: string,
+  dir: string,
+  users?: Record<string, string>,
+  /** public: anyone, signed in or not, reads and writes (as a published calendar address is read) */
   rights: 'owner_only' | 'public' = 'owner_only',
 ): Promise<{ child: ChildProcess; url: string }> {
   const rightsArgs = ['--rights-type', 'owner_only'];
   if (rights === 'public') {
-    const file = `${storage}.rights`;
+    const file = path.join(dir, 'rights');
     writeFileSync(file, '[public]\nuser: .*\ncollection: .*\npermissions: RrWw\n');
     rightsArgs.splice(0, 2, '--rights-type', 'from_file', '--rights-file', file);
   }
+  const auth = users
+    ? (() => {
+        const file = path.join(dir, 'htpasswd');
+        writeFileSync(
+          file,
+          Object.entries(users)
+            .map(([u, p]) => `${u}:${p}\n`)
+            .join(''),
+        );
+        return ['--auth-type', 'htpasswd', '--auth-htpasswd-filename', file, '--auth-htpasswd-encryption', 'plain'];
+      })()
+    : ['--auth-type', 'none'];
   const child = spawn(
     'radicale',
     [
@@ -25,9 +40,8 @@ export async function startRadicale(
       '--server-hosts',
       '127.0.0.1:0',
       '--storage-filesystem-folder',
-      storage,
-      '--auth-type',
-      'none',
+      path.join(dir, 'collections'),
+      ...auth,
       ...rightsArgs,
       '--logging-level',
       'info',
@@ -58,6 +72,30 @@ export async function startRadicale(
   });
   return { child, url };
 }
+
+/** A CalDAV request as a user (MKCALENDAR, PUT, DELETE); its status. */
+export async function caldav(
+  base: string,
+  user: { user: string; password: string },
+  method: string,
+  pathname: string,
+  body?: string,
+): Promise<number> {
+  const res = await fetch(`${base}${pathname}`, {
+    method,
+    headers: {
+      authorization: `Basic ${Buffer.from(`${user.user}:${user.password}`).toString('base64')}`,
+      'content-type': 'text/calendar; charset=utf-8',
+    },
+    body,
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/** iCalendar text around the given lines. */
+export const vcalendar = (...lines: string[]) =>
+  ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//media-spaces//test//EN', ...lines, 'END:VCALENDAR', ''].join('\r\n');
 
 /** One CalDAV request as `user`; resolves to the status. */
 export async function caldav(

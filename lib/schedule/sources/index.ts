@@ -4,7 +4,10 @@
  * fetched and kept by Feed, configured by the window schemas. The heavy
  * parsers (ical.js, saxes) and undici load on first use.
  */
+
+export { expandCalendarOffThread } from './calendar-worker';
 export * from './feed';
+export * from './feed-access';
 export { type CalendarOptions, expandCalendar } from './ical';
 export * from './occurrence';
 export { MAX_PROBLEMS } from './problems';

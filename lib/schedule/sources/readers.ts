@@ -1,14 +1,20 @@
-import { expandCalendarOffThread } from './calendar-worker';
 import type { FeedReader } from './feed';
-import type { CalendarOptions } from './ical';
+import { type CalendarOptions, expandCalendar } from './ical';
+import type { SourceResult } from './occurrence';
 import { openBody } from './stream-body';
 import { type GuideOptions, readGuide } from './xmltv';
 
 /** Characters of calendar text read at the most: a calendar is held whole to be parsed (guides are streamed). */
 const MAX_CALENDAR_CHARS = 64 * 1024 * 1024;
 
-/** A calendar feed's body (UTF-8, RFC 5545 3.1.4; gzip by its bytes) expanded with the window's options. */
-export function calendarReader(opts: CalendarOptions): FeedReader {
+/**
+ * A calendar feed's body (UTF-8, RFC 5545 3.1.4; gzip by its bytes) expanded with the window's options,
+ * by expandCalendar or another expander (one that runs it off the event loop).
+ */
+export function calendarReader(
+  opts: CalendarOptions,
+  expand: (text: string, opts: CalendarOptions) => SourceResult | Promise<SourceResult> = expandCalendar,
+): FeedReader {
   return async (open) => {
     const decoder = new TextDecoder('utf-8', { fatal: true });
     const input = open();
@@ -33,7 +39,7 @@ export function calendarReader(opts: CalendarOptions): FeedReader {
     } finally {
       input.destroy();
     }
-    return expandCalendarOffThread(text, opts);
+    return expand(text, opts);
   };
 }
 

@@ -3,9 +3,10 @@ import { postAdmin } from '../../shared/editor/admin';
 import { declaredInputsLoader } from '../../shared/editor/declared-inputs';
 import { serverBody } from '../../shared/editor/server-body';
 import type { WorkflowPage } from '../../shared/editor/workflow-picker';
+import { feedSecrets } from './feed-secrets';
 import { type PreviewBody, renderPreview, requestPreview, tooLargeToSwitch } from './preview';
 import type { FollowupShared, ScheduleEditorNode } from './types';
-import { createWindowList, type WindowList, zoneCheck } from './window-list';
+import { createWindowList, type FeedShared, type WindowList, zoneCheck } from './window-list';
 import { yamlFromList } from './yaml-switch';
 
 /** Waits this long after the last keystroke before asking for a preview. */
@@ -90,7 +91,9 @@ export function prepareDialog(node: ScheduleEditorNode): void {
   };
   yamlEditor.getSession().on('change', schedulePreview);
   const shared = followupShared(label);
-  const list = createWindowList(shared, schedulePreview);
+  const feeds = feedShared(node, label, () => yamlEditor.getValue());
+  const list = createWindowList(shared, feeds, schedulePreview);
+  node._saveFeeds = () => feeds.secrets.save(list.secrets());
   reloadOnServerChange(list, shared);
   // nothing of this dialog runs on once it is closed: a preview due would read the next dialog's fields
   node._closeDialog = () => {
@@ -144,6 +147,26 @@ export function prepareDialog(node: ScheduleEditorNode): void {
 }
 
 const server = () => $('#node-input-server').val();
+
+/** The document's `max_channels` (a top-level line of the YAML), for "Test feed" to mark conflicts. */
+function maxChannelsOf(yaml: string): number | undefined {
+  const n = /^max_channels:\s*(\d+)\s*(#.*)?$/m.exec(yaml)?.[1];
+  return n === undefined ? undefined : Number(n);
+}
+
+/** What the dialog's feed windows share: the secrets typed, and what "Test feed" sends. */
+function feedShared(node: ScheduleEditorNode, label: (key: string) => string, yaml: () => string): FeedShared {
+  return {
+    secrets: feedSecrets(),
+    test: {
+      label,
+      nodeId: node.id,
+      timezone: () => String($('#node-input-timezone').val() ?? '').trim(),
+      // the YAML view's text, also while the list is shown (the list holds windows only)
+      maxChannels: () => maxChannelsOf(yaml()),
+    },
+  };
+}
 
 /**
  * What the windows' follow-up forms share: submit job's words for the picker, and the workflow

@@ -12,6 +12,8 @@ interface ScheduleDialogState {
   _(key: string): string;
   /** the editor list's windows, while the dialog is open */
   _readWindows?: () => WindowModel[];
+  /** oneditsave: writes the feed secrets typed in the dialog into the feeds credential's input; the private addresses typed */
+  _saveFeeds?: () => string[];
   /** stops what the open dialog has running (its preview timer, the follow-up pickers' loading) */
   _closeDialog?: () => void;
 }
@@ -20,9 +22,9 @@ interface ScheduleDialogState {
 export interface WindowModel {
   id: string;
   name?: string;
-  cron: string;
+  cron?: string;
   timezone?: string;
-  duration: string | number;
+  duration?: string | number;
   enabled?: boolean;
   channel?: unknown;
   followup?: unknown;

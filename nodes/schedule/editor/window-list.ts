@@ -1,7 +1,11 @@
 import { DurationError, parseDuration } from '../../../lib/schedule/duration';
 import { ID_PATTERN } from '../../../lib/schedule/ids';
+import type { FeedSecret } from '../../../lib/schedule/sources/feed-access';
 import { isValidTimeZone } from '../../../lib/schedule/tz';
 import { cronFields } from './cron-fields';
+import { type FeedForm, feedFields, kindOf, showKind, WINDOW_KINDS, type WindowKind } from './feed-fields';
+import type { FeedSecrets } from './feed-secrets';
+import { type FeedTestContext, feedTestRow } from './feed-test';
 import { errorLine, fieldError, noteLine, zoneDatalist } from './field-error';
 import { type FollowupForm, followupForm } from './followup-form';
 import { CHANNEL_FIELDS, objectFields } from './template-fields';
@@ -13,9 +17,40 @@ export interface WindowList {
   read(): WindowModel[];
   /** each window's follow-up form */
   followups(): FollowupForm[];
+  /** the feed secrets typed in the list's windows, by window id */
+  secrets(): Map<string, FeedSecret>;
+}
+
+/** What the feed windows of one dialog share: the secrets typed, and what "Test feed" sends. */
+export interface FeedShared {
+  secrets: FeedSecrets;
+  test: FeedTestContext;
 }
 
 const FOLLOWUP_DATA = 'ms-followup';
+const FEED_DATA = 'ms-feed';
+/** the window's fields of the document that no form shows: carried through the list as they were */
+const EXTRA_DATA = 'ms-extra';
+const FORM_KEYS = new Set([
+  'id',
+  'name',
+  'cron',
+  'timezone',
+  'duration',
+  'enabled',
+  'channel',
+  'followup',
+  'ical',
+  'xmltv',
+  'messages',
+  'match',
+  'padding',
+  'refresh',
+  'on_cancel',
+  'all_day',
+  'default_duration',
+  'sources',
+]);
 
 const ZONES_LIST = 'ms-schedule-zones';
 
@@ -93,7 +128,51 @@ export function zoneCheck($zone: JQuery, $error: JQuery, label: (key: string) =>
   fieldError($zone, $error, problem());
 }
 
-function addRow(row: JQuery, index: number, data: unknown, shared: FollowupShared, changed: () => void): void {
+/** Where the window's times come from: cron, a calendar, a programme guide, or messages. */
+function kindSelect(line: Line, label: (key: string) => string, kind: WindowKind, changed: () => void): JQuery {
+  const $kind = $('<select class="ms-w-kind" style="width: auto">').appendTo(line(label('window.kind')));
+  for (const k of WINDOW_KINDS)
+    $('<option>')
+      .val(k)
+      .text(label(`kind.${k}`))
+      .appendTo($kind);
+  return $kind.val(kind).on('change', changed);
+}
+
+/** The rows of a window's times: cron and duration, or a feed's fields and its "Test feed". */
+function timeRows(row: JQuery, line: Line, w: Partial<WindowModel>, feeds: FeedShared, changed: () => void): void {
+  const label = feeds.test.label;
+  const $kind = kindSelect(line, label, kindOf(w), changed);
+  const cronLine: Line = (title, top) => line(title, top).addClass('ms-w-kind-row').attr('data-kinds', 'cron');
+  cronFields(cronLine, label, text(w.cron), changed);
+  checkedField(
+    cronLine,
+    {
+      cls: 'ms-w-duration',
+      label: label('window.duration'),
+      value: w.duration,
+      placeholder: '1h30m',
+      check: durationProblem,
+    },
+    changed,
+  );
+  const feed = feedFields(line, label, w, feeds.secrets, changed);
+  feedTestRow(line, feeds.test, () => ({ window: readRow(row), secret: feed.secret() }));
+  row.data(FEED_DATA, feed);
+  row.data(EXTRA_DATA, Object.fromEntries(Object.entries(w).filter(([k]) => !FORM_KEYS.has(k))));
+  const show = () => showKind(row, String($kind.val()) as WindowKind);
+  $kind.on('change', show);
+  show();
+}
+
+function addRow(
+  row: JQuery,
+  index: number,
+  data: unknown,
+  shared: FollowupShared,
+  feeds: FeedShared,
+  changed: () => void,
+): void {
   const { label } = shared;
   const added = !isWindow(data);
   const w: Partial<WindowModel> = added
@@ -122,18 +201,7 @@ function addRow(row: JQuery, index: number, data: unknown, shared: FollowupShare
     .val(text(w.name))
     .appendTo(line(label('window.name')))
     .on('change keyup input', changed);
-  cronFields(line, label, text(w.cron), changed);
-  checkedField(
-    line,
-    {
-      cls: 'ms-w-duration',
-      label: label('window.duration'),
-      value: w.duration,
-      placeholder: '1h30m',
-      check: durationProblem,
-    },
-    changed,
-  );
+  timeRows(row, line, w, feeds, changed);
   zoneField(line, label, w.timezone, changed);
   $('<input type="checkbox" class="ms-w-enabled" style="width: auto">')
     .prop('checked', w.enabled !== false)
@@ -182,10 +250,14 @@ function readRow(row: JQuery): WindowModel {
   // keys in the order the YAML shows them when the list is turned into text
   const w: Record<string, unknown> = { id: value('ms-w-id') };
   if (value('ms-w-name')) w.name = value('ms-w-name');
-  w.cron = value('ms-w-cron');
+  const kind = (value('ms-w-kind') || 'cron') as WindowKind;
+  if (kind === 'cron') w.cron = value('ms-w-cron');
+  else (row.data(FEED_DATA) as FeedForm | undefined)?.read(w, kind);
   if (value('ms-w-timezone')) w.timezone = value('ms-w-timezone');
-  const duration = value('ms-w-duration');
-  w.duration = /^\d+$/.test(duration) ? Number(duration) : duration;
+  if (kind === 'cron') {
+    const duration = value('ms-w-duration');
+    w.duration = /^\d+$/.test(duration) ? Number(duration) : duration;
+  }
   if (!row.find('.ms-w-enabled').prop('checked')) w.enabled = false;
   for (const [cls, key] of [
     ['ms-w-channel', 'channel'],
@@ -199,17 +271,17 @@ function readRow(row: JQuery): WindowModel {
       w[key] = raw; // reported on the field, by the preview and at deploy
     }
   }
-  return w as WindowModel;
+  return { ...w, ...(row.data(EXTRA_DATA) as Record<string, unknown> | undefined) } as WindowModel;
 }
 
-export function createWindowList(shared: FollowupShared, changed: () => void): WindowList {
+export function createWindowList(shared: FollowupShared, feeds: FeedShared, changed: () => void): WindowList {
   zoneDatalist(ZONES_LIST);
   const list = $('#node-input-windows-container');
   list
     .css('min-height', '150px')
     .css('min-width', '450px')
     .editableList({
-      addItem: (row: JQuery, index: number, data: unknown) => addRow(row, index, data, shared, changed),
+      addItem: (row: JQuery, index: number, data: unknown) => addRow(row, index, data, shared, feeds, changed),
       removeItem: changed,
       sortable: true,
       removable: true,
@@ -227,7 +299,24 @@ export function createWindowList(shared: FollowupShared, changed: () => void): W
     });
     return forms;
   };
+  const rows = (): JQuery[] => {
+    if (!document.body.contains(list[0])) return [];
+    return (list.editableList('items') as JQuery).toArray().map((el) => $(el));
+  };
+  const secrets = () => {
+    const typed = new Map<string, FeedSecret>();
+    for (const row of rows()) {
+      const form = row.data(FEED_DATA) as FeedForm | undefined;
+      const id = String(row.find('.ms-w-id').val() ?? '').trim();
+      // a window that reads no feed (any more) keeps no secret
+      const reads = ['ical', 'xmltv'].includes(String(row.find('.ms-w-kind').val()));
+      if (form && id) typed.set(id, reads ? form.secret() : {});
+    }
+    return typed;
+  };
   const fill = (windows: unknown) => {
+    // secrets typed so far outlive the rows: the rebuilt row of the same window shows them again
+    for (const [id, secret] of secrets()) feeds.secrets.set(id, secret);
     for (const form of followups()) form.stop();
     list.editableList('empty');
     for (const w of Array.isArray(windows) ? windows : []) list.editableList('addItem', w);
@@ -241,5 +330,5 @@ export function createWindowList(shared: FollowupShared, changed: () => void): W
     });
     return windows;
   };
-  return { fill, read, followups };
+  return { fill, read, followups, secrets };
 }

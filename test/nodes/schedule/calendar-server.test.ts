@@ -27,7 +27,7 @@ beforeAll(async () => {
   sim = await startSimulator();
   dir = mkdtempSync(path.join(os.tmpdir(), 'calendar-server-'));
   // rights "public": the calendar is read without a user, as a published calendar address is
-  const started = await startRadicale(path.join(dir, 'collections'), 'public');
+  const started = await startRadicale(dir, undefined, 'public');
   radicale = started.child;
   base = started.url;
   expect(await caldav(base, 'MKCALENDAR', '/newsroom/cal/')).toBe(201);

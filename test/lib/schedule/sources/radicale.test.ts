@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Feed } from '../../../../lib/schedule/sources/feed';
 import { calendarReader } from '../../../../lib/schedule/sources/readers';
 import { formatLocalIso } from '../../../../lib/schedule/tz';
-import { caldav as caldavAt, startRadicale } from '../../../support/radicale';
+import { startRadicale } from '../../../support/radicale';
 
 /**
  * A calendar served by a real CalDAV server: Debian's radicale on a free
@@ -19,9 +19,16 @@ let radicale: ChildProcess | undefined;
 let base = '';
 let dir = '';
 const USER = { user: 'newsroom', password: 'unused' };
+const auth = `Basic ${Buffer.from(`${USER.user}:${USER.password}`).toString('base64')}`;
 
 async function caldav(method: string, pathname: string, body?: string): Promise<number> {
-  return caldavAt(base, method, pathname, body, USER.user);
+  const res = await fetch(`${base}${pathname}`, {
+    method,
+    headers: { authorization: auth, 'content-type': 'text/calendar; charset=utf-8' },
+    body,
+  });
+  await res.arrayBuffer();
+  return res.status;
 }
 
 const vcalendar = (...lines: string[]) =>
@@ -77,7 +84,7 @@ const listing = (r: Awaited<ReturnType<Feed['refresh']>>) =>
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'radicale-test-'));
-  const started = await startRadicale(path.join(dir, 'collections'));
+  const started = await startRadicale(dir);
   radicale = started.child;
   base = started.url;
   expect(await caldav('MKCALENDAR', '/newsroom/cal/')).toBe(201);
