@@ -19,6 +19,7 @@ import { dialogLabels, settingsWithWarnings } from '../shared/settings';
 import { StatusBoard } from '../shared/status-board';
 import { type CommandHost, handleControl } from './commands';
 import { ConfigSource } from './config-source';
+import { ConflictWatch } from './conflict-report';
 import { Emitter } from './emitter';
 import { feedAccessOf, feedDir } from './feed-access';
 import { FeedPlans } from './feed-plans';
@@ -67,6 +68,8 @@ export class ScheduleController {
   private readonly watch: RecordingWatch | undefined;
   /** the calendar and guide windows' feeds, each the plan of its window */
   private readonly feeds: FeedPlans;
+  /** the plan's occurrences over the document's max_channels, reported when they change */
+  private readonly conflicts = new ConflictWatch((report) => this.node.send([null, null, report]));
 
   constructor(
     private readonly RED: ScheduleAPI,
@@ -94,6 +97,7 @@ export class ScheduleController {
       onEnd: (event) => (gate ? gate.end(event) : emitter.emitEnd(event)),
       onMissed: (event) => emitter.emitMissed(event, event.why, MISSED_REASONS[event.why]),
       onReplan: (event) => {
+        this.checkConflicts();
         // an end moved by the feed: another instance that read it earlier must not stop the recording early
         for (const moved of event.endsMoved) {
           const slot = this.scheduler?.activeSlots().find((s) => s.key === moved.key);
@@ -144,6 +148,7 @@ export class ScheduleController {
     if (!error) {
       this.scheduler?.setConfig(this.config, this.scheduleIdOf(this.config));
       if (this.started) this.feeds.configure();
+      this.checkConflicts();
     }
     return error;
   }
@@ -297,6 +302,17 @@ export class ScheduleController {
     }
   }
 
+  /** The plan against max_channels: a `conflict` report when the occurrences over it changed. */
+  private checkConflicts(): void {
+    if (this.closed || !this.started) return;
+    try {
+      const found = this.conflicts.check(this.scheduler, this.config);
+      this.sidebar?.conflicts(new Set(found.map((c) => c.key)));
+    } catch (err) {
+      this.node.error(asMediaSpacesError(err, 'Schedule').message);
+    }
+  }
+
   /** A slot moved: the badge, and which channels the recording watch reads. */
   private slotsChanged(): void {
     this.updateStatus();
@@ -345,6 +361,7 @@ export class ScheduleController {
         }
         this.slotsChanged();
         this.feeds.configure();
+        this.checkConflicts();
       },
       (err) => this.node.error(asMediaSpacesError(err, 'Schedule').message),
     );

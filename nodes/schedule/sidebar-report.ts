@@ -42,6 +42,8 @@ export class ScheduleSidebar {
   private readonly skippedShown = new Set<string>();
   private paused = false;
   private planRevision = 0;
+  /** slot keys of planned occurrences over the document's max_channels */
+  private overLimit = new Set<string>();
   private windows: readonly ScheduleWindow[] = [];
   private closed = false;
   /** reads the channels' state as it changes, when the schedule has a server to ask */
@@ -96,6 +98,15 @@ export class ScheduleSidebar {
       });
     }
     this.syncSlots(scheduler);
+  }
+
+  /** The planned occurrences over max_channels changed: the timeline marks them. */
+  conflicts(keys: Set<string>): void {
+    const same = keys.size === this.overLimit.size && [...keys].every((k) => this.overLimit.has(k));
+    if (same || this.closed) return;
+    this.overLimit = keys;
+    this.planRevision = -1;
+    this.sync();
   }
 
   /** The node closes: its schedule leaves the tab (the slots it reported stay in the history). */
@@ -208,7 +219,10 @@ export class ScheduleSidebar {
           h.scheduler.trigger(id);
           h.updateStatus();
         }),
-      plan: (from, to, perWindow) => this.host()?.scheduler.planned(from, to, perWindow) ?? [],
+      plan: (from, to, perWindow) =>
+        (this.host()?.scheduler.planned(from, to, perWindow) ?? []).map((p) =>
+          this.overLimit.has(p.key) ? { ...p, conflict: true as const } : p,
+        ),
       skipNext: (windowId) =>
         act((h) => {
           skipReply(h, windowId);

@@ -56,6 +56,8 @@ export interface PlannedSlotView {
   end: number;
   /** the programme's title (calendar, guide) */
   title?: string;
+  /** one channel too many for the space's max_channels when it starts */
+  conflict?: true;
   band?: true;
 }
 
@@ -153,6 +155,8 @@ export interface SlotView {
   outcome?: SlotOutcome;
   /** the programme's title, when the window reads a calendar or guide */
   title?: string;
+  /** planned over the space's max_channels (a conflict shown before it happens) */
+  conflict?: true;
   /**
    * planned starts too dense to list one by one (an every-minute window over
    * a week): the window keeps starting as its cron says from `start` to `end`

@@ -272,7 +272,8 @@ export class Timeline {
     }
     bar.slot = slot;
     // a calendar's or guide's programme is named on its bar (as text: titles come from outside)
-    const windowName = slot.title ? `${name}: ${slot.title}` : name;
+    const titled = slot.title ? `${name}: ${slot.title}` : name;
+    const windowName = slot.conflict ? `${titled} (over max_channels)` : titled;
     const label = slot.band
       ? `${windowName}: starts go on as planned from ${timeIn(slot.start, timezone)}`
       : slotLabel(windowName, slot.start, slot.end, timezone);
@@ -282,7 +283,7 @@ export class Timeline {
       bar.sig = sig;
       bar.label = label;
       bar.headline = text.headline;
-      const classes = `ms-${slot.phase} ms-stage-${classWord(text.stage)}${slot.band ? ' ms-band' : ''}${toneClass(slot, text)}`;
+      const classes = `ms-${slot.phase} ms-stage-${classWord(text.stage)}${slot.band ? ' ms-band' : ''}${slot.conflict ? ' ms-conflict' : ''}${toneClass(slot, text)}`;
       setClass(bar.node, `ms-tl-bar ${classes}`);
       setClass(bar.text, `ms-tl-bar-text ${classes}`);
       for (const part of [bar.node, bar.text]) {

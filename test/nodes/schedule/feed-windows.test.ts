@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../../lib/simulator';
+import { runtimeFeed } from '../../support/activity-feed';
 import { helper, waitFor } from '../../support/node-red-runtime';
 import { type ChainMsg, loadScheduleChain } from '../../support/schedule-chain';
 
@@ -184,5 +185,62 @@ describe('a messages window', () => {
       end: new Date(start + 4000).toISOString().replace('.000', ''),
     });
     expect(creates(scheduleId)).toHaveLength(1);
+  });
+
+  it('names the occurrences over max_channels before they happen, in a conflict report and on the timeline', {
+    timeout: 60_000,
+  }, async () => {
+    const scheduleId = `limit-${process.pid}-${Date.now()}`;
+    const seen = await loadScheduleChain(sim, {
+      yaml: `max_channels: 1
+windows:
+  - id: fed
+    messages: true
+    timezone: UTC
+`,
+      scheduleId,
+    });
+    const sched = helper.getNode('sched');
+    const at = second(3600_000);
+    const entry = (id: string, from: number, minutes: number) => ({
+      id,
+      start: new Date(from).toISOString(),
+      end: new Date(from + minutes * 60_000).toISOString(),
+      title: id,
+    });
+    sched.receive({
+      topic: 'windows',
+      payload: [entry('first', at, 30), entry('second', at + 600_000, 30), entry('third', at + 7200_000, 30)],
+    });
+    await waitFor(() => seen.ctl.some((m) => m.topic === 'conflict'), 5000);
+    const report = seen.ctl.find((m) => m.topic === 'conflict') as {
+      payload: { limit: number; conflicts: Array<Record<string, unknown>> };
+    };
+    expect(report.payload.limit).toBe(1);
+    expect(report.payload.conflicts).toEqual([
+      {
+        slot: `${scheduleId}:fed:second`,
+        window_id: 'fed',
+        start: new Date(at + 600_000).toISOString().replace('.000', ''),
+        end: new Date(at + 2400_000).toISOString().replace('.000', ''),
+        title: 'second',
+        concurrent: 2,
+        with: [`${scheduleId}:fed:first`],
+      },
+    ]);
+    const slots =
+      runtimeFeed()
+        .snapshot()
+        .schedules.find((s) => s.nodeId === 'sched')?.slots ?? [];
+    expect(slots.filter((v) => v.conflict).map((v) => v.title)).toEqual(['second']);
+    // the same plan again: no second report; nothing is dropped from the plan
+    sched.receive({
+      topic: 'windows',
+      payload: [entry('first', at, 30), entry('second', at + 600_000, 30), entry('third', at + 7200_000, 30)],
+    });
+    sched.receive({ topic: 'list', count: 5 });
+    await waitFor(() => seen.ctl.some((m) => m.topic === 'list'), 5000);
+    expect(seen.ctl.filter((m) => m.topic === 'conflict')).toHaveLength(1);
+    expect((seen.ctl.find((m) => m.topic === 'list')?.payload as unknown[]).length).toBe(3);
   });
 });

@@ -1,0 +1,70 @@
+import { isoSeconds, type ScheduleConfig, type Scheduler } from '../../lib/schedule';
+import { type Conflict, findConflicts } from '../../lib/schedule/conflicts';
+
+/** How far ahead conflicts are looked for: the feeds' plan (a week and a day). */
+const AHEAD_MS = 8 * 24 * 3600_000;
+/** Slots of one window looked at, at the most (a minutely cron window over 8 days is 11,520). */
+const PER_WINDOW = 2000;
+
+/** The output-3 message naming the occurrences a plan puts over the space's `max_channels`. */
+export type ConflictReport = {
+  topic: 'conflict';
+  payload: {
+    limit: number;
+    conflicts: Array<{
+      slot: string;
+      window_id: string;
+      start: string;
+      end: string;
+      title?: string;
+      concurrent: number;
+      with: string[];
+    }>;
+  };
+};
+
+/**
+ * Watches a schedule's plan against the document's `max_channels`: when the occurrences over it change (a
+ * feed refreshed, a reload, a windows message), one `conflict` report names them all, before they happen.
+ * Nothing is dropped: each is still recorded if the service lets it.
+ */
+export class ConflictWatch {
+  private last = '';
+
+  constructor(private readonly send: (report: ConflictReport) => void) {}
+
+  check(scheduler: Scheduler | undefined, config: ScheduleConfig, now = Date.now()): Conflict[] {
+    const limit = config.maxChannels;
+    if (!scheduler || limit === undefined) return [];
+    const entries = scheduler
+      .planned(now, now + AHEAD_MS, PER_WINDOW)
+      .filter((p) => !p.band)
+      .map((p) => ({
+        key: p.key,
+        windowId: p.windowId,
+        start: p.start,
+        end: p.end,
+        ...(p.title ? { title: p.title } : {}),
+      }));
+    const conflicts = findConflicts(entries, limit);
+    const said = conflicts.map((c) => c.key).join('\n');
+    if (said === this.last) return conflicts;
+    this.last = said;
+    this.send({
+      topic: 'conflict',
+      payload: {
+        limit,
+        conflicts: conflicts.map((c) => ({
+          slot: c.key,
+          window_id: c.windowId,
+          start: isoSeconds(c.start),
+          end: isoSeconds(c.end),
+          ...(c.title ? { title: c.title } : {}),
+          concurrent: c.concurrent,
+          with: c.with,
+        })),
+      },
+    });
+    return conflicts;
+  }
+}
