@@ -96,23 +96,3 @@ export async function caldav(
 /** iCalendar text around the given lines. */
 export const vcalendar = (...lines: string[]) =>
   ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//media-spaces//test//EN', ...lines, 'END:VCALENDAR', ''].join('\r\n');
-
-/** One CalDAV request as `user`; resolves to the status. */
-export async function caldav(
-  base: string,
-  method: string,
-  pathname: string,
-  body?: string,
-  user = 'newsroom',
-): Promise<number> {
-  const res = await fetch(`${base}${pathname}`, {
-    method,
-    headers: {
-      authorization: `Basic ${Buffer.from(`${user}:unused`).toString('base64')}`,
-      'content-type': 'text/calendar; charset=utf-8',
-    },
-    body,
-  });
-  await res.arrayBuffer();
-  return res.status;
-}

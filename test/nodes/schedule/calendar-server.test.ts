@@ -21,6 +21,7 @@ let sim: Simulator;
 let radicale: ChildProcess;
 let base = '';
 let dir = '';
+const NEWSROOM = { user: 'newsroom', password: 'unused' };
 
 beforeAll(async () => {
   helper.init(require.resolve('node-red'));
@@ -30,7 +31,7 @@ beforeAll(async () => {
   const started = await startRadicale(dir, undefined, 'public');
   radicale = started.child;
   base = started.url;
-  expect(await caldav(base, 'MKCALENDAR', '/newsroom/cal/')).toBe(201);
+  expect(await caldav(base, NEWSROOM, 'MKCALENDAR', '/newsroom/cal/')).toBe(201);
 });
 afterAll(async () => {
   await helper.unload();
@@ -63,12 +64,15 @@ describe('a calendar on a CalDAV server', () => {
     timeout: 60_000,
   }, async () => {
     const a = Math.ceil((Date.now() + 6000) / 1000) * 1000;
-    expect(await caldav(base, 'PUT', '/newsroom/cal/a.ics', event('a@newsroom', a, 3, 'REC Bulletin'))).toBe(201);
+    expect(await caldav(base, NEWSROOM, 'PUT', '/newsroom/cal/a.ics', event('a@newsroom', a, 3, 'REC Bulletin'))).toBe(
+      201,
+    );
     // a daily event whose today's instance is taken out: its next occurrence is tomorrow's
     const daily = a + 3600_000;
     expect(
       await caldav(
         base,
+        NEWSROOM,
         'PUT',
         '/newsroom/cal/daily.ics',
         event('daily@newsroom', daily, 600, 'REC Daily', ['RRULE:FREQ=DAILY;COUNT=3', `EXDATE:${utc(daily)}`]),

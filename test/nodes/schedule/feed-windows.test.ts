@@ -241,6 +241,6 @@ windows:
     sched.receive({ topic: 'list', count: 5 });
     await waitFor(() => seen.ctl.some((m) => m.topic === 'list'), 5000);
     expect(seen.ctl.filter((m) => m.topic === 'conflict')).toHaveLength(1);
-    expect((seen.ctl.find((m) => m.topic === 'list')?.payload as unknown[]).length).toBe(3);
+    expect(seen.ctl.find((m) => m.topic === 'list')?.payload).toHaveLength(3);
   });
 });
