@@ -387,7 +387,7 @@ export class ScheduleController {
     if (problem) this.node.error(problem);
     return new SlotCoordination(provider, problem, {
       emitStart: (event) => emitter.emitStart(event),
-      emitEnd: (event, after) => emitter.emitEnd(event, after),
+      emitEnd: (event, after, coordinated) => emitter.emitEnd(event, after, coordinated),
       emitMissed: (event, why, reason) => emitter.emitMissed(event, why, reason),
       scheduler: () => this.scheduler,
       adopted: (slot, channel) => this.channelCreated(slot.key, channel),

@@ -16,9 +16,10 @@ import { asMediaSpacesError, failMessage } from '../shared/failure';
 import type { NodeMessage } from '../shared/node-red-types';
 import { clientFor } from '../shared/server-client';
 import { isAlarm, type MissedWhy, missedReport, missedSentence, raisesError } from './missed';
+import { type RecordingFacts, recordedVerdict } from './recorded';
 import { endRecording, STOP_GRACE_MS } from './recording-end';
 import type { ScheduleSettings } from './settings';
-import { type Channel, channelWithId, gapView, type SlotLives } from './slot-life';
+import { type Channel, gapView, type SlotLives } from './slot-life';
 import type { ScheduleAPI, ScheduleNode } from './types';
 
 /** What the emitter reads from the node it works for. */
@@ -31,7 +32,8 @@ export interface EmitterHost {
   scheduleId(): string;
 }
 
-type Delivered = (sent: boolean) => void;
+/** Whether the end was dealt with; `missed` the reason when the slot was reported missed instead. */
+type Delivered = (sent: boolean, missed?: string) => void;
 const ignore: Delivered = () => undefined;
 
 /** How long a follow-up's workflow name stays resolved to an id. */
@@ -126,7 +128,7 @@ export class Emitter {
    * whether the slot's end was dealt with (coordination completes or releases
    * the slot's end with it).
    */
-  emitEnd(event: EndEvent, after: Delivered = ignore): void {
+  emitEnd(event: EndEvent, after: Delivered = ignore, coordinated?: RecordingFacts['coordinated']): void {
     if (event.replay && isPlainObject(event.message)) {
       // the very message sent before the restart: same body, same idempotency key
       this.node.send([null, { ...structuredClone(event.message), replay: true }, null]);
@@ -134,24 +136,24 @@ export class Emitter {
       after(true);
       return;
     }
-    const channel = channelWithId(event.channel);
-    // every channel that recorded part of the window, in order: one, or more after interruptions (the last
-    // replacement may never have recorded)
-    const earlier = (event.earlier ?? []).flatMap((c) => channelWithId(c) ?? []);
-    const segments = channel ? [...earlier, channel] : earlier;
-    if (segments.length === 0) {
-      if (event.startFailure || this.host.lives.heardOf(event.slot.key) || this.host.scheduler?.routesChannels) {
-        const reason = event.startFailure
-          ? `the channel could not be created (${event.startFailure.message}; ${event.startFailure.attempts} attempts)`
-          : 'no channel came back for this window';
-        this.emitMissed(event, event.startFailure ? 'start_failed' : 'not_started', reason);
-        after(true);
-        return;
-      }
-      // nothing says whether this flow records (its start output may go elsewhere): the end goes as it is
+    const verdict = recordedVerdict({
+      channel: event.channel,
+      earlier: event.earlier,
+      startFailure: event.startFailure,
+      heard: this.host.lives.heardOf(event.slot.key),
+      routesChannels: this.host.scheduler?.routesChannels === true,
+      coordinated,
+    });
+    if (verdict.kind === 'missed') {
+      this.emitMissed(event, verdict.why, verdict.reason);
+      after(true, verdict.reason);
+      return;
+    }
+    if (verdict.kind === 'unknown') {
       this.sendEnd(event, after);
       return;
     }
+    const segments = verdict.segments;
     if (!this.settings.server) {
       const last = segments[segments.length - 1];
       this.sendEnd({ ...event, channel: last }, after, 'no server in the schedule node: the recording was not stopped');

@@ -29,7 +29,11 @@ import { channelWithId } from './slot-life';
 /** What the coordination does through the node it works for. */
 export interface SlotActions {
   emitStart(event: StartEvent): void;
-  emitEnd(event: EndEvent, after: (sent: boolean) => void): void;
+  emitEnd(
+    event: EndEvent,
+    after: (sent: boolean, missed?: string) => void,
+    coordinated?: { started: boolean; failed?: string },
+  ): void;
   /** the slot recorded nothing: reported instead of its end */
   emitMissed(event: EndEvent, why: MissedWhy, reason: string): void;
   scheduler(): Scheduler | undefined;
@@ -310,20 +314,21 @@ export class SlotCoordination {
       if (!(await pause(UNSTARTED_RETRY_MS, this.abort.signal))) return;
       return this.runEnd(event);
     }
-    if (!started || (failed && event.channel === undefined)) {
-      keeper.stop();
-      const reason = failed || 'no instance started this window (no channel, no start in Redis)';
-      this.host.emitMissed(event, failed ? 'start_failed' : 'not_started', reason);
-      this.finish({ ref, token: result.token, coordinator }, slot.key, 'end', { missed: reason });
-      return;
-    }
     this.setRole('leading', `leading: end of ${label(slot)}`, Date.now() + 5000);
     const channel = event.channel ?? start?.result;
-    this.host.emitEnd({ ...event, channel }, (sent) => {
-      keeper.stop();
-      if (sent) this.finish({ ref, token: result.token, coordinator }, slot.key, 'end', { sentAt: Date.now() });
-      else void coordinator.release(ref, result.token).catch(() => false);
-    });
+    // whether the slot recorded is the emitter's one decision (recorded.ts), told what Redis knows
+    const coordinated = { started, ...(failed ? { failed } : {}) };
+    this.host.emitEnd(
+      { ...event, channel },
+      (sent, missed) => {
+        keeper.stop();
+        const done = { ref, token: result.token, coordinator };
+        if (missed !== undefined) this.finish(done, slot.key, 'end', { missed });
+        else if (sent) this.finish(done, slot.key, 'end', { sentAt: Date.now() });
+        else void coordinator.release(ref, result.token).catch(() => false);
+      },
+      coordinated,
+    );
   }
 
   /**

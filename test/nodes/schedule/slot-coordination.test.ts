@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Coordinator } from '../../../lib/coordination';
 import type { EndEvent, ScheduleWindow, Slot, StartEvent } from '../../../lib/schedule';
+import { recordedVerdict } from '../../../nodes/schedule/recorded';
 import { SlotCoordination } from '../../../nodes/schedule/slot-coordination';
 import { coordinatedStatus } from '../../../nodes/schedule/status';
 import type { CoordinationProvider } from '../../../nodes/shared/coordination-provider';
@@ -57,7 +58,14 @@ function instance(name: string, prefix: string, options: { url?: string; policy?
     emitStart: (event) => starts.push(event),
     adopted: () => undefined,
     endedElsewhere: () => undefined,
-    emitEnd: (event, after) => {
+    // as the schedule's emitter does: the one decision of whether the slot recorded (recorded.ts)
+    emitEnd: (event, after, coordinated) => {
+      const verdict = recordedVerdict({ ...event, heard: false, routesChannels: false, coordinated });
+      if (verdict.kind === 'missed') {
+        missed.push({ event, why: verdict.why, reason: verdict.reason });
+        after(true, verdict.reason);
+        return;
+      }
       ends.push(event);
       after(true);
     },
