@@ -21,7 +21,7 @@ export function recordingFlag(value: unknown): boolean | undefined {
 }
 
 /** recording_duration given as digits ("4"): the number; undefined when it is not such text. */
-export function hoursFromText(value: unknown): number | undefined {
+function hoursFromText(value: unknown): number | undefined {
   return typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value.trim()) : undefined;
 }
 

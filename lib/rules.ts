@@ -67,7 +67,7 @@ export function isLoopback(hostname: string): boolean {
 }
 
 /** A base URL of the service, read: either the parsed URL, or the rule it breaks. */
-export type BaseUrlCheck =
+type BaseUrlCheck =
   /** insecure: plain http to a host that is not this machine */
   | { ok: true; url: URL; insecure: boolean }
   | { ok: false; problem: 'is required' | 'is not a valid URL' | 'must start with http:// or https://' };

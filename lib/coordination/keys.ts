@@ -57,7 +57,7 @@ function part(value: string): string {
   return encodeURIComponent(value);
 }
 
-export interface SlotKeys {
+interface SlotKeys {
   claim: string;
   done: string;
   fence: string;

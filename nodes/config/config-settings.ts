@@ -10,7 +10,7 @@ import { spaceIdProblem, urlProblem } from './setting-checks';
  * deployed config node and the admin endpoints, which receive the same fields
  * from the unsaved dialog.
  */
-export interface ConfigFields {
+interface ConfigFields {
   name?: unknown;
   workflowUrl?: unknown;
   liveCaptureUrl?: unknown;
@@ -29,7 +29,7 @@ export interface Credentials {
   workflowTokenExpiresAt?: string;
 }
 
-export interface ParsedConfig {
+interface ParsedConfig {
   config: ClientConfig;
   /** Settings that make a client unusable, by field; empty when all is well. */
   problems: Record<string, string>;

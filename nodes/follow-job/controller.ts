@@ -20,8 +20,8 @@ import { FollowJobSidebar } from './sidebar-report';
 import { reportSlotJob } from './slot-outcome';
 
 /** Node context keys of the followed jobs and of the jobs reported lately. */
-export const FOLLOWED_KEY = 'mediaSpacesFollowedJobs';
-export const REPORTED_KEY = 'mediaSpacesReportedJobs';
+const FOLLOWED_KEY = 'mediaSpacesFollowedJobs';
+const REPORTED_KEY = 'mediaSpacesReportedJobs';
 
 const followedHandover = new Handover<PersistedJob[]>();
 const reportedHandover = new Handover<ReportedRecord[]>();
@@ -43,7 +43,7 @@ type Waiter = JobWaiter<Handle>;
  * live in the node context (and pass to a redeployed successor), so they are
  * followed on after a redeploy or a restart.
  */
-export class FollowJobController {
+class FollowJobController {
   private readonly follower: JobFollower<Handle>;
   private readonly reported = new ReportedJobs();
   private readonly context: NodeContext;

@@ -15,7 +15,7 @@ export interface JobRef {
 }
 
 /** What the message gives itself, by the node's input map: msg.job_id (text) and msg.workflow_id. */
-export interface JobInputs {
+interface JobInputs {
   jobId?: string;
   workflowId?: unknown;
 }

@@ -8,7 +8,7 @@ import type { NodeMessage } from '../shared/node-red-types';
  * The slot a followed job belongs to: msg.slot, else msg.window.slotKey,
  * which a schedule's end message carries (and submit-job passes on).
  */
-export function slotOf(msg: NodeMessage): string | undefined {
+function slotOf(msg: NodeMessage): string | undefined {
   if (typeof msg.slot === 'string' && msg.slot !== '') return msg.slot;
   const key = isPlainObject(msg.window) ? msg.window.slotKey : undefined;
   return typeof key === 'string' && key !== '' ? key : undefined;

@@ -22,7 +22,7 @@ import { type Channel, channelWithId, gapView, type SlotLives } from './slot-lif
 import type { ScheduleAPI, ScheduleNode } from './types';
 
 /** What the emitter reads from the node it works for. */
-export interface EmitterHost {
+interface EmitterHost {
   readonly scheduler: Scheduler | undefined;
   readonly closed: boolean;
   readonly lives: SlotLives;

@@ -19,7 +19,7 @@ const CHOSEN: readonly MissedWhy[] = ['paused', 'skipped'];
  */
 const RAISED_ELSEWHERE: readonly MissedWhy[] = ['start_failed'];
 
-export type MissedReport = {
+type MissedReport = {
   topic: 'missed';
   payload: {
     slot: string;

@@ -9,7 +9,6 @@ export const scheduleSettingsSchema = settingsSchema(FIELDS).transform((s) => ({
 }));
 
 export type ScheduleSettings = z.infer<typeof scheduleSettingsSchema>;
-export type ScheduleSource = ScheduleSettings['source'];
 
 const inputs = inputMap(FIELDS);
 

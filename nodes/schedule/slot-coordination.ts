@@ -26,7 +26,7 @@ import { STOP_GRACE_MS } from './recording-end';
 import { channelWithId } from './slot-life';
 
 /** What the coordination does through the node it works for. */
-export interface SlotActions {
+interface SlotActions {
   emitStart(event: StartEvent): void;
   emitEnd(event: EndEvent, after: (sent: boolean) => void): void;
   /** the slot recorded nothing: reported instead of its end */
@@ -43,7 +43,7 @@ export interface SlotActions {
 }
 
 /** This instance's part in the latest slot step, for the badge. */
-export interface SlotRole {
+interface SlotRole {
   kind: 'leading' | 'standby' | 'unreachable';
   text: string;
   /** epoch ms after which the role is stale */

@@ -7,7 +7,7 @@ import type { SlotLife, SlotStage } from '../sidebar/activity-types';
 export type Channel = Record<string, unknown> & { id: string };
 
 /** A stretch of a window nothing recorded: from the interruption to the replacement's recording (epoch ms). */
-export interface Gap {
+interface Gap {
   from: number;
   to?: number;
   why: string;
@@ -17,7 +17,7 @@ export interface Gap {
 export type SlotIdentity = Pick<SlotTransition, 'schedule' | 'window' | 'occurrence' | 'scheduled' | 'coordinated'>;
 
 /** What the lives of a schedule's slots do through the node they belong to. */
-export interface SlotLifeHost {
+interface SlotLifeHost {
   /** a slot's stage changed (for the sidebar) */
   show(slot: Slot, life: SlotLife, channel?: unknown): void;
   /** anything the badge shows changed */

@@ -31,7 +31,7 @@ export interface InputSpec<S extends z.ZodType = z.ZodType> {
 }
 
 export type InputMap = Record<string, InputSpec>;
-export type ResolvedInputs<M extends InputMap> = { [K in keyof M]: z.infer<M[K]['schema']> };
+type ResolvedInputs<M extends InputMap> = { [K in keyof M]: z.infer<M[K]['schema']> };
 
 /**
  * resolveInputs for a map without typed inputs: nothing waits for a context

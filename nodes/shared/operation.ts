@@ -18,7 +18,7 @@ export interface Outcome {
   summary: string;
 }
 
-export interface OperationSpec {
+interface OperationSpec {
   /** Names the operation in messages about unexpected failures, e.g. "Submit job". */
   context: string;
   /** Which credential of the config node the operation needs. */
@@ -45,7 +45,7 @@ export interface OperationContext<T> {
   progress(text: string): void;
 }
 
-export interface OperationNodeSpec<S extends z.ZodType> {
+interface OperationNodeSpec<S extends z.ZodType> {
   /** Names the operation in messages about unexpected failures, e.g. "Submit job". */
   context: string;
   /** Which credential of the config node the operation needs. */
@@ -90,7 +90,7 @@ export function runOperationNode<S extends z.ZodType>(
  *   for the runtime's close timeout. Messages cut off that way are dropped,
  *   as the core delay node drops its queue: their flow no longer exists.
  */
-export function handleOperation(RED: NodeAPI, node: Node, spec: OperationSpec): void {
+function handleOperation(RED: NodeAPI, node: Node, spec: OperationSpec): void {
   // one controller for the node, not one per message: only close aborts, and a controller per
   // message was the largest share of the node's own CPU per request
   const closing = new AbortController();

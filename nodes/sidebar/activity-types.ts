@@ -43,7 +43,7 @@ export interface ScheduleControl {
 export type ActionName = 'pause' | 'resume' | 'start' | 'skip';
 
 /** How a slot (one start of a window) ended. */
-export interface SlotOutcome {
+interface SlotOutcome {
   channel: 'created' | 'failed';
   /** one sentence: why the channel failed */
   reason?: string;
@@ -120,7 +120,7 @@ export interface JobReport {
  * covers it (a schedule reports its starts at once, so this is brief, or the
  * schedule does not report); active: reported, not over; past: over.
  */
-export type SlotPhase = 'upcoming' | 'due' | 'active' | 'past';
+type SlotPhase = 'upcoming' | 'due' | 'active' | 'past';
 
 export interface SlotView {
   windowId: string;

@@ -21,10 +21,10 @@ const HOUR_MS = 3_600_000;
 /** How far back the timeline shows outcomes, and how long finished jobs stay listed. */
 export const HISTORY_MS = 24 * HOUR_MS;
 /** How far ahead the timeline can show (its longest view). */
-export const AHEAD_MS = 7 * 24 * HOUR_MS;
+const AHEAD_MS = 7 * 24 * HOUR_MS;
 /** Bounds on what is kept, whatever the nodes report. */
-export const MAX_HISTORY_PER_SCHEDULE = 500;
-export const MAX_JOBS = 5000;
+const MAX_HISTORY_PER_SCHEDULE = 500;
+const MAX_JOBS = 5000;
 /** Ended jobs kept for the tab's "finished" list (the newest; older ones are dropped). */
 export const MAX_ENDED_JOBS = 200;
 
@@ -46,7 +46,7 @@ export class ActivityActionError extends Error {
 }
 
 /** A followed job as its node holds it: what the tab shows is built from this when the tab asks. */
-export interface LiveJob {
+interface LiveJob {
   readonly jobId: string;
   readonly workflowId: string;
   readonly name?: string;

@@ -17,7 +17,7 @@ const CONTEXT = 'Watch workflows';
  * on output 1; an input polls at once and is answered on output 2 with the
  * whole list and its changes.
  */
-export class WatchWorkflowsController {
+class WatchWorkflowsController {
   private readonly watcher: WorkflowWatcher;
   private closed = false;
 
@@ -76,7 +76,7 @@ export class WatchWorkflowsController {
   }
 }
 
-export function changeMessage(change: WorkflowChange): NodeMessage {
+function changeMessage(change: WorkflowChange): NodeMessage {
   const msg: NodeMessage = { topic: change.type, payload: change.workflow, workflow_id: change.workflow.id };
   if (change.previous !== undefined) msg.previous = change.previous;
   return msg;

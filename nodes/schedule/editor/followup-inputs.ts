@@ -62,7 +62,7 @@ function mergeInputs(followup: Doc, form: ShortInputs, declared: WorkflowInputs)
 }
 
 /** The follow-up's declared inputs as a form, above the JSON box it writes into. */
-export interface FollowupInputs {
+interface FollowupInputs {
   /** builds the form for the follow-up as it is now */
   refresh(): void;
   /** after an edit of the JSON box: rebuilt only when the edit changed what the form shows */

@@ -14,7 +14,7 @@ import {
  * `required`, and a validator returning the field's rule in words (shown by
  * Node-RED beside the red field). A typed input gets its `<key>Type` entry too.
  */
-export type FieldDefaults<F extends FieldTable> = Record<SettingKey<F> | TypeKey<F>, EditorNodeProperty>;
+type FieldDefaults<F extends FieldTable> = Record<SettingKey<F> | TypeKey<F>, EditorNodeProperty>;
 
 /**
  * What every dialog's `defaults` holds: `name` and one entry per field. Used
