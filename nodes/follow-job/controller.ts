@@ -240,7 +240,7 @@ class FollowJobController {
     for (const w of waiters) {
       const msg = this.messageOf(w);
       // before describeJob: the job read replaces the payload, never the slot the message names
-      reportSlotJob(msg, job, workflowId);
+      reportSlotJob(msg, job, workflowId, (slot, outcome) => this.sidebar.slotJob(slot, outcome));
       describeJob(msg, job, workflowId);
       if (state === 'succeeded') {
         this.node.send([msg, null]);

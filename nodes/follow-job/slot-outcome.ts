@@ -14,20 +14,26 @@ function slotOf(msg: NodeMessage): string | undefined {
   return typeof key === 'string' && key !== '' ? key : undefined;
 }
 
-/** Tells the slot's as-run record and the metrics how its follow-up job ended (media-spaces:slot-job). */
-export function reportSlotJob(msg: NodeMessage, job: WorkflowJob, workflowId: string): void {
-  if (!slotJobs.hasSubscribers) return;
+/**
+ * Tells the slot how its follow-up job ended: the sidebar's view of the slot
+ * (`toSidebar`), and its as-run record and the metrics (media-spaces:slot-job).
+ */
+export function reportSlotJob(
+  msg: NodeMessage,
+  job: WorkflowJob,
+  workflowId: string,
+  toSidebar: (slot: string, job: { id: string; state: string }) => void,
+): void {
   const slot = slotOf(msg);
   if (slot === undefined) return;
+  const id = String(job.id);
+  const state = String(job.state ?? 'unknown').toLowerCase();
+  toSidebar(slot, { id, state });
+  if (!slotJobs.hasSubscribers) return;
   const elapsed = jobElapsedSeconds(job);
   const outcome: SlotJobOutcome = {
     slot,
-    job: {
-      id: String(job.id),
-      state: String(job.state ?? 'unknown').toLowerCase(),
-      workflowId: job.workflow_id ?? workflowId,
-      ...(elapsed !== undefined ? { elapsed } : {}),
-    },
+    job: { id, state, workflowId: job.workflow_id ?? workflowId, ...(elapsed !== undefined ? { elapsed } : {}) },
   };
   slotJobs.publish(outcome);
 }

@@ -16,6 +16,7 @@ import type { ScheduleAPI, ScheduleNode } from './types';
 
 type Channel = NonNullable<SlotReport['channel']>;
 interface Tracked {
+  slotKey: string;
   windowId: string;
   start: number;
   end: number;
@@ -109,6 +110,7 @@ export class ScheduleSidebar {
     if (this.closed) return;
     const known = this.slots.get(slot.key);
     const tracked: Tracked = {
+      slotKey: slot.key,
       windowId: slot.windowId,
       start: slot.start,
       end: slot.end,
@@ -134,6 +136,7 @@ export class ScheduleSidebar {
       if (!u.skipped || this.skippedShown.has(u.slotKey)) continue;
       this.skippedShown.add(u.slotKey);
       this.feed.reportSlot(this.node.id, {
+        slotKey: u.slotKey,
         windowId: u.window_id,
         start: u.start,
         end: u.end,
@@ -151,6 +154,7 @@ export class ScheduleSidebar {
       if (known && (known.channel || !channel)) continue;
       const stage = known?.life?.stage === 'stopping' ? 'stopping' : channel ? 'recording' : 'starting';
       const tracked: Tracked = {
+        slotKey: slot.key,
         windowId: slot.windowId,
         start: slot.start,
         end: slot.end,

@@ -47,7 +47,7 @@ interface SlotOutcome {
   channel: 'created' | 'failed';
   /** one sentence: why the channel failed */
   reason?: string;
-  /** the follow-up job submitted for the slot, and its state */
+  /** the follow-up job submitted for the slot, and its state: set when a follow-job node reports it (slotJob) */
   job?: { id: string; state: string };
 }
 
@@ -85,6 +85,8 @@ export interface SlotLife {
  * window and start again updates it.
  */
 export interface SlotReport {
+  /** the slot's key: what a follow-job node names when it reports the slot's follow-up job */
+  slotKey?: string;
   windowId: string;
   /** the slot's start and end (epoch ms) */
   start: number;
@@ -123,6 +125,7 @@ export interface JobReport {
 type SlotPhase = 'upcoming' | 'due' | 'active' | 'past';
 
 export interface SlotView {
+  slotKey?: string;
   windowId: string;
   start: number;
   end: number;

@@ -127,22 +127,38 @@ export class ActivityFeed {
       slots = new Map();
       this.reported.set(nodeId, slots);
     }
+    const key = `${slot.windowId}@${slot.start}`;
+    // a later report of the slot keeps the follow-up job a follow-job node told of
+    const job = slot.outcome?.job ?? slots.get(key)?.outcome?.job;
     const view: SlotView = {
+      ...(slot.slotKey ? { slotKey: slot.slotKey } : {}),
       windowId: slot.windowId,
       start: slot.start,
       end: slot.end,
       phase: slot.outcome || (slot.life && FINAL_STAGES.includes(slot.life.stage)) ? 'past' : 'active',
       ...(slot.channel ? { channel: { ...slot.channel } } : {}),
       ...(slot.life ? { life: { ...slot.life } } : {}),
-      ...(slot.outcome
-        ? { outcome: { ...slot.outcome, ...(slot.outcome.job ? { job: { ...slot.outcome.job } } : {}) } }
-        : {}),
+      ...(slot.outcome ? { outcome: { ...slot.outcome, ...(job ? { job: { ...job } } : {}) } } : {}),
     };
-    const key = `${slot.windowId}@${slot.start}`;
     slots.delete(key);
     slots.set(key, view);
     while (slots.size > MAX_HISTORY_PER_SCHEDULE) slots.delete(slots.keys().next().value as string);
     this.signal.mark('schedules');
+  }
+
+  /**
+   * The follow-up job of a slot ended (a follow-job node followed it): the slot's outcome shows it. A slot
+   * no schedule reported (or one reported without its key) is left as it is.
+   */
+  slotJob(slotKey: string, job: { id: string; state: string }): void {
+    for (const slots of this.reported.values()) {
+      for (const view of slots.values()) {
+        if (view.slotKey !== slotKey) continue;
+        view.outcome = { channel: view.outcome?.channel ?? 'created', ...view.outcome, job: { ...job } };
+        this.signal.mark('schedules');
+        return;
+      }
+    }
   }
 
   /** A followed job's state or progress changed (or it is reported for the first time). */
