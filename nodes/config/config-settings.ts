@@ -1,7 +1,9 @@
 import type { ClientConfig } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
 import { checkBaseUrl } from '../../lib/rules';
-import { configLabel } from './labels';
+import { dialogLabels } from '../shared/dialog-labels';
+import { settingProblem } from '../shared/setting-name';
+import { FIELDS } from './fields';
 import { spaceIdProblem, urlProblem } from './setting-checks';
 
 /**
@@ -78,9 +80,14 @@ export function tokenExpiry(value: string | undefined): number | undefined {
 /** One error naming every bad setting, for getClient() and the admin endpoints. */
 export function configError(label: string, problems: Record<string, string>): MediaSpacesError {
   const list = Object.entries(problems)
-    .map(([field, problem]) => `${configLabel(field)} ${problem}`)
+    .map(([field, problem]) => settingProblem(configLabel(field), problem))
     .join('; ');
   return MediaSpacesError.invalidInput(`Media Spaces config ${label}: ${list}`, { ...problems });
+}
+
+/** The config dialog's label of a setting (the catalogue file: the runtime's RED is not at hand in the admin routes). */
+function configLabel(field: string): string {
+  return dialogLabels(undefined, 'media-spaces-config', FIELDS)[field] ?? field;
 }
 
 function checkUrl(

@@ -182,16 +182,16 @@ const groups: Group[] = [
       { what: 'event_id with a slash (400 from the service)', msg: { event_id: 'a/b' }, field: 'event_id' },
     ],
   },
-  // bad node settings
+  // bad node settings, each named as its dialog labels it, in the sentence the dialog shows
   {
     node: 'media-spaces-list-workflows',
     props: { mode: 'all', maxResults: 'lots', statusFilter: 'active' },
-    cases: [{ what: 'page size setting not a number', msg: {}, field: 'max_results' }],
+    cases: [{ what: 'page size setting not a number', msg: {}, field: 'Page size must be a whole number from 1 to 100' }],
   },
   {
     node: 'media-spaces-list-workflows',
     props: { mode: 'all', statusFilter: 'sleeping' },
-    cases: [{ what: 'status setting unknown', msg: {}, field: 'status' }],
+    cases: [{ what: 'status setting unknown', msg: {}, field: 'Status must be one of active' }],
   },
   {
     node: 'media-spaces-submit-job',

@@ -147,7 +147,7 @@ describe('media-spaces-coordination in a Node-RED runtime', () => {
     expect(await clientsOfThisProcess()).toBe(0);
   });
 
-  it('names each bad setting with what it got, and does not connect', async () => {
+  it('names each bad setting as its dialog does, in the sentence every node uses, and does not connect', async () => {
     await helper.load(
       [coordinationNode, userNode],
       flow({ leaseMs: '500', doneTtlDays: 0, whenUnreachable: 'retry' }),
@@ -159,8 +159,8 @@ describe('media-spaces-coordination in a Node-RED runtime', () => {
       .filter((e) => e.id === 'coord' && e.level === 20)
       .map((e) => String(e.msg));
     expect(errors).toEqual([
-      'Redis coordination "shared": Lease must be 1000 to 3600000 ms, got "500"; ' +
-        'Keep done records must be 1 to 365 days, got 0; Redis unreachable must be skip or alone, got "retry"',
+      'Redis coordination "shared": Lease must be 1000 to 3600000 ms; ' +
+        'Keep done records must be 1 to 365 days; Redis unreachable must be skip or alone',
     ]);
     const status = (helper.getNode('coord') as unknown as CoordinationProvider).coordinationStatus();
     expect(status).toMatchObject({ state: 'error', errorCode: 'invalid_config' });

@@ -94,8 +94,8 @@ describe('media-spaces-watch-workflows (runtime)', () => {
     // named as the dialog labels them: the test helper's runtime has no catalogue loaded (its RED._ gives the id
     // back), so they come from the node's en-US catalogue file
     expect(warnings).toEqual([
-      'media-spaces-watch-workflows: Status: must be one of active, archived, deleted, idle (or "" for all); using the default',
-      'media-spaces-watch-workflows: Interval: must be a whole number of at least 1; using the default',
+      'media-spaces-watch-workflows: Status must be one of active, archived, deleted, idle (or "" for all); using the default',
+      'media-spaces-watch-workflows: Interval must be a whole number of at least 1; using the default',
     ]);
     // no status filter: an input's reply lists workflows of every status
     const replies = record('out2');
