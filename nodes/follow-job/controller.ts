@@ -322,7 +322,7 @@ function doneOf(w: Waiter): DoneFunction | undefined {
 
 /** The node's runtime, from its deploy on. */
 export function start(RED: NodeAPI, node: PollNode, def: NodeDef): void {
-  const warn = (text: string) => node.warn(`media-spaces-follow-job: ${text}`);
+  const warn = (text: string) => node.warn(text);
   const settings = settingsWithWarnings(followJobSettings, def, dialogLabels(RED, def.type, FIELDS), warn);
   const status = new StatusBoard(node);
   const controller = new FollowJobController(RED, node, settings, status, () => clientFor(RED, def.server, 'workflow'));

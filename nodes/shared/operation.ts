@@ -8,6 +8,7 @@ import type { FieldTable } from './fields';
 import type { DoneFunction, Node, NodeAPI, NodeDef, NodeMessage, SendFunction } from './node-red-types';
 import { RequestStatus } from './request-status';
 import { type Area, clientFor } from './server-client';
+import { UNTIL_FIXED } from './setting-name';
 import { dialogLabels, settingsOrError } from './settings';
 
 /** What one input message turned into. */
@@ -68,6 +69,8 @@ export function runOperationNode<S extends z.ZodType>(
   spec: OperationNodeSpec<S>,
 ): void {
   const settings = settingsOrError(spec.settings, def, dialogLabels(RED, def.type, spec.fields));
+  // said once on deploy, where the flow's author is looking; each message then fails with it
+  if (settings instanceof MediaSpacesError) node.error(`${settings.message}; ${UNTIL_FIXED.messages}`);
   handleOperation(RED, node, {
     context: spec.context,
     area: spec.area,

@@ -23,6 +23,18 @@ export function settingProblem(name: string, rule: string): string {
 }
 
 /**
+ * What a node with a bad setting does until it is fixed, said with it once on
+ * deploy (README, "A bad setting"): a node acting on messages refuses each,
+ * a config node every use (so each message or slot of a node using it fails
+ * with the reason); a node running on its own warns and uses the default.
+ */
+export const UNTIL_FIXED = {
+  messages: 'each message is refused until it is fixed',
+  uses: 'every node using it fails until it is fixed',
+  defaulted: 'using the default',
+} as const;
+
+/**
  * Node-RED's translator (`RED._` in the runtime, a node's `this._` in the
  * dialog) as a lookup of the node's labels. It answers an unknown id with the
  * id itself (or its tail), which counts as no label.

@@ -3,7 +3,7 @@ import { MediaSpacesError } from '../../lib/errors';
 import { defaultType, type Field, type FieldTable, type FieldValue, type SettingKey, type TypeKey } from './fields';
 import type { InputMap, InputSpec } from './inputs';
 import type { NodeDef } from './node-red-types';
-import { settingProblem } from './setting-name';
+import { settingProblem, UNTIL_FIXED } from './setting-name';
 
 // the runtime's naming of settings, with the reading of them
 export { dialogLabels } from './dialog-labels';
@@ -132,6 +132,7 @@ export function settingsWithWarnings<S extends z.ZodType>(
   warn: (text: string) => void,
 ): z.infer<S> {
   const { settings, problems } = readSettings(schema, def, labels);
-  for (const [label, rule] of Object.entries(problems)) warn(`${settingProblem(label, rule)}; using the default`);
+  for (const [label, rule] of Object.entries(problems))
+    warn(`${settingProblem(label, rule)}; ${UNTIL_FIXED.defaulted}`);
   return settings;
 }

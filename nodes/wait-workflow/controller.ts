@@ -88,7 +88,7 @@ function workflowRef(inputs: { workflowId?: string; workflowName?: string }, set
 
 /** The node's runtime, from its deploy on. */
 export function start(RED: NodeAPI, node: PollNode, def: NodeDef): void {
-  const warn = (text: string) => node.warn(`media-spaces-wait-workflow: ${text}`);
+  const warn = (text: string) => node.warn(text);
   const settings = settingsWithWarnings(waitWorkflowSettings, def, dialogLabels(RED, def.type, FIELDS), warn);
   const status = new StatusBoard(node);
   const controller = new WaitWorkflowController(RED, node, settings, status, () =>

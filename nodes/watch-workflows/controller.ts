@@ -89,7 +89,7 @@ function pollStatus(count: number, changes: number): NodeStatus {
 
 /** The node's runtime, from its deploy on. */
 export function start(RED: NodeAPI, node: PollNode, def: NodeDef): void {
-  const warn = (text: string) => node.warn(`media-spaces-watch-workflows: ${text}`);
+  const warn = (text: string) => node.warn(text);
   const settings = settingsWithWarnings(watchWorkflowsSettings, def, dialogLabels(RED, def.type, FIELDS), warn);
   const status = new StatusBoard(node);
   const controller = new WatchWorkflowsController(node, settings, status, () => clientFor(RED, def.server, 'workflow'));
