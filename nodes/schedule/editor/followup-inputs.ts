@@ -1,3 +1,4 @@
+import { INPUT_KINDS } from '../../../lib/rules';
 import { RECORDING_MEDIA } from '../../../lib/schedule/followup-media';
 import type { WorkflowInputs } from '../../../lib/schemas';
 import { formValuesOf } from '../../shared/editor/input-values';
@@ -7,8 +8,6 @@ import type { ObjectBox } from './template-fields';
 import type { FollowupShared } from './types';
 
 type Doc = Record<string, unknown>;
-
-const INPUT_KINDS = ['variables', 'media_nicknames', 'attachments', 'labels'];
 
 export const isObject = (v: unknown): v is Doc => typeof v === 'object' && v !== null && !Array.isArray(v);
 
