@@ -1,3 +1,4 @@
+import { channelWithId } from '../../lib/channel-ref';
 import { MediaSpacesError } from '../../lib/errors';
 import { isPlainObject } from '../../lib/guards';
 import {
@@ -18,7 +19,7 @@ import { clientFor } from '../shared/server-client';
 import { isAlarm, type MissedWhy, missedReport, missedSentence, raisesError } from './missed';
 import { endRecording, STOP_GRACE_MS } from './recording-end';
 import type { ScheduleSettings } from './settings';
-import { type Channel, channelWithId, gapView, type SlotLives } from './slot-life';
+import { type Channel, gapView, type SlotLives } from './slot-life';
 import type { ScheduleAPI, ScheduleNode } from './types';
 
 /** What the emitter reads from the node it works for. */

@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { channelWithId } from '../../lib/channel-ref';
 import {
   type ClaimOptions,
   type ClaimResult,
@@ -23,7 +24,6 @@ import type { CoordinationProvider, UnreachablePolicy } from '../shared/coordina
 import { CatchUpQueue } from './catch-up-queue';
 import type { MissedWhy } from './missed';
 import { STOP_GRACE_MS } from './recording-end';
-import { channelWithId } from './slot-life';
 
 /** What the coordination does through the node it works for. */
 interface SlotActions {
