@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { MediaSpacesError } from '../../lib/errors';
+import { dialogLabels } from './dialog-labels';
 import { defaultType, type Field, type FieldTable, type FieldValue, type SettingKey, type TypeKey } from './fields';
 import type { InputMap, InputSpec } from './inputs';
 import type { NodeDef } from './node-red-types';
 import { settingProblem, UNTIL_FIXED } from './setting-name';
 
 // the runtime's naming of settings, with the reading of them
-export { dialogLabels } from './dialog-labels';
+export { dialogLabels };
 
 /**
  * What the runtime derives from a node's field table (nodes/shared/fields.ts):
@@ -54,8 +55,15 @@ export function settingsSchema<F extends FieldTable>(fields: F): z.ZodType<Setti
   return z.preprocess((stored) => withDefaults(fields, stored), z.object(shape)).pipe(z.custom<SettingsOf<F>>());
 }
 
-/** Which msg property overrides which setting, and which inputs only a message gives. */
-export function inputMap<F extends FieldTable>(fields: F): { [K in keyof F]: InputSpec<z.ZodType<FieldValue<F[K]>>> } {
+/**
+ * Which msg property overrides which setting, and which inputs only a message
+ * gives; an error about a setting names it as the dialog of node `type` does.
+ */
+export function inputMap<F extends FieldTable>(
+  fields: F,
+  type: string,
+): { [K in keyof F]: InputSpec<z.ZodType<FieldValue<F[K]>>> } {
+  const labels = dialogLabels(undefined, type, fields);
   const map: InputMap = {};
   for (const [key, field] of Object.entries(fields)) {
     if (field.message === undefined && !field.types) continue;
@@ -63,6 +71,7 @@ export function inputMap<F extends FieldTable>(fields: F): { [K in keyof F]: Inp
       message: field.message,
       payload: field.payload,
       setting: field.value === undefined ? undefined : key,
+      label: field.value === undefined ? undefined : labels[key],
       typeField: field.types ? `${key}Type` : undefined,
       defaultType: defaultType(field),
       schema: fieldSchema(field, true),

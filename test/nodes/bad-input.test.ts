@@ -196,17 +196,17 @@ const groups: Group[] = [
   {
     node: 'media-spaces-submit-job',
     props: { workflowId: TRANSCODE, jobInputs: '{"variables": ', jobInputsType: 'json' },
-    cases: [{ what: 'inputs setting not JSON', msg: {}, field: 'inputs' }],
+    cases: [{ what: 'inputs setting not JSON', msg: {}, field: 'Inputs (json' }],
   },
   {
     node: 'media-spaces-submit-job',
     props: { workflowId: TRANSCODE, jobInputs: '[1, 2]', jobInputsType: 'json' },
-    cases: [{ what: 'inputs setting a list', msg: {}, field: 'inputs' }],
+    cases: [{ what: 'inputs setting a list', msg: {}, field: 'Inputs must be an object' }],
   },
   {
     node: 'media-spaces-submit-job',
     props: { workflowId: 'nope', workflowIdType: 'str' },
-    cases: [{ what: 'workflow id setting not a UUID', msg: {}, field: 'workflow_id' }],
+    cases: [{ what: 'workflow id setting not a UUID', msg: {}, field: 'Workflow id must be a UUID' }],
   },
   {
     node: 'media-spaces-submit-job',
@@ -216,7 +216,7 @@ const groups: Group[] = [
   {
     node: 'media-spaces-submit-job',
     props: { workflowId: 'a..b', workflowIdType: 'msg' },
-    cases: [{ what: 'workflow id setting a bad msg path', msg: {}, field: 'workflow_id' }],
+    cases: [{ what: 'workflow id setting a bad msg path', msg: {}, field: 'Workflow id (msg "a..b") cannot be read' }],
   },
   // a setting no msg property overrides is named by its label in the dialog
   {
