@@ -186,7 +186,9 @@ const groups: Group[] = [
   {
     node: 'media-spaces-list-workflows',
     props: { mode: 'all', maxResults: 'lots', statusFilter: 'active' },
-    cases: [{ what: 'page size setting not a number', msg: {}, field: 'Page size must be a whole number from 1 to 100' }],
+    cases: [
+      { what: 'page size setting not a number', msg: {}, field: 'Page size must be a whole number from 1 to 100' },
+    ],
   },
   {
     node: 'media-spaces-list-workflows',

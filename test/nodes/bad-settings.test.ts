@@ -132,14 +132,22 @@ describe('a config node with a bad setting fails every node that uses it', () =>
 describe('a node running on its own warns once and runs on the default', () => {
   const at = { z: 'tab', x: 100, y: 100 };
   const cases = [
-    { type: 'media-spaces-follow-job', props: { interval: '0' }, says: 'Interval must be a whole number of at least 1' },
+    {
+      type: 'media-spaces-follow-job',
+      props: { interval: '0' },
+      says: 'Interval must be a whole number of at least 1',
+    },
     {
       type: 'media-spaces-wait-workflow',
       props: { interval: 'fast', workflow: 'QC' },
       says: 'Interval must be a whole number of at least 1',
     },
     { type: 'media-spaces-watch-workflows', props: { statusFilter: 'sleeping' }, says: 'Status must be one of active' },
-    { type: 'media-spaces-schedule', props: { source: 'calendar', yaml: 'windows: []' }, says: 'Windows must be one of yaml' },
+    {
+      type: 'media-spaces-schedule',
+      props: { source: 'calendar', yaml: 'windows: []' },
+      says: 'Windows must be one of yaml',
+    },
   ];
   for (const c of cases) {
     it(`${c.type}: one warning on deploy, naming the default it runs on, and no error`, async () => {
