@@ -20,7 +20,7 @@ export const CHANNEL_FIELDS = ChannelCreateRequest.keyof().options;
 export type ChannelField = (typeof CHANNEL_FIELDS)[number];
 
 /** continuous_recording: a boolean, or the text "true"/"false" (any case); undefined for anything else. */
-export function recordingFlag(value: unknown): boolean | undefined {
+function recordingFlag(value: unknown): boolean | undefined {
   if (typeof value === 'boolean') return value;
   if (typeof value !== 'string') return undefined;
   const text = value.trim().toLowerCase();
