@@ -32,7 +32,7 @@ const DEFAULT_ALARM_AFTER_S = 30;
  * its saved state once the flow has started, turns its events into messages,
  * answers control messages and keeps the badge up to date.
  */
-class ScheduleController {
+export class ScheduleController {
   scheduler: Scheduler | undefined;
   closed = false;
   readonly lives: SlotLives;
