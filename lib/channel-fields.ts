@@ -1,5 +1,6 @@
 import { MediaSpacesError } from './errors';
 import { isPlainObject } from './guards';
+import { ChannelCreateRequest } from './schemas';
 import { describeType } from './submit-input';
 
 /**
@@ -10,8 +11,16 @@ import { describeType } from './submit-input';
  * for the same text.
  */
 
+/**
+ * The create-channel request's fields, read from its schema: the one list a
+ * window's channel template (schedule/config.ts) and the create-channel
+ * node's settings (nodes/create-channel/channel-request.ts) follow.
+ */
+export const CHANNEL_FIELDS = ChannelCreateRequest.keyof().options;
+export type ChannelField = (typeof CHANNEL_FIELDS)[number];
+
 /** continuous_recording: a boolean, or the text "true"/"false" (any case); undefined for anything else. */
-export function recordingFlag(value: unknown): boolean | undefined {
+function recordingFlag(value: unknown): boolean | undefined {
   if (typeof value === 'boolean') return value;
   if (typeof value !== 'string') return undefined;
   const text = value.trim().toLowerCase();
@@ -21,7 +30,7 @@ export function recordingFlag(value: unknown): boolean | undefined {
 }
 
 /** recording_duration given as digits ("4"): the number; undefined when it is not such text. */
-export function hoursFromText(value: unknown): number | undefined {
+function hoursFromText(value: unknown): number | undefined {
   return typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value.trim()) : undefined;
 }
 
@@ -45,12 +54,19 @@ export function expectedPropertiesText(value: unknown): string {
 }
 
 /**
- * A rendered channel template as a create request: each field converted where
- * its text says what it is, anything else left as it is for the request's
+ * A rendered channel template (or the create-channel node's text boxes) as a
+ * create request: each field converted where its text says what it is (tags
+ * as comma-separated text), anything else left as it is for the request's
  * schema to report.
  */
 export function channelFieldsFromText(fields: Record<string, unknown>): Record<string, unknown> {
   const out = { ...fields };
+  if (typeof out.tags === 'string') {
+    out.tags = out.tags
+      .split(',')
+      .map((t) => t.trim())
+      .filter((t) => t !== '');
+  }
   if (isPlainObject(out.expected_properties)) out.expected_properties = expectedPropertiesText(out.expected_properties);
   const hours = hoursFromText(out.recording_duration);
   if (hours !== undefined) out.recording_duration = hours;

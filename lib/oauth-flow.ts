@@ -42,7 +42,7 @@ export interface ImplicitGrant {
   state: string | undefined;
 }
 
-export type FragmentReading =
+type FragmentReading =
   | { ok: true; grant: ImplicitGrant }
   | { ok: false; error: string; description: string | undefined; state: string | undefined; message: string };
 

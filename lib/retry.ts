@@ -49,7 +49,7 @@ const IN_FLIGHT_MAX_STEP_MS = 1_000;
 export const DEADLINE_MAX_STEP_MS = 4_000;
 
 /** What a request may do about its failures, fixed before its first attempt. */
-export interface RetryPlan {
+interface RetryPlan {
   /** Retries it may spend: 0 for a POST without an Idempotency-Key, unbounded with a deadline. */
   retries: number;
   /** Epoch ms: no attempt starts at or after it. */

@@ -37,6 +37,14 @@ export const JOB_STATES = [
   'retry',
   'malfunctioned',
 ] as const;
+/**
+ * The kinds of input a job takes: a submit request's `usage.input`, the short
+ * form's keys, a schedule's follow-up. One list; the schemas are checked
+ * against it.
+ */
+export const INPUT_KINDS = ['variables', 'media_nicknames', 'attachments', 'labels'] as const;
+export type InputKind = (typeof INPUT_KINDS)[number];
+
 export const TERMINAL_JOB_STATES = ['succeeded', 'failed', 'stopped'] as const;
 
 export const FRAME_RATES = ['23.976', '24', '25', '29.97', '30', '50', '60'] as const;
@@ -67,7 +75,7 @@ export function isLoopback(hostname: string): boolean {
 }
 
 /** A base URL of the service, read: either the parsed URL, or the rule it breaks. */
-export type BaseUrlCheck =
+type BaseUrlCheck =
   /** insecure: plain http to a host that is not this machine */
   | { ok: true; url: URL; insecure: boolean }
   | { ok: false; problem: 'is required' | 'is not a valid URL' | 'must start with http:// or https://' };

@@ -5,7 +5,7 @@
  * use instead, so a runtime whose flows never call the service never loads
  * zod. Types still come from './schemas' with `import type`.
  */
-export type Schemas = typeof import('./schemas');
+type Schemas = typeof import('./schemas');
 
 let loaded: Schemas | undefined;
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   FRAME_RATES,
+  type InputKind,
   JOB_STATES,
   NAME_MAX,
   TERMINAL_JOB_STATES,
@@ -222,7 +223,7 @@ export const WorkflowJobInput = z.strictObject({
       media_nicknames: z.array(NickNameInput).optional(),
       attachments: z.array(AttachmentInput).optional(),
       labels: z.array(LabelInput).optional(),
-    })
+    } satisfies Record<InputKind, z.ZodType>)
     .optional(),
 });
 export type WorkflowJobInput = z.infer<typeof WorkflowJobInput>;

@@ -1,5 +1,5 @@
 import { isPlainObject } from './guards';
-import { TYPECODES } from './rules';
+import { INPUT_KINDS, TYPECODES } from './rules';
 import type {
   AttachmentInput,
   LabelInput,
@@ -42,7 +42,7 @@ export interface Inputs {
   labels: LabelInput[];
 }
 
-const SHORT_KEYS = new Set(['job_name', 'variables', 'media_nicknames', 'attachments', 'labels']);
+const SHORT_KEYS = new Set<string>(['job_name', ...INPUT_KINDS]);
 const FULL_KEYS = new Set(['job_name', 'usage']);
 const VARIABLE_KEYS = new Set(['identifier', 'name', 'typecode', 'default', 'value']);
 
@@ -100,7 +100,7 @@ export function readInputs(
 
 function pick(input: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const k of ['variables', 'media_nicknames', 'attachments', 'labels']) if (k in input) out[k] = input[k];
+  for (const k of INPUT_KINDS) if (k in input) out[k] = input[k];
   return out;
 }
 

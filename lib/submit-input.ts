@@ -1,6 +1,7 @@
 import { listFieldErrors, MediaSpacesError } from './errors';
 import { isPlainObject } from './guards';
 import { isPlainSubmission } from './plain-submission';
+import { INPUT_KINDS } from './rules';
 import type { SubmitJobRequest, WorkflowInputs } from './schemas';
 import { schemas } from './schemas-lazy';
 import {
@@ -46,7 +47,7 @@ export function buildSubmitRequest(
 
   const jobName = options.jobName ?? (isPlainObject(override) ? override.job_name : undefined);
   const input: Record<string, unknown> = {};
-  for (const key of ['variables', 'media_nicknames', 'attachments', 'labels'] as const) {
+  for (const key of INPUT_KINDS) {
     if (merged[key].length > 0) input[key] = merged[key];
   }
   const request: Record<string, unknown> = {};

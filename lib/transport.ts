@@ -12,7 +12,7 @@ import {
   sleep,
 } from './retry';
 
-export interface TransportOptions {
+interface TransportOptions {
   /** Whole-attempt timeout in ms (connect, headers and body). */
   timeoutMs: number;
   connectTimeoutMs: number;

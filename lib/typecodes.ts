@@ -16,7 +16,7 @@ const TIMECODE = /^(\d{2}):(\d{2}):(\d{2})([:;])(\d{2})@(\d+(?:\.\d+)?)$/;
  * notation HH:MM:SS;FF@29.97 (";" before the frames), accepted for 29.97 only, the one
  * drop-frame rate among the description's rates.
  */
-export const DROP_FRAME_RATES: readonly string[] = ['29.97'];
+const DROP_FRAME_RATES: readonly string[] = ['29.97'];
 
 const INTEGER_RANGES: Record<'Byte' | 'Int16' | 'Int32' | 'UInt32', [bigint, bigint]> = {
   Byte: [0n, 255n],
@@ -129,7 +129,7 @@ function checkTimeCode(value: string): string | null {
  * "a" or "an" before a typecode, by how it is said: Int16 and Int32 start with a vowel
  * sound; Uri and UInt32 start with "you" and take "a", like Boolean, Byte and Double.
  */
-export function article(word: string): 'a' | 'an' {
+function article(word: string): 'a' | 'an' {
   return /^[aeio]/i.test(word) ? 'an' : 'a';
 }
 

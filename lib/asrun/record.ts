@@ -19,11 +19,11 @@ const OUTCOME_OF: Partial<Record<SlotPhase, AsRunOutcome>> = {
   cancelled: 'cancelled',
 };
 
-export function isTerminalPhase(phase: SlotPhase): boolean {
+function isTerminalPhase(phase: SlotPhase): boolean {
   return OUTCOME_OF[phase] !== undefined;
 }
 
-export function outcomeOfPhase(phase: SlotPhase): AsRunOutcome {
+function outcomeOfPhase(phase: SlotPhase): AsRunOutcome {
   return OUTCOME_OF[phase] ?? 'open';
 }
 

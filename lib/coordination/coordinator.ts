@@ -281,7 +281,7 @@ function tokenText(token: number): string {
   return String(token);
 }
 
-export function duration(what: string, value: number | undefined, fallback: number): number {
+function duration(what: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < 10) {
     throw new CoordinationError('invalid_config', `${what} must be a whole number of milliseconds >= 10, got ${value}`);

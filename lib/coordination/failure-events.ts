@@ -2,7 +2,7 @@ import diagnostics_channel from 'node:diagnostics_channel';
 import type { CoordinationError } from './errors';
 
 /** A Redis command of the coordination that failed (Redis down, timed out, refused); not one cut short by close. */
-export interface CoordinationFailureEvent {
+interface CoordinationFailureEvent {
   code: CoordinationError['code'];
   /** the command's name (EVALSHA for the claim scripts) */
   command: string;

@@ -62,7 +62,7 @@ function part(value: string): string {
   return encodeURIComponent(value);
 }
 
-export interface SlotKeys {
+interface SlotKeys {
   /** the latest end any instance has seen for the slot (a listed occurrence may move) */
   latestEnd: string;
   claim: string;

@@ -8,15 +8,15 @@
  * equal to `_count`, and values as Go's ParseFloat reads them.
  */
 
-export type Labels = Record<string, string>;
-export type MetricType = 'counter' | 'gauge' | 'histogram';
+type Labels = Record<string, string>;
+type MetricType = 'counter' | 'gauge' | 'histogram';
 
 export interface Sample {
   labels: Labels;
   value: number;
 }
 
-export interface HistogramSample {
+interface HistogramSample {
   labels: Labels;
   /** upper bounds, increasing, without +Inf */
   bounds: readonly number[];
@@ -35,7 +35,7 @@ export interface Family {
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
-export function formatValue(value: number): string {
+function formatValue(value: number): string {
   if (Number.isNaN(value)) return 'NaN';
   if (value === Number.POSITIVE_INFINITY) return '+Inf';
   if (value === Number.NEGATIVE_INFINITY) return '-Inf';

@@ -1,8 +1,9 @@
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, stringify, type Node as YamlNode } from 'yaml';
 import { z } from 'zod';
-import { channelFieldsFromText } from '../channel-fields';
+import { CHANNEL_FIELDS, type ChannelField, channelFieldsFromText } from '../channel-fields';
 import { MediaSpacesError, quoteShort } from '../errors';
 import { isPlainObject } from '../guards';
+import type { InputKind } from '../rules';
 import { ChannelCreateRequest, UUID_PATTERN } from '../schemas';
 import { describeType } from '../submit-input';
 import { cronError } from './cron';
@@ -245,51 +246,67 @@ const DurationSchema = z
     }
   });
 
+/**
+ * How a window writes a create-request field that is not text: its own type,
+ * or text (a template) channelFieldsFromText reads as it. Every other field
+ * of the request (CHANNEL_FIELDS, the library's list) is text.
+ */
+const CHANNEL_FIELD_FORMS = {
+  expected_properties: z
+    .union([z.string(), z.record(z.string(), z.unknown())], {
+      error: oneOf('a JSON string or a mapping'),
+    })
+    .optional(),
+  continuous_recording: z.union([z.boolean(), z.string()], { error: oneOf('true, false or a template') }).optional(),
+  recording_duration: z
+    .union([z.number(), z.string()], { error: oneOf('a whole number of hours or a template') })
+    .optional(),
+  tags: z.array(z.string({ error: genericError }), { error: genericError }).optional(),
+} satisfies Partial<Record<ChannelField, z.ZodType>>;
+
+const channelText = () => z.string({ error: genericError }).optional();
+type ChannelShape = {
+  [F in ChannelField]: F extends keyof typeof CHANNEL_FIELD_FORMS
+    ? (typeof CHANNEL_FIELD_FORMS)[F]
+    : ReturnType<typeof channelText>;
+};
+const forms: Partial<Record<ChannelField, z.ZodType>> = CHANNEL_FIELD_FORMS;
+
 const ChannelSchema = z.strictObject(
-  {
-    name: z.string({ error: genericError }).optional(),
-    description: z.string({ error: genericError }).optional(),
-    source_id: z.string({ error: genericError }).optional(),
-    expected_properties: z
-      .union([z.string(), z.record(z.string(), z.unknown())], {
-        error: oneOf('a JSON string or a mapping'),
-      })
-      .optional(),
-    continuous_recording: z.union([z.boolean(), z.string()], { error: oneOf('true, false or a template') }).optional(),
-    recording_duration: z
-      .union([z.number(), z.string()], { error: oneOf('a whole number of hours or a template') })
-      .optional(),
-    region: z.string({ error: genericError }).optional(),
-    tags: z.array(z.string({ error: genericError }), { error: genericError }).optional(),
-  },
+  Object.fromEntries(CHANNEL_FIELDS.map((field) => [field, forms[field] ?? channelText()])) as ChannelShape,
   { error: genericError },
 );
+
+/** How a follow-up writes each kind of input (INPUT_KINDS, the one list): the submit request's short form. */
+const FOLLOWUP_INPUTS = {
+  variables: z.record(z.string(), z.unknown(), { error: genericError }).optional(),
+  media_nicknames: z
+    .record(
+      z.string(),
+      z.union([z.string(), z.array(z.string()), z.record(z.string(), z.unknown())], {
+        error: oneOf('a file URI, a list of files or a mapping'),
+      }),
+      { error: genericError },
+    )
+    .optional(),
+  attachments: z
+    .record(
+      z.string(),
+      z.union([z.string(), z.record(z.string(), z.unknown())], { error: oneOf('a file URI or a mapping') }),
+      { error: genericError },
+    )
+    .optional(),
+  labels: z
+    .record(z.string(), z.record(z.string(), z.unknown(), { error: genericError }), { error: genericError })
+    .optional(),
+} satisfies Record<InputKind, z.ZodType>;
 
 const FollowupSchema = z.strictObject(
   {
     workflow_id: z.string({ error: genericError }).optional(),
     workflow: z.string({ error: genericError }).optional(),
     job_name: z.string({ error: genericError }).optional(),
-    variables: z.record(z.string(), z.unknown(), { error: genericError }).optional(),
-    media_nicknames: z
-      .record(
-        z.string(),
-        z.union([z.string(), z.array(z.string()), z.record(z.string(), z.unknown())], {
-          error: oneOf('a file URI, a list of files or a mapping'),
-        }),
-        { error: genericError },
-      )
-      .optional(),
-    attachments: z
-      .record(
-        z.string(),
-        z.union([z.string(), z.record(z.string(), z.unknown())], { error: oneOf('a file URI or a mapping') }),
-        { error: genericError },
-      )
-      .optional(),
-    labels: z
-      .record(z.string(), z.record(z.string(), z.unknown(), { error: genericError }), { error: genericError })
-      .optional(),
+    ...FOLLOWUP_INPUTS,
   },
   { error: genericError },
 );

@@ -16,7 +16,7 @@ export interface CronFields {
   dayOfWeek: (number | string)[];
 }
 
-export const NICKNAMES: Record<string, string> = {
+const NICKNAMES: Record<string, string> = {
   '@yearly': '0 0 1 1 *',
   '@annually': '0 0 1 1 *',
   '@monthly': '0 0 1 * *',
@@ -72,7 +72,7 @@ export type CronPart =
   | { kind: 'lastWeekday'; weekday: number } // nL (day of week)
   | { kind: 'nth'; weekday: number; nth: number }; // n#k
 
-export interface TokenizedCron {
+interface TokenizedCron {
   hasSeconds: boolean;
   /** second, minute, hour, day of month, month, day of week */
   fields: CronPart[][];

@@ -4,7 +4,7 @@
  * kind of output is one entry more: every segment of a continuous recording, once the end message
  * carries its segments, is the next.
  */
-export interface RecordingMedia {
+interface RecordingMedia {
   /** stable name (the editor's label key, media.<id>) */
   id: string;
   /** what the document holds */

@@ -1,4 +1,5 @@
 import { channelFieldsFromText } from '../channel-fields';
+import { INPUT_KINDS } from '../rules';
 import type { ChannelTemplate, ScheduleWindow } from './config';
 import { renderTemplates } from './template';
 import { type Slot, templateContext, type WindowInfo, windowInfo } from './template-context';
@@ -68,7 +69,7 @@ export function buildEndMessage(
   const context = templateContext(scheduleId, window, slot, channel, segments);
   const followup = window.followup ?? {};
   const payload: Record<string, unknown> = {};
-  for (const key of ['variables', 'media_nicknames', 'attachments', 'labels'] as const) {
+  for (const key of INPUT_KINDS) {
     if (followup[key] !== undefined) payload[key] = renderTemplates(followup[key], context, unresolved);
   }
   const out: EndMessage = {

@@ -4,7 +4,7 @@
  * windows, and the editor's preview needs the first windows, a few at a time,
  * and a count of the rest.
  */
-export interface WindowLayout {
+interface WindowLayout {
   /** start (offset and 1-based line) of each item of the top-level `windows:` block list */
   items: { at: number; line: number }[];
   /** where the list ends: the offset and line of the first line after it (the text's end when nothing follows) */

@@ -45,7 +45,7 @@ interface Pending {
   readonly armedAt: number;
 }
 
-export type ArmResult = { ok: true; id: string; view: unknown } | { ok: false; status: 404 | 409; message: string };
+type ArmResult = { ok: true; id: string; view: unknown } | { ok: false; status: 404 | 409; message: string };
 
 export class ChannelFailures {
   private pending: Pending[] = [];

@@ -3,13 +3,13 @@ import type { ChannelRecord } from './state';
 import { isoTime } from './timespan';
 
 /** Offsets of the channel lifecycle from its creation. */
-export const CHANNEL_ACTIVE_AFTER_MS = 1000;
+const CHANNEL_ACTIVE_AFTER_MS = 1000;
 export const CHANNEL_RECORDING_AFTER_MS = 2000;
 /** How long FINISHING_RECORDING lasts (after a stop) before the channel is INACTIVE with its outputs. */
 export const CHANNEL_FINISHING_MS = 2000;
 const HOUR_MS = 3_600_000;
 
-export const OUTPUT_BUCKET = 's3://media-spaces-sim';
+const OUTPUT_BUCKET = 's3://media-spaces-sim';
 
 /**
  * When the recording starts and ends. Nothing in the description ends a recording by
@@ -17,7 +17,7 @@ export const OUTPUT_BUCKET = 's3://media-spaces-sim';
  * continuous_recording is true", not a length. So every recording runs until the stop
  * extension ends it (`endAt` is Infinity until then).
  */
-export function recordingWindow(ch: ChannelRecord): { startAt: number; endAt: number } {
+function recordingWindow(ch: ChannelRecord): { startAt: number; endAt: number } {
   const startAt = ch.createdAt + CHANNEL_RECORDING_AFTER_MS;
   const stoppedAt = ch.stoppedAt ?? Number.POSITIVE_INFINITY;
   const endAt = Math.min(stoppedAt, ch.failure?.at ?? Number.POSITIVE_INFINITY);
@@ -75,10 +75,10 @@ export function recordingOutputs(ch: ChannelRecord, now: number): Output[] {
 }
 
 /** The window of a continuous recording: as requested, 1 hour when the request gave none. */
-export function continuousWindowHours(ch: ChannelRecord): number {
+function continuousWindowHours(ch: ChannelRecord): number {
   return ch.recordingDurationHours ?? DEFAULT_WINDOW_HOURS;
 }
-export const DEFAULT_WINDOW_HOURS = 1;
+const DEFAULT_WINDOW_HOURS = 1;
 
 /**
  * The channel as the service reports it at `now`, derived from the clock:

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type Area, ROUTE_NAMES, type RouteName } from './router';
 import { isoTime } from './timespan';
 
-export const FAULT_KINDS = ['status', 'latency', 'drop', 'truncate'] as const;
+const FAULT_KINDS = ['status', 'latency', 'drop', 'truncate'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export const FaultSpec = z

@@ -10,8 +10,7 @@ import { Typecode, uuid, WORKFLOW_STATUSES } from '../schemas';
 export const API_KEY_SCOPES = ['workflow:access', 'workflow:workflow-management', 'workflow:admin'] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
-export const JOB_OUTCOMES = ['succeeded', 'failed', 'stopped'] as const;
-export type JobOutcome = (typeof JOB_OUTCOMES)[number];
+const JOB_OUTCOMES = ['succeeded', 'failed', 'stopped'] as const;
 
 // YAML reads `default: 25` as a number and `default: true` as a boolean, while
 // every value travels as text; accepting both keeps fixtures natural to write.
@@ -25,7 +24,7 @@ const dateTime = z
   .transform((s) => new Date(s).toISOString());
 
 // Fixtures are hand-written; unknown keys are almost always typos, so objects are strict.
-export const FixtureVariable = z.strictObject({
+const FixtureVariable = z.strictObject({
   identifier: uuid().optional(),
   name: z.string().min(1, 'name is required'),
   typecode: Typecode,
@@ -33,7 +32,7 @@ export const FixtureVariable = z.strictObject({
   description: z.string().optional(),
 });
 
-export const FixtureParameter = z.strictObject({
+const FixtureParameter = z.strictObject({
   identifier: uuid().optional(),
   name: z.string().min(1, 'name is required'),
   typecode: Typecode,
@@ -45,39 +44,39 @@ export const FixtureParameter = z.strictObject({
   options: z.record(z.string(), z.array(text)).optional(),
 });
 
-export const FixtureNickName = z.strictObject({
+const FixtureNickName = z.strictObject({
   name: z.string().min(1, 'name is required'),
   description: z.string().default(''),
   identifier: z.string().min(1, 'identifier is required'),
   files: z.array(z.string()).default([]),
 });
 
-export const FixtureAttachment = z.strictObject({
+const FixtureAttachment = z.strictObject({
   name: z.string().min(1, 'name is required'),
   description: z.string().default(''),
   identifier: z.string().min(1, 'identifier is required'),
   file: z.string().optional(),
 });
 
-export const FixtureLabel = z.strictObject({
+const FixtureLabel = z.strictObject({
   name: z.string().min(1, 'name is required'),
   description: z.string().default(''),
   identifier: z.string().min(1, 'identifier is required'),
   parameters: z.array(FixtureParameter).default([]),
 });
 
-export const FixtureInputs = z.strictObject({
+const FixtureInputs = z.strictObject({
   variables: z.array(FixtureVariable).default([]),
   media_nicknames: z.array(FixtureNickName).default([]),
   attachments: z.array(FixtureAttachment).default([]),
   labels: z.array(FixtureLabel).default([]),
 });
 
-export const DEFAULT_WORKFLOW_DATE = '2024-01-02T09:00:00.000Z';
-export const DEFAULT_JOB_DURATION_MS = 10_000;
+const DEFAULT_WORKFLOW_DATE = '2024-01-02T09:00:00.000Z';
+const DEFAULT_JOB_DURATION_MS = 10_000;
 const WEEK_MS = 7 * 24 * 3_600_000;
 
-export const FixtureWorkflow = z.strictObject({
+const FixtureWorkflow = z.strictObject({
   id: uuid(),
   name: z.string().min(1, 'name is required'),
   description: z.string().default(''),
@@ -93,13 +92,13 @@ export const FixtureWorkflow = z.strictObject({
   outcome: z.enum(JOB_OUTCOMES).default('succeeded'),
 });
 
-export const FixtureGenerate = z.strictObject({
+const FixtureGenerate = z.strictObject({
   count: z.number().int().min(0).max(200_000),
   seed: z.number().int().default(1),
   job_duration_ms: z.number().int().min(0).max(WEEK_MS).default(DEFAULT_JOB_DURATION_MS),
 });
 
-export const FixtureApiKey = z.strictObject({
+const FixtureApiKey = z.strictObject({
   // A bearer credential cannot contain spaces; printable ASCII keeps it header-safe.
   key: z
     .string()
@@ -109,7 +108,7 @@ export const FixtureApiKey = z.strictObject({
   scope: z.enum(API_KEY_SCOPES),
 });
 
-export const FixtureSpace = z.strictObject({
+const FixtureSpace = z.strictObject({
   space_id: uuid(),
   name: z.string().default(''),
   subscription: z.enum(['active', 'inactive']).default('active'),
@@ -133,7 +132,7 @@ export const FixtureSpace = z.strictObject({
  * area) and the scopes they may grant, per space. A scope implies the lower
  * ones, as for API keys.
  */
-export const FixtureUser = z.strictObject({
+const FixtureUser = z.strictObject({
   username: z
     .string()
     .min(1, 'username is required')
@@ -150,9 +149,9 @@ export const FixtureUser = z.strictObject({
     .min(1, 'a user needs at least one space'),
 });
 
-export const DEFAULT_TOKEN_LIFETIME_SECONDS = 3600;
+const DEFAULT_TOKEN_LIFETIME_SECONDS = 3600;
 
-export const FixtureOAuth = z.strictObject({
+const FixtureOAuth = z.strictObject({
   /** expires_in of the tokens issued; measured on the simulator clock. */
   token_lifetime_seconds: z.number().int().min(1).max(31_536_000).default(DEFAULT_TOKEN_LIFETIME_SECONDS),
   /** Hosts, besides loopback ones, that a redirect_uri may point to (e.g. the host of a Node-RED editor). */
@@ -178,7 +177,7 @@ export type FixtureNickNameDef = z.output<typeof FixtureNickName>;
 export type FixtureAttachmentDef = z.output<typeof FixtureAttachment>;
 export type FixtureLabelDef = z.output<typeof FixtureLabel>;
 export type FixtureUserDef = z.output<typeof FixtureUser>;
-export type FixtureOAuthDef = z.output<typeof FixtureOAuth>;
+type FixtureOAuthDef = z.output<typeof FixtureOAuth>;
 
 /** A space after validation, with generated workflows expanded. */
 export interface FixtureSpaceDef extends Omit<z.output<typeof FixtureSpace>, 'generate'> {

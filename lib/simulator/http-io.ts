@@ -1,6 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 /** Request bodies above this are refused with 413. */
 export const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 /**

@@ -7,7 +7,7 @@
  * memory without bound; retries happen within seconds, far inside the cap.
  */
 
-export interface StoredResponse {
+interface StoredResponse {
   status: number;
   body: string | undefined;
   headers: Record<string, string>;
@@ -15,13 +15,13 @@ export interface StoredResponse {
 
 type Entry = { scope: string; fingerprint: string; response: StoredResponse | null };
 
-export type IdempotencyOutcome =
+type IdempotencyOutcome =
   | { kind: 'new' }
   | { kind: 'replay'; response: StoredResponse }
   | { kind: 'in_flight' }
   | { kind: 'mismatch' };
 
-export const IDEMPOTENCY_CAP = 50_000;
+const IDEMPOTENCY_CAP = 50_000;
 
 export class IdempotencyStore {
   private readonly entries = new Map<string, Entry>();

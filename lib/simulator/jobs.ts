@@ -3,7 +3,7 @@ import type { JobRecord } from './state';
 import { formatTimeSpan, isoTime } from './timespan';
 
 /** A job stays `created` this long before it starts processing. */
-export const JOB_START_DELAY_MS = 500;
+const JOB_START_DELAY_MS = 500;
 
 /**
  * The job as the service reports it at `now`. State is derived from the

@@ -16,7 +16,7 @@ const STYLE = `body{font:15px/1.4 system-ui,sans-serif;max-width:26rem;margin:2r
 label{display:block;margin:.8rem 0 .2rem}input,select{width:100%;box-sizing:border-box;padding:.4rem}
 .buttons{margin-top:1.2rem;display:flex;gap:.6rem}.message{color:#a00}code{word-break:break-all}`;
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,

@@ -19,9 +19,9 @@ import type { SimulatorState } from './state';
  */
 
 export const OAUTH_PATH = '/auth/oauth2';
-export const TOKEN_PREFIX = 'sim-oauth-';
+const TOKEN_PREFIX = 'sim-oauth-';
 
-export interface OAuthContext {
+interface OAuthContext {
   readonly state: SimulatorState;
   readonly bodies: BodyBudget;
   now(): number;
@@ -147,7 +147,7 @@ function checkClientId(value: string | undefined): string | null {
  * Returns the URL as parsed (`href`), which is what is redirected to: the WHATWG parser drops
  * tabs and line breaks anywhere, so the raw text may differ from the URL that was checked.
  */
-export function checkRedirectUri(
+function checkRedirectUri(
   value: string | undefined,
   extraHosts: readonly string[],
 ): { href: string } | { problem: string } {

@@ -33,7 +33,7 @@ export interface RawLogEntry {
   replayed: boolean;
 }
 
-export const REQUEST_LOG_CAPACITY = 10_000;
+const REQUEST_LOG_CAPACITY = 10_000;
 
 /** A ring of the latest requests; a benchmark's millions of requests keep only the last 10,000. */
 export class RequestLog {

@@ -32,8 +32,8 @@ export interface SimulatorOptions {
   bodyBufferLimit?: number;
 }
 
-export const DEFAULT_HEADERS_TIMEOUT_MS = 15_000;
-export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+const DEFAULT_HEADERS_TIMEOUT_MS = 15_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 export interface SpaceInfo {
   space_id: string;

@@ -72,7 +72,7 @@ export interface ChannelRecord {
   failure: ChannelFailure | null;
 }
 
-export interface EventRecord {
+interface EventRecord {
   readonly id: string;
   readonly spaceId: string;
   readonly channelId: string;
@@ -83,7 +83,7 @@ export interface EventRecord {
   readonly occursAt: number;
 }
 
-export type WorkflowOrder = Record<'all' | WorkflowStatus, WorkflowRecord[]>;
+type WorkflowOrder = Record<'all' | WorkflowStatus, WorkflowRecord[]>;
 
 export interface SpaceRuntime {
   readonly id: string;
@@ -99,13 +99,13 @@ export interface SpaceRuntime {
   readonly events: Map<string, EventRecord>;
 }
 
-export interface Credential {
+interface Credential {
   readonly space: SpaceRuntime;
   readonly scope: ApiKeyScope;
 }
 
 /** A token issued by the OAuth 2.0 implicit flow at /auth/oauth2. */
-export interface IssuedToken extends Credential {
+interface IssuedToken extends Credential {
   /** Every scope granted, as the redirect's `scope` listed them; `scope` is the highest. */
   readonly scopes: readonly ApiKeyScope[];
   readonly username: string;

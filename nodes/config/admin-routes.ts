@@ -23,7 +23,7 @@ import {
  * the real value; when it comes back (or the field is left out), the stored
  * credential is used, but only with the settings it was deployed with.
  */
-export const PASSWORD_PLACEHOLDER = '__PWRD__';
+const PASSWORD_PLACEHOLDER = '__PWRD__';
 /** Editor probes answer quickly or not at all: no retries, a short timeout. */
 const EDITOR_TIMEOUT_MS = 10_000;
 

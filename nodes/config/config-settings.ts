@@ -1,7 +1,9 @@
 import type { ClientConfig } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
 import { checkBaseUrl } from '../../lib/rules';
-import { configLabel } from './labels';
+import { dialogLabels } from '../shared/dialog-labels';
+import { settingProblem } from '../shared/setting-name';
+import { FIELDS } from './fields';
 import { spaceIdProblem, urlProblem } from './setting-checks';
 
 /**
@@ -10,7 +12,7 @@ import { spaceIdProblem, urlProblem } from './setting-checks';
  * deployed config node and the admin endpoints, which receive the same fields
  * from the unsaved dialog.
  */
-export interface ConfigFields {
+interface ConfigFields {
   name?: unknown;
   workflowUrl?: unknown;
   liveCaptureUrl?: unknown;
@@ -29,7 +31,7 @@ export interface Credentials {
   workflowTokenExpiresAt?: string;
 }
 
-export interface ParsedConfig {
+interface ParsedConfig {
   config: ClientConfig;
   /** Settings that make a client unusable, by field; empty when all is well. */
   problems: Record<string, string>;
@@ -78,9 +80,14 @@ export function tokenExpiry(value: string | undefined): number | undefined {
 /** One error naming every bad setting, for getClient() and the admin endpoints. */
 export function configError(label: string, problems: Record<string, string>): MediaSpacesError {
   const list = Object.entries(problems)
-    .map(([field, problem]) => `${configLabel(field)} ${problem}`)
+    .map(([field, problem]) => settingProblem(configLabel(field), problem))
     .join('; ');
   return MediaSpacesError.invalidInput(`Media Spaces config ${label}: ${list}`, { ...problems });
+}
+
+/** The config dialog's label of a setting (the catalogue file: the runtime's RED is not at hand in the admin routes). */
+function configLabel(field: string): string {
+  return dialogLabels(undefined, 'media-spaces-config', FIELDS)[field] ?? field;
 }
 
 function checkUrl(

@@ -16,16 +16,16 @@ import { asProbeError, notFoundKind, originOf, serviceReason, transportSentence 
  * "not checked", and each area is probed on its own.
  */
 
-export const PROBE_WORKFLOW_ID = '00000000-0000-0000-0000-000000000000';
-export const PROBE_EVENT_ID = 'media-spaces-connection-probe';
+const PROBE_WORKFLOW_ID = '00000000-0000-0000-0000-000000000000';
+const PROBE_EVENT_ID = 'media-spaces-connection-probe';
 
 /** What the live-capture probe is, where its answer is quoted: a request that changes nothing. */
 const PROBE_NOTE =
   '; the test asks to delete an event id that never exists, a harmless probe: nothing in the space changes';
 
-export type ProbeArea = 'workflows' | 'submit' | 'liveCapture';
+type ProbeArea = 'workflows' | 'submit' | 'liveCapture';
 
-export interface ProbeResult {
+interface ProbeResult {
   area: ProbeArea;
   /** true: proved to work; false: broken; null: not checked (nothing to check with). */
   ok: boolean | null;
@@ -33,7 +33,7 @@ export interface ProbeResult {
   message: string;
 }
 
-export interface ProbeReport {
+interface ProbeReport {
   ok: boolean;
   results: ProbeResult[];
 }

@@ -2,6 +2,7 @@ import { createClient, type MediaSpacesClient } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
 import type { Node, NodeDef } from '../shared/node-red-types';
 import type { Area, ClientProvider } from '../shared/server-client';
+import { UNTIL_FIXED } from '../shared/setting-name';
 import { configError, parseConfig } from './config-settings';
 import { credentialTargets, type StoredCredentialSource, storedForTarget } from './stored-credentials';
 
@@ -25,6 +26,10 @@ export function start(node: ConfigNode, def: NodeDef): void {
   });
   // said once per deploy, not per request
   if (parsed.warnings.length > 0) node.warn(`Media Spaces config ${label}: ${parsed.warnings.join('; ')}`);
+  // a bad setting refuses every use, as an operation node's refuses each message; said once here too
+  if (Object.keys(parsed.problems).length > 0) {
+    node.error(`${configError(label, parsed.problems).message}; ${UNTIL_FIXED.uses}`);
+  }
 
   const deployedTargets = credentialTargets(def);
   node.storedCredentialsFor = (fields) => storedForTarget(deployedTargets, credentials, fields);

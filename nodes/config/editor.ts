@@ -1,4 +1,5 @@
 import { type DialogDefaults, type FieldNode, fieldDefaults } from '../shared/editor/field-defaults';
+import { settingName, settingProblem, translatorLookup } from '../shared/setting-name';
 import { quietExampleImports } from './editor/example-import';
 import { showInsecure } from './editor/insecure';
 import { showSignIn, signIn, signOut } from './editor/sign-in';
@@ -13,14 +14,14 @@ const field = fieldDefaults(FIELDS);
  * it as it is): `check` (setting-checks.ts, as the runtime words it), its
  * problem named by the label the dialog shows ("Workflow URL is required").
  */
-function labelled(key: string, property: EditorNodeProperty, check: (text: string) => string | undefined) {
+function labelled(key: keyof typeof FIELDS, property: EditorNodeProperty, check: (text: string) => string | undefined) {
   return {
     ...property,
     validate(this: EditorNodeInstance, value: unknown, _opt?: unknown): boolean | string {
-      const result = check(String(value ?? '')) ?? true;
-      if (result === true) return result;
-      const label = typeof this._ === 'function' ? this._(`media-spaces-config.label.${key}`) : key;
-      return `${label} ${result}`;
+      const problem = check(String(value ?? ''));
+      if (problem === undefined) return true;
+      const lookup = translatorLookup(this._?.bind(this), 'media-spaces-config');
+      return settingProblem(settingName(lookup, key, FIELDS[key]), problem);
     },
   };
 }

@@ -11,9 +11,9 @@ import type { HttpResponse, NodeAPI } from '../shared/node-red-types';
  * its own origin (the editor), which checks the `state` it generated; the CSP allows no
  * script but its own, the page may not be framed, cached, or leak a Referer.
  */
-export const CALLBACK_PATH = '/media-spaces/oauth/callback';
-export const CALLBACK_SCRIPT_PATH = '/media-spaces/oauth/callback.js';
-export const MESSAGE_TYPE = 'media-spaces-oauth';
+const CALLBACK_PATH = '/media-spaces/oauth/callback';
+const CALLBACK_SCRIPT_PATH = '/media-spaces/oauth/callback.js';
+const MESSAGE_TYPE = 'media-spaces-oauth';
 
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Media Spaces sign-in</title></head>

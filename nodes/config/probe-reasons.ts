@@ -35,7 +35,7 @@ export function serviceReason(e: MediaSpacesError): string | undefined {
   return undefined;
 }
 
-export type NotFoundKind = 'space' | 'item' | 'route';
+type NotFoundKind = 'space' | 'item' | 'route';
 
 /**
  * What a 404 was about: the space (the service looked it up and has none), the item
@@ -51,7 +51,7 @@ export function notFoundKind(e: MediaSpacesError, spaceId: string, itemId: strin
 }
 
 /** The low-level error code (ECONNREFUSED, ENOTFOUND, ...) under a network error, if any. */
-export function socketCode(e: MediaSpacesError): string | undefined {
+function socketCode(e: MediaSpacesError): string | undefined {
   const cause = e.cause as { code?: unknown; cause?: { code?: unknown } } | undefined;
   const code = cause?.code ?? cause?.cause?.code;
   return typeof code === 'string' ? code : undefined;

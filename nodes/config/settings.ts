@@ -3,8 +3,8 @@ import { readSettings, settingsSchema } from '../shared/settings';
 import { FIELDS } from './fields';
 
 /** The config node's settings as the editor stores them (strings from text boxes, booleans from check boxes). */
-export const ConfigSettings = settingsSchema(FIELDS);
-export type ConfigSettings = z.infer<typeof ConfigSettings>;
+const ConfigSettings = settingsSchema(FIELDS);
+type ConfigSettings = z.infer<typeof ConfigSettings>;
 
 /** Each setting read by its field's rule; a bad one is named in `problems` by its key and left at its default. */
 export function readConfigSettings(fields: Record<string, unknown>): {

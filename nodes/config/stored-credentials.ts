@@ -21,7 +21,7 @@ import type { Credentials } from './config-settings';
 export type StoredName = 'apiKey' | 'workflowToken' | 'accessToken';
 
 /** One key per area; undefined when a setting the area needs is missing or malformed. */
-export interface CredentialTargets {
+interface CredentialTargets {
   workflow?: string;
   liveCapture?: string;
 }
@@ -36,7 +36,7 @@ interface TargetSettings {
 }
 
 /** The stored credentials the requested settings may use, and the stored ones they may not. */
-export interface StoredForTarget {
+interface StoredForTarget {
   usable: Credentials;
   /** Stored credentials left out because their area's settings differ from the deployed ones. */
   refused: StoredName[];

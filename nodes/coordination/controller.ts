@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { type ConnectionStatus, CoordinationError, Coordinator, RedisConnection } from '../../lib/coordination';
 import type { CoordinationProvider } from '../shared/coordination-provider';
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red-types';
+import { UNTIL_FIXED } from '../shared/setting-name';
 import { type CoordinationSettings, parseCoordinationSettings } from './coordination-settings';
 
 export type CoordinationNode = Node & CoordinationProvider;
@@ -42,7 +43,8 @@ export function start(RED: NodeAPI, node: CoordinationNode, def: NodeDef): void 
   } catch (err) {
     problem = err instanceof CoordinationError ? err : new CoordinationError('invalid_config', String(err));
     settings = undefined;
-    node.error(`Redis coordination ${label}: ${problem.message}`);
+    // a bad setting refuses every use (getCoordinator says why), as the server config node's does; said once here
+    node.error(`Redis coordination ${label}: ${problem.message}; ${UNTIL_FIXED.uses}`);
   }
 
   // said once per change, not on every reconnect attempt

@@ -1,34 +1,37 @@
-import { expectedPropertiesText, recordingFlag } from '../../lib/channel-fields';
+import {
+  CHANNEL_FIELDS,
+  type ChannelField,
+  channelFieldsFromText,
+  expectedPropertiesText,
+} from '../../lib/channel-fields';
 import { requestPayload } from '../shared/inputs';
 import type { SettingsOf } from '../shared/settings';
 import type { FIELDS } from './fields';
 
+type Camel<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
+
 /**
- * The request fields the node's settings give, read by their fields' rules
- * (fields.ts): blank ones are left out. The node keeps Node-RED's camelCase
- * property names (and `channelName`, because `name` is the node's own label).
+ * The node's setting of a request field: its camelCase name, `channelName`
+ * for `name` (the node's own label is `name`). Reading the settings by it
+ * does not compile while a request field has no setting in fields.ts.
+ */
+type ChannelSetting = { [F in ChannelField]: F extends 'name' ? 'channelName' : Camel<F> }[ChannelField];
+
+const settingOf = (field: ChannelField) =>
+  (field === 'name' ? 'channelName' : field.replace(/_(\w)/g, (_m, c: string) => c.toUpperCase())) as ChannelSetting;
+
+/**
+ * The request fields the node's settings give, each request field (the
+ * library's list) from its setting, converted from the dialog's text as a
+ * schedule's template is (channelFieldsFromText); blank ones are left out.
  */
 export function channelSettings(settings: SettingsOf<typeof FIELDS>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const texts = [
-    ['name', settings.channelName],
-    ['description', settings.description],
-    ['source_id', settings.sourceId],
-    ['expected_properties', settings.expectedProperties],
-    ['region', settings.region],
-  ] as const;
-  for (const [field, value] of texts) {
-    if (value !== '') out[field] = value;
+  const text: Record<string, unknown> = {};
+  for (const field of CHANNEL_FIELDS) {
+    const value: unknown = settings[settingOf(field)];
+    if (value !== '' && value !== undefined) text[field] = value;
   }
-  const continuous = recordingFlag(settings.continuousRecording);
-  if (continuous !== undefined) out.continuous_recording = continuous;
-  if (settings.recordingDuration !== undefined) out.recording_duration = settings.recordingDuration;
-  const tags = settings.tags
-    .split(',')
-    .map((t) => t.trim())
-    .filter((t) => t !== '');
-  if (tags.length > 0) out.tags = tags;
-  return out;
+  return channelFieldsFromText(text);
 }
 
 /**

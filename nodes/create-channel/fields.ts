@@ -12,9 +12,11 @@ import {
 const trimmed = () => textOrEmpty({ trim: true });
 
 /**
- * The create-channel node's fields: the request fields as the dialog stores
- * them (text boxes and selects), which channelSettings (channel-request.ts)
- * turns into the request; blank ones are left out. `channelName`, because
+ * The create-channel node's fields: a setting per field of the library's
+ * create request (CHANNEL_FIELDS, its schema's keys), under its camelCase
+ * name, as the dialog stores them (text boxes and selects); channelSettings
+ * (channel-request.ts) turns them into the request, and does not compile
+ * while a request field lacks its setting here. `channelName`, because
  * `name` is the node's own label. msg.payload is merged over the request.
  */
 export const FIELDS = fieldTable({
@@ -25,14 +27,14 @@ export const FIELDS = fieldTable({
   sourceId: { value: '', rule: trimmed() },
   expectedProperties: { value: '', rule: trimmed() },
   region: { value: '', rule: trimmed() },
-  /** '' (not set), 'true' or 'false' from the select; read by the library's recordingFlag, as a schedule's. */
+  /** '' (not set), 'true' or 'false' from the select; read by the library's channelFieldsFromText, as a schedule's. */
   continuousRecording: { value: '', rule: anything() },
   /** Hours; the service's range is the library's to check. */
   recordingDuration: {
     value: '',
     rule: optional(whole(0, Number.MAX_SAFE_INTEGER, 'must be a whole number of hours'), { null: 'unset' }),
   },
-  /** Comma separated. */
+  /** Comma separated (channelFieldsFromText makes the list). */
   tags: { value: '', rule: trimmed() },
   /**
    * "Show state": follow each created channel's state in the status and on

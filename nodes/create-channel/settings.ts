@@ -8,7 +8,7 @@ export const CreateChannelSettings = settingsSchema(FIELDS).transform(channelSet
 export type CreateChannelSettings = z.infer<typeof CreateChannelSettings>;
 
 /** msg.idempotency_key sets the header; msg.payload is merged over the settings (channelRequest). */
-export const CREATE_INPUTS = inputMap(FIELDS);
+export const CREATE_INPUTS = inputMap(FIELDS, 'media-spaces-create-channel');
 
 /** "Show state" alone, read before the node starts (its field says why a missing one is off). */
 export const WatchSettings = settingsSchema({ watchState: FIELDS.watchState });

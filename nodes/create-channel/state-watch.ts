@@ -12,7 +12,7 @@ const ARRIVED: ReadonlySet<string> = new Set(['RECORDING', ...FINAL]);
 /** Every state but RECORDING: a recording channel is read until it leaves it. */
 const LEFT_RECORDING: ReadonlySet<string> = new Set(CHANNEL_STATES.filter((s) => s !== 'RECORDING'));
 
-export interface StateWatchOptions {
+interface StateWatchOptions {
   /** Time between two reads of a channel on its way (PENDING, ACTIVE, FINISHING_RECORDING). */
   intervalMs: number;
   /** A channel on its way that has not arrived after this long is no longer read. */
@@ -146,7 +146,7 @@ function clock(date: Date): string {
 }
 
 /** The badge for a channel state: green while recording, red on ERROR, blue on the way. */
-export function stateStatus(state: string): NodeStatus {
+function stateStatus(state: string): NodeStatus {
   if (state === 'RECORDING') return { fill: 'green', shape: 'dot', text: 'channel RECORDING' };
   if (state === 'ERROR') return { fill: 'red', shape: 'ring', text: 'channel ERROR' };
   if (state === 'INACTIVE' || state === 'DRAFT') return { fill: 'grey', shape: 'ring', text: `channel ${state}` };

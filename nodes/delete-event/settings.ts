@@ -6,4 +6,4 @@ export const DeleteEventSettings = settingsSchema(FIELDS);
 export type DeleteEventSettings = z.infer<typeof DeleteEventSettings>;
 
 /** msg.event_id, else the Event setting (a typed input). */
-export const DELETE_INPUTS = inputMap(FIELDS);
+export const DELETE_INPUTS = inputMap(FIELDS, 'media-spaces-delete-event');

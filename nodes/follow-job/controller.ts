@@ -20,8 +20,8 @@ import { FollowJobSidebar } from './sidebar-report';
 import { reportSlotJob } from './slot-outcome';
 
 /** Node context keys of the followed jobs and of the jobs reported lately. */
-export const FOLLOWED_KEY = 'mediaSpacesFollowedJobs';
-export const REPORTED_KEY = 'mediaSpacesReportedJobs';
+const FOLLOWED_KEY = 'mediaSpacesFollowedJobs';
+const REPORTED_KEY = 'mediaSpacesReportedJobs';
 
 const followedHandover = new Handover<PersistedJob[]>();
 const reportedHandover = new Handover<ReportedRecord[]>();
@@ -43,7 +43,7 @@ type Waiter = JobWaiter<Handle>;
  * live in the node context (and pass to a redeployed successor), so they are
  * followed on after a redeploy or a restart.
  */
-export class FollowJobController {
+class FollowJobController {
   private readonly follower: JobFollower<Handle>;
   private readonly reported = new ReportedJobs();
   private readonly context: NodeContext;
@@ -240,7 +240,7 @@ export class FollowJobController {
     for (const w of waiters) {
       const msg = this.messageOf(w);
       // before describeJob: the job read replaces the payload, never the slot the message names
-      reportSlotJob(msg, job, workflowId);
+      reportSlotJob(msg, job, workflowId, (slot, outcome) => this.sidebar.slotJob(slot, outcome));
       describeJob(msg, job, workflowId);
       if (state === 'succeeded') {
         this.node.send([msg, null]);
@@ -322,7 +322,7 @@ function doneOf(w: Waiter): DoneFunction | undefined {
 
 /** The node's runtime, from its deploy on. */
 export function start(RED: NodeAPI, node: PollNode, def: NodeDef): void {
-  const warn = (text: string) => node.warn(`media-spaces-follow-job: ${text}`);
+  const warn = (text: string) => node.warn(text);
   const settings = settingsWithWarnings(followJobSettings, def, dialogLabels(RED, def.type, FIELDS), warn);
   const status = new StatusBoard(node);
   const controller = new FollowJobController(RED, node, settings, status, () => clientFor(RED, def.server, 'workflow'));

@@ -5,8 +5,9 @@ import { POLL_FIELDS, timeoutField } from '../shared/poll-fields';
 const jobIdText = text({ numbers: true });
 
 /**
- * The follow-job node's fields. The job comes from msg.job_id and
- * msg.workflow_id, else from the job on msg.payload (job-message.ts).
+ * The follow-job node's fields. The job comes from the job on msg.payload
+ * (its id and workflow_id), else from msg.job_id and msg.workflow_id: the one
+ * resolver's order, msg.payload.<x> before msg.<x>, as every node reads it.
  */
 export const FIELDS = fieldTable({
   server: serverField,
@@ -14,14 +15,15 @@ export const FIELDS = fieldTable({
   /** Requests in flight at most, over every followed job. */
   concurrency: { value: DEFAULT_CONCURRENCY, rule: optional(whole(1)) },
   coordination: coordinationField,
-  // only a missing msg.job_id leaves the job to msg.payload: '' or null is a job id given, and a wrong one
+  // only a missing msg.payload.id leaves the job to msg.job_id, whose '' or null is a job id given, and a wrong one
   jobId: {
     message: 'job_id',
+    payload: 'id',
     rule: rule<string | undefined>(jobIdText.text, (value) =>
       value === undefined ? { ok: true, value } : jobIdText.read(value),
     ),
   },
   // the library checks it (a UUID), naming workflow_id
-  workflowId: { message: 'workflow_id', rule: anything() },
+  workflowId: { message: 'workflow_id', payload: 'workflow_id', rule: anything() },
   timeout: timeoutField,
 });

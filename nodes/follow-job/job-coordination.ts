@@ -4,7 +4,7 @@ import type { JobFollower } from '../../lib/watch';
 import type { CoordinationProvider } from '../shared/coordination-provider';
 
 /** What the coordination needs from the follow-job node. */
-export interface JobHost {
+interface JobHost {
   /** Follows a job another instance followed (its message as it was registered). */
   adopt(record: JobRecord): void;
   /** Stops following a job now owned (or reported) by another instance. */
@@ -46,7 +46,7 @@ export function followerHost<H>(
 }
 
 /** What register() decided for a job given to this node. */
-export type Admission = 'follow' | 'owned' | 'reported';
+type Admission = 'follow' | 'owned' | 'reported';
 
 /**
  * The follow-job node's part in the coordination: each followed job is

@@ -2,10 +2,8 @@ import { idSegment, uuidSegment } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
 import { isPlainObject } from '../../lib/guards';
 import type { WorkflowJob } from '../../lib/schemas';
-import { describeType } from '../../lib/submit-input-read';
 import { WatchError } from '../../lib/watch';
 import type { NodeMessage } from '../shared/node-red-types';
-import { FIELDS } from './fields';
 
 /** The job an input asks to follow, and what the input already tells of it. */
 export interface JobRef {
@@ -14,43 +12,33 @@ export interface JobRef {
   known?: Partial<WorkflowJob>;
 }
 
-/** What the message gives itself, by the node's input map: msg.job_id (text) and msg.workflow_id. */
-export interface JobInputs {
+/** The job's ids as the node's input map resolves them: msg.payload.id / msg.payload.workflow_id, else msg.job_id / msg.workflow_id. */
+interface JobInputs {
   jobId?: string;
   workflowId?: unknown;
 }
 
-/** The job to follow: msg.job_id / msg.workflow_id, else msg.payload.id / msg.payload.workflow_id. */
+/** The job to follow, and the job itself when msg.payload is that job. */
 export function jobRef(msg: NodeMessage, inputs: JobInputs): JobRef {
-  const payload = isPlainObject(msg.payload) ? msg.payload : undefined;
-  const jobId = inputs.jobId ?? payloadJobId(payload?.id);
-  const rawWorkflowId = inputs.workflowId !== undefined ? inputs.workflowId : payload?.workflow_id;
+  const { jobId, workflowId: rawWorkflowId } = inputs;
   if (jobId === undefined) {
     throw MediaSpacesError.invalidInput(
-      'No job to follow: set msg.job_id, or send the job (msg.payload with id and workflow_id, as media-spaces-submit-job outputs it)',
+      'No job to follow: send the job (msg.payload with id and workflow_id, as media-spaces-submit-job outputs it), or set msg.job_id',
       { job_id: 'is required' },
     );
   }
   if (rawWorkflowId === undefined) {
-    throw MediaSpacesError.invalidInput('No workflow for the job: set msg.workflow_id or msg.payload.workflow_id', {
+    throw MediaSpacesError.invalidInput('No workflow for the job: set msg.payload.workflow_id or msg.workflow_id', {
       workflow_id: 'is required',
     });
   }
   idSegment(jobId, 'job_id');
   const workflowId = uuidSegment(rawWorkflowId, 'workflow_id');
   // the payload is the job itself only when its id is this job's (text or number; anything else is not an id)
+  const payload = isPlainObject(msg.payload) ? msg.payload : undefined;
   const payloadId = payload?.id;
   const sameJob = (typeof payloadId === 'string' || typeof payloadId === 'number') && String(payloadId) === jobId;
   return { jobId, workflowId, known: sameJob ? (payload as Partial<WorkflowJob>) : undefined };
-}
-
-/** msg.payload.id read by msg.job_id's rule, named as where it came from. */
-function payloadJobId(value: unknown): string | undefined {
-  const read = FIELDS.jobId.rule.read(value);
-  if (read.ok) return read.value;
-  throw MediaSpacesError.invalidInput(`msg.payload.id ${read.rule}, got ${describeType(value)}`, {
-    'msg.payload.id': read.rule,
-  });
 }
 
 /** The job's read onto a message: payload, ids, state and progress. */

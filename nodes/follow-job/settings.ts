@@ -6,4 +6,4 @@ export const followJobSettings = settingsSchema(FIELDS);
 export type FollowJobSettings = z.infer<typeof followJobSettings>;
 
 /** msg.job_id, msg.workflow_id and msg.timeout (over the Timeout setting). */
-export const FOLLOW_INPUTS = inputMap(FIELDS);
+export const FOLLOW_INPUTS = inputMap(FIELDS, 'media-spaces-follow-job');

@@ -49,6 +49,11 @@ export class FollowJobSidebar {
     });
   }
 
+  /** The follow-up job of a schedule's slot ended: the slot shows it. */
+  slotJob(slotKey: string, job: { id: string; state: string }): void {
+    this.feed.slotJob(slotKey, job);
+  }
+
   /** Following stopped on an error (not found, refused, timed out): the job shows as failed, with why. */
   failed(jobId: string, workflowId: string, error: Error): void {
     this.feed.reportJob({ nodeId: this.nodeId, jobId, workflowId, state: 'failed', reason: error.message });

@@ -6,4 +6,4 @@ export const ListWorkflowsSettings = settingsSchema(FIELDS);
 export type ListWorkflowsSettings = z.infer<typeof ListWorkflowsSettings>;
 
 /** msg.status, msg.max_results and msg.page_token override the settings. */
-export const LIST_INPUTS = inputMap(FIELDS);
+export const LIST_INPUTS = inputMap(FIELDS, 'media-spaces-list-workflows');

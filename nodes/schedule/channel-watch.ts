@@ -2,7 +2,7 @@ import type { MediaSpacesClient } from '../../lib/client';
 import { ChannelStatePoller } from '../../lib/watch/channel-state';
 
 /** How often the state of a recording's channel is read while its window is open. */
-export const CHANNEL_POLL_MS = 10_000;
+const CHANNEL_POLL_MS = 10_000;
 
 /**
  * Reads the state of the channels of windows in progress every

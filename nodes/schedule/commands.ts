@@ -1,3 +1,4 @@
+import { channelWithId } from '../../lib/channel-ref';
 import { MediaSpacesError, quoteShort } from '../../lib/errors';
 import { isPlainObject } from '../../lib/guards';
 import { formatShort, isoSeconds, type ScheduleConfig, type Scheduler } from '../../lib/schedule';
@@ -133,8 +134,9 @@ function list(host: CommandHost, msg: NodeMessage, count: number): Outputs {
 }
 
 function rememberChannel(host: CommandHost, msg: NodeMessage, slotKey: string): Outputs {
-  const channel = msg.payload;
-  if (!isPlainObject(channel) || typeof channel.id !== 'string' || channel.id === '') {
+  // the same test of a channel as the end's, with coordination or without
+  const channel = channelWithId(msg.payload);
+  if (!channel) {
     throw MediaSpacesError.invalidInput(
       `a message with msg.window.slotKey must carry the created channel (an object with an id) on msg.payload`,
       { payload: 'is not a channel' },

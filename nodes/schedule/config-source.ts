@@ -14,7 +14,7 @@ import {
 import type { ScheduleSettings } from './settings';
 
 /** What Catch nodes get with a configuration problem. */
-export interface ConfigProblem {
+interface ConfigProblem {
   source: ScheduleSettings['source'];
   file: string | undefined;
   issues: string[];

@@ -23,7 +23,7 @@ import { type Channel, gapView, type SlotLives } from './slot-life';
 import type { ScheduleAPI, ScheduleNode } from './types';
 
 /** What the emitter reads from the node it works for. */
-export interface EmitterHost {
+interface EmitterHost {
   readonly scheduler: Scheduler | undefined;
   readonly closed: boolean;
   readonly lives: SlotLives;

@@ -13,7 +13,7 @@ import {
 } from '../shared/fields';
 import { SCHEDULE_SOURCES } from './sources';
 
-export const DEFAULT_YAML = `timezone: Europe/London
+const DEFAULT_YAML = `timezone: Europe/London
 windows:
   - id: evening-news
     name: Evening news

@@ -20,7 +20,7 @@ const CHOSEN: readonly MissedWhy[] = ['paused', 'skipped', 'cancelled'];
  */
 const RAISED_ELSEWHERE: readonly MissedWhy[] = ['start_failed'];
 
-export type MissedReport = {
+type MissedReport = {
   /** `cancelled`: the occurrence left its calendar or guide (someone chose it); `missed` otherwise */
   topic: 'missed' | 'cancelled';
   payload: {

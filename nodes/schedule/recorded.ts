@@ -1,5 +1,6 @@
+import { channelWithId } from '../../lib/channel-ref';
 import type { StartFailure } from '../../lib/schedule';
-import { type Channel, channelWithId } from './slot-life';
+import type { Channel } from './slot-life';
 
 /** What is known at a slot's end about whether it recorded anything. */
 export interface RecordingFacts {

@@ -4,15 +4,15 @@ import { isPlainObject } from '../../lib/guards';
 import { sleep } from '../../lib/retry';
 
 /** How often a stopped channel is read until its recording has finished. */
-export const FINISH_POLL_MS = 1_000;
+const FINISH_POLL_MS = 1_000;
 /** How long a follow-up waits for a stopped recording to finish before it goes with what it has. */
-export const FINISH_WAIT_MS = 120_000;
+const FINISH_WAIT_MS = 120_000;
 /** How long past a window's end its stop is tried (the service down at the end, say). */
 export const STOP_GRACE_MS = 5 * 60_000;
 /** Wait before stopping again a channel that was not recording yet. */
 const STOP_CONFLICT_WAIT_MS = 1_000;
 
-export interface RecordingEndOptions {
+interface RecordingEndOptions {
   client: MediaSpacesClient;
   channel: Record<string, unknown> & { id: string };
   /** the window's at_end: keep leaves the recording running */
@@ -28,7 +28,7 @@ export interface RecordingEndOptions {
   stopped?(channel: unknown): void;
 }
 
-export interface RecordingEnd {
+interface RecordingEnd {
   /** the channel as last read: final outputs when `finished` */
   channel: unknown;
   stopped: boolean;

@@ -3,7 +3,7 @@ import { isPlainObject } from '../../lib/guards';
 import { ChannelStatePoller } from '../../lib/watch/channel-state';
 
 /** How often the channel of a window in progress is read to see that it still records. */
-export const CONTINUITY_POLL_MS = 2_000;
+const CONTINUITY_POLL_MS = 2_000;
 
 /** States of a channel on its way to recording, or recording. */
 const ALIVE = new Set(['PENDING', 'ACTIVE', 'STARTING', 'RECORDING']);

@@ -9,9 +9,8 @@ export const scheduleSettingsSchema = settingsSchema(FIELDS).transform((s) => ({
 }));
 
 export type ScheduleSettings = z.infer<typeof scheduleSettingsSchema>;
-export type ScheduleSource = ScheduleSettings['source'];
 
-const inputs = inputMap(FIELDS);
+const inputs = inputMap(FIELDS, 'media-spaces-schedule');
 
 /** A control message's window_id (trigger, skip) and count (list): msg.payload.<name>, else msg.<name>. */
 export const WINDOW_INPUT = { windowId: inputs.windowId };

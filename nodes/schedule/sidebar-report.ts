@@ -16,6 +16,7 @@ import type { ScheduleAPI, ScheduleNode } from './types';
 
 type Channel = NonNullable<SlotReport['channel']>;
 interface Tracked {
+  slotKey: string;
   windowId: string;
   start: number;
   end: number;
@@ -131,6 +132,7 @@ export class ScheduleSidebar {
     const known = this.slots.get(slot.key);
     const title = slot.programme?.title;
     const tracked: Tracked = {
+      slotKey: slot.key,
       windowId: slot.windowId,
       start: slot.start,
       end: slot.end,
@@ -157,6 +159,7 @@ export class ScheduleSidebar {
       if (!u.skipped || this.skippedShown.has(u.slotKey)) continue;
       this.skippedShown.add(u.slotKey);
       this.feed.reportSlot(this.node.id, {
+        slotKey: u.slotKey,
         windowId: u.window_id,
         start: u.start,
         end: u.end,
@@ -174,6 +177,7 @@ export class ScheduleSidebar {
       if (known && (known.channel || !channel)) continue;
       const stage = known?.life?.stage === 'stopping' ? 'stopping' : channel ? 'recording' : 'starting';
       const tracked: Tracked = {
+        slotKey: slot.key,
         windowId: slot.windowId,
         start: slot.start,
         end: slot.end,

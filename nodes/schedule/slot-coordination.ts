@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { channelWithId } from '../../lib/channel-ref';
 import {
   type ClaimOptions,
   type ClaimResult,
@@ -24,10 +25,9 @@ import type { CoordinationProvider, UnreachablePolicy } from '../shared/coordina
 import { CatchUpQueue } from './catch-up-queue';
 import type { MissedWhy } from './missed';
 import { STOP_GRACE_MS } from './recording-end';
-import { channelWithId } from './slot-life';
 
 /** What the coordination does through the node it works for. */
-export interface SlotActions {
+interface SlotActions {
   emitStart(event: StartEvent): void;
   emitEnd(
     event: EndEvent,
@@ -48,7 +48,7 @@ export interface SlotActions {
 }
 
 /** This instance's part in the latest slot step, for the badge. */
-export interface SlotRole {
+interface SlotRole {
   kind: 'leading' | 'standby' | 'unreachable';
   text: string;
   /** epoch ms after which the role is stale */

@@ -1,13 +1,14 @@
+import { channelWithId, type IdentifiedChannel } from '../../lib/channel-ref';
 import { isoSeconds, type Slot } from '../../lib/schedule';
 import { type SlotPhase, type SlotTransition, slotTransitions } from '../../lib/schedule/slot-events';
 import { listenToStart, type StartReport } from '../shared/slot-starts';
 import type { SlotLife, SlotStage } from '../sidebar/activity-types';
 
 /** A recording's channel, as create channel returned it or the service last read it. */
-export type Channel = Record<string, unknown> & { id: string };
+export type Channel = IdentifiedChannel;
 
 /** A stretch of a window nothing recorded: from the interruption to the replacement's recording (epoch ms). */
-export interface Gap {
+interface Gap {
   from: number;
   to?: number;
   why: string;
@@ -17,7 +18,7 @@ export interface Gap {
 export type SlotIdentity = Pick<SlotTransition, 'schedule' | 'window' | 'occurrence' | 'scheduled' | 'coordinated'>;
 
 /** What the lives of a schedule's slots do through the node they belong to. */
-export interface SlotLifeHost {
+interface SlotLifeHost {
   /** a slot's stage changed (for the sidebar) */
   show(slot: Slot, life: SlotLife, channel?: unknown): void;
   /** anything the badge shows changed */
@@ -355,17 +356,6 @@ const STAGES: Record<SlotPhase, SlotStage> = {
   skipped: 'skipped',
   cancelled: 'skipped',
 };
-
-/** The channel of a slot when it has an id to stop and read. */
-export function channelWithId(channel: unknown): Channel | undefined {
-  return typeof channel === 'object' &&
-    channel !== null &&
-    !Array.isArray(channel) &&
-    typeof (channel as { id?: unknown }).id === 'string' &&
-    (channel as { id: string }).id !== ''
-    ? (channel as Channel)
-    : undefined;
-}
 
 function outputsOf(channel: Channel): unknown[] | undefined {
   const recording = channel.recording as { outputs?: unknown } | undefined;

@@ -5,7 +5,7 @@ import type { NodeStatus } from '../shared/node-red-types';
 import type { SlotView } from './slot-life';
 
 /** What the badge shows comes from these. */
-export interface StatusView {
+interface StatusView {
   configError: MediaSpacesError | undefined;
   windowCount: number;
   scheduler: Scheduler | undefined;
@@ -131,7 +131,7 @@ function truncate(text: string, max: number): string {
 }
 
 /** What the coordination adds to the badge. */
-export interface CoordinationView {
+interface CoordinationView {
   connection: { state: string; error?: string };
   policy: UnreachablePolicy;
   role: { kind: 'leading' | 'standby' | 'unreachable'; text: string; until: number } | undefined;

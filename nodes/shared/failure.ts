@@ -95,7 +95,7 @@ function failureRecord(details: ErrorDetails): ErrorDetails {
  * the entry's type ("msg : MediaSpacesFailure"); a name with "Error" in it would be shown as an
  * error object again.
  */
-export class MediaSpacesFailure extends String {
+class MediaSpacesFailure extends String {
   /** what Node-RED's done(err) is typed to take: an Error's name and message */
   readonly name = 'MediaSpacesError';
   readonly message: string;

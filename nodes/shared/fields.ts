@@ -10,7 +10,7 @@
 import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../../lib/rules';
 
 /** The outcome of a rule: the value to use, or the rule the value breaks ("must be …"). */
-export type Read<T> = { ok: true; value: T } | { ok: false; rule: string };
+type Read<T> = { ok: true; value: T } | { ok: false; rule: string };
 
 export interface Rule<T> {
   /** Reads a stored setting (or a message property, where readGiven is not set). */

@@ -11,7 +11,7 @@ import { evaluateSetting } from './typed-input';
  * resolver: the message property if given (not undefined), else the setting,
  * a typed input evaluated for the message where `typeField` says so. Each
  * value is checked by its schema, and a failure names where the value came
- * from (`msg.max_results`, `max_results (node setting)`).
+ * from (`msg.max_results`, or the setting as its dialog labels it, `Page size`).
  */
 export interface InputSpec<S extends z.ZodType = z.ZodType> {
   /** The msg property that overrides the setting; omitted where only the setting gives it. */
@@ -24,14 +24,16 @@ export interface InputSpec<S extends z.ZodType = z.ZodType> {
   typeField?: string;
   /** The type assumed when `typeField` is empty. */
   defaultType?: string;
-  /** What the value is called in errors about the setting (defaults to `message`, then `setting`). */
+  /** What the value is called in the field map of errors (defaults to `message`, then `setting`). */
   name?: string;
+  /** How the text of an error about the setting names it: as its dialog labels it (setting-name.ts). */
+  label?: string;
   /** Checks and converts the value; its message completes "<where> ...". */
   schema: S;
 }
 
 export type InputMap = Record<string, InputSpec>;
-export type ResolvedInputs<M extends InputMap> = { [K in keyof M]: z.infer<M[K]['schema']> };
+type ResolvedInputs<M extends InputMap> = { [K in keyof M]: z.infer<M[K]['schema']> };
 
 /**
  * resolveInputs for a map without typed inputs: nothing waits for a context
@@ -97,6 +99,7 @@ async function resolveRest<M extends InputMap>(
     const name = nameOf(spec, key);
     const value = await evaluateSetting(RED, node, msg, {
       name,
+      label: spec.label,
       value: settings[spec.setting as string],
       type: settingType(settings, spec),
     });
@@ -158,7 +161,7 @@ function checked(spec: InputSpec, key: string, fromMessage: string | undefined, 
   const result = spec.schema.safeParse(value);
   if (result.success) return result.data;
   const name = nameOf(spec, key);
-  const where = fromMessage ?? `${name} (node setting)`;
+  const where = fromMessage ?? spec.label ?? `${name} (node setting)`;
   const rule = result.error.issues[0]?.message ?? 'is not valid';
   // the text says where the value came from; the field map names the field, as the library does
   throw MediaSpacesError.invalidInput(`${where} ${rule}, got ${describeType(value)}`, { [name]: rule });

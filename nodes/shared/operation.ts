@@ -8,6 +8,7 @@ import type { FieldTable } from './fields';
 import type { DoneFunction, Node, NodeAPI, NodeDef, NodeMessage, SendFunction } from './node-red-types';
 import { RequestStatus } from './request-status';
 import { type Area, clientFor } from './server-client';
+import { UNTIL_FIXED } from './setting-name';
 import { dialogLabels, settingsOrError } from './settings';
 
 /** What one input message turned into. */
@@ -18,7 +19,7 @@ export interface Outcome {
   summary: string;
 }
 
-export interface OperationSpec {
+interface OperationSpec {
   /** Names the operation in messages about unexpected failures, e.g. "Submit job". */
   context: string;
   /** Which credential of the config node the operation needs. */
@@ -45,7 +46,7 @@ export interface OperationContext<T> {
   progress(text: string): void;
 }
 
-export interface OperationNodeSpec<S extends z.ZodType> {
+interface OperationNodeSpec<S extends z.ZodType> {
   /** Names the operation in messages about unexpected failures, e.g. "Submit job". */
   context: string;
   /** Which credential of the config node the operation needs. */
@@ -68,6 +69,8 @@ export function runOperationNode<S extends z.ZodType>(
   spec: OperationNodeSpec<S>,
 ): void {
   const settings = settingsOrError(spec.settings, def, dialogLabels(RED, def.type, spec.fields));
+  // said once on deploy, where the flow's author is looking; each message then fails with it
+  if (settings instanceof MediaSpacesError) node.error(`${settings.message}; ${UNTIL_FIXED.messages}`);
   handleOperation(RED, node, {
     context: spec.context,
     area: spec.area,
@@ -90,7 +93,7 @@ export function runOperationNode<S extends z.ZodType>(
  *   for the runtime's close timeout. Messages cut off that way are dropped,
  *   as the core delay node drops its queue: their flow no longer exists.
  */
-export function handleOperation(RED: NodeAPI, node: Node, spec: OperationSpec): void {
+function handleOperation(RED: NodeAPI, node: Node, spec: OperationSpec): void {
   // one controller for the node, not one per message: only close aborts, and a controller per
   // message was the largest share of the node's own CPU per request
   const closing = new AbortController();

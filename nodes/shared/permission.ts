@@ -25,4 +25,4 @@ export function requirePermission(RED: Pick<NodeAPI, 'auth'>, permission: string
 }
 
 /** A route guard that names the permission it checks, so a route table can be read back. */
-export type PermissionGuard = RequestHandler & { readonly permission: string };
+type PermissionGuard = RequestHandler & { readonly permission: string };

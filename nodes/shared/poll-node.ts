@@ -10,7 +10,7 @@ import type { StatusBoard } from './status-board';
  * texts and closing.
  */
 
-export type Send = (out: Outputs) => void;
+type Send = (out: Outputs) => void;
 
 export type PollNode = Node & {
   context(): NodeContext;
@@ -35,7 +35,7 @@ export function failWith(node: Node, msg: NodeMessage, error: unknown, done?: Do
 }
 
 /** msg.error for any failure: the library error record, or the watch outcome with its details. */
-export function errorDetails(error: unknown): ErrorDetails {
+function errorDetails(error: unknown): ErrorDetails {
   if (error instanceof WatchError) return { ...error.toJSON(), fieldErrors: {} };
   return asMediaSpacesError(error, 'Watch').toJSON();
 }
@@ -64,7 +64,7 @@ export function errorStatus(error: unknown): NodeStatus {
 }
 
 /** A closer of a polling node: `removed` when the node is deleted rather than redeployed. */
-export type Closer = (removed: boolean) => Promise<void> | void;
+type Closer = (removed: boolean) => Promise<void> | void;
 
 /** On close: the badge cleared, then every closer run; done once all have settled. */
 export function closeWith(node: Node, status: StatusBoard, closer: Closer): void {

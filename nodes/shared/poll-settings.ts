@@ -1,6 +1,6 @@
 import { DEFAULT_BACKOFF_MAX_MS, DEFAULT_INTERVAL_MS } from '../../lib/rules';
 
-export interface PollTimingMs {
+interface PollTimingMs {
   intervalMs: number;
   backoffMaxMs: number;
 }

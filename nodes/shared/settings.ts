@@ -1,9 +1,13 @@
 import { z } from 'zod';
 import { MediaSpacesError } from '../../lib/errors';
-import { dialogLabel } from './dialog-labels';
+import { dialogLabels } from './dialog-labels';
 import { defaultType, type Field, type FieldTable, type FieldValue, type SettingKey, type TypeKey } from './fields';
 import type { InputMap, InputSpec } from './inputs';
-import type { NodeAPI, NodeDef } from './node-red-types';
+import type { NodeDef } from './node-red-types';
+import { settingProblem, UNTIL_FIXED } from './setting-name';
+
+// the runtime's naming of settings, with the reading of them
+export { dialogLabels };
 
 /**
  * What the runtime derives from a node's field table (nodes/shared/fields.ts):
@@ -51,8 +55,15 @@ export function settingsSchema<F extends FieldTable>(fields: F): z.ZodType<Setti
   return z.preprocess((stored) => withDefaults(fields, stored), z.object(shape)).pipe(z.custom<SettingsOf<F>>());
 }
 
-/** Which msg property overrides which setting, and which inputs only a message gives. */
-export function inputMap<F extends FieldTable>(fields: F): { [K in keyof F]: InputSpec<z.ZodType<FieldValue<F[K]>>> } {
+/**
+ * Which msg property overrides which setting, and which inputs only a message
+ * gives; an error about a setting names it as the dialog of node `type` does.
+ */
+export function inputMap<F extends FieldTable>(
+  fields: F,
+  type: string,
+): { [K in keyof F]: InputSpec<z.ZodType<FieldValue<F[K]>>> } {
+  const labels = dialogLabels(undefined, type, fields);
   const map: InputMap = {};
   for (const [key, field] of Object.entries(fields)) {
     if (field.message === undefined && !field.types) continue;
@@ -60,29 +71,13 @@ export function inputMap<F extends FieldTable>(fields: F): { [K in keyof F]: Inp
       message: field.message,
       payload: field.payload,
       setting: field.value === undefined ? undefined : key,
+      label: field.value === undefined ? undefined : labels[key],
       typeField: field.types ? `${key}Type` : undefined,
       defaultType: defaultType(field),
       schema: fieldSchema(field, true),
     };
   }
   return map as { [K in keyof F]: InputSpec<z.ZodType<FieldValue<F[K]>>> };
-}
-
-/**
- * How errors and warnings name each setting: the msg property that overrides
- * it (the name flows and the service use), else its label in the dialog, else
- * its key.
- */
-export function dialogLabels(
-  RED: Pick<NodeAPI, '_'> | undefined,
-  type: string,
-  fields: FieldTable,
-): Record<string, string> {
-  const labels: Record<string, string> = {};
-  for (const [key, field] of Object.entries(fields)) {
-    labels[key] = field.message ?? dialogLabel(RED, type, field.label ?? key) ?? field.label ?? key;
-  }
-  return labels;
 }
 
 /**
@@ -111,9 +106,15 @@ export function readSettings<S extends z.ZodType>(
   return { settings: second.data, problems };
 }
 
+/** The node's bad settings in one sentence each (the sentence every node and dialog uses), joined. */
+export function settingProblems(problems: Record<string, string>): string {
+  return Object.entries(problems)
+    .map(([label, rule]) => settingProblem(label, rule))
+    .join('; ');
+}
+
 function invalidSettings(problems: Record<string, string>): MediaSpacesError {
-  const list = Object.entries(problems).map(([field, message]) => `${field}: ${message}`);
-  return MediaSpacesError.invalidInput(`The node's settings are not valid: ${list.join('; ')}`, problems);
+  return MediaSpacesError.invalidInput(`The node's settings are not valid: ${settingProblems(problems)}`, problems);
 }
 
 /** For a node acting on messages: the settings, or the error naming each bad one, which fails every message. */
@@ -140,6 +141,7 @@ export function settingsWithWarnings<S extends z.ZodType>(
   warn: (text: string) => void,
 ): z.infer<S> {
   const { settings, problems } = readSettings(schema, def, labels);
-  for (const [label, rule] of Object.entries(problems)) warn(`${label}: ${rule}; using the default`);
+  for (const [label, rule] of Object.entries(problems))
+    warn(`${settingProblem(label, rule)}; ${UNTIL_FIXED.defaulted}`);
   return settings;
 }

@@ -36,8 +36,3 @@ export function reportStart(slotKey: string, report: StartReport): void {
     // a schedule's bookkeeping must never fail the create-channel message
   }
 }
-
-/** How many slots are listened to (for leak checks). */
-export function listenedStarts(): number {
-  return listeners.size;
-}

@@ -1,7 +1,7 @@
 import type { Node, NodeStatus } from './node-red-types';
 
 /** Shortest gap between two badge updates of one node. */
-export const STATUS_INTERVAL_MS = 250;
+const STATUS_INTERVAL_MS = 250;
 
 /**
  * A node's status badge, updated at most every 250 ms and only when it

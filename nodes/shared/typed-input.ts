@@ -11,12 +11,12 @@ export function evaluateSetting(
   RED: NodeAPI,
   node: Node,
   msg: NodeMessage,
-  setting: { name: string; value: unknown; type: unknown },
+  setting: { name: string; label?: string; value: unknown; type: unknown },
 ): Promise<unknown> {
   const type = typeof setting.type === 'string' && setting.type !== '' ? setting.type : 'str';
   const fail = (reason: unknown) =>
     MediaSpacesError.invalidInput(
-      `the ${setting.name} setting (${type} "${String(setting.value)}") cannot be read: ${
+      `${setting.label ?? `the ${setting.name} setting`} (${type} "${String(setting.value)}") cannot be read: ${
         reason instanceof Error ? reason.message : String(reason)
       }`,
       { [setting.name]: 'cannot be read' },

@@ -64,11 +64,11 @@ export interface PlannedSlotView {
 export type ActionName = 'pause' | 'resume' | 'start' | 'skip';
 
 /** How a slot (one start of a window) ended. */
-export interface SlotOutcome {
+interface SlotOutcome {
   channel: 'created' | 'failed';
   /** one sentence: why the channel failed */
   reason?: string;
-  /** the follow-up job submitted for the slot, and its state */
+  /** the follow-up job submitted for the slot, and its state: set when a follow-job node reports it (slotJob) */
   job?: { id: string; state: string };
 }
 
@@ -106,6 +106,8 @@ export interface SlotLife {
  * window and start again updates it.
  */
 export interface SlotReport {
+  /** the slot's key: what a follow-job node names when it reports the slot's follow-up job */
+  slotKey?: string;
   windowId: string;
   /** the slot's start and end (epoch ms) */
   start: number;
@@ -143,9 +145,10 @@ export interface JobReport {
  * covers it (a schedule reports its starts at once, so this is brief, or the
  * schedule does not report); active: reported, not over; past: over.
  */
-export type SlotPhase = 'upcoming' | 'due' | 'active' | 'past';
+type SlotPhase = 'upcoming' | 'due' | 'active' | 'past';
 
 export interface SlotView {
+  slotKey?: string;
   windowId: string;
   start: number;
   end: number;

@@ -21,10 +21,10 @@ const HOUR_MS = 3_600_000;
 /** How far back the timeline shows outcomes, and how long finished jobs stay listed. */
 export const HISTORY_MS = 24 * HOUR_MS;
 /** How far ahead the timeline can show (its longest view). */
-export const AHEAD_MS = 7 * 24 * HOUR_MS;
+const AHEAD_MS = 7 * 24 * HOUR_MS;
 /** Bounds on what is kept, whatever the nodes report. */
-export const MAX_HISTORY_PER_SCHEDULE = 500;
-export const MAX_JOBS = 5000;
+const MAX_HISTORY_PER_SCHEDULE = 500;
+const MAX_JOBS = 5000;
 /** Ended jobs kept for the tab's "finished" list (the newest; older ones are dropped). */
 export const MAX_ENDED_JOBS = 200;
 
@@ -46,7 +46,7 @@ export class ActivityActionError extends Error {
 }
 
 /** A followed job as its node holds it: what the tab shows is built from this when the tab asks. */
-export interface LiveJob {
+interface LiveJob {
   readonly jobId: string;
   readonly workflowId: string;
   readonly name?: string;
@@ -127,7 +127,11 @@ export class ActivityFeed {
       slots = new Map();
       this.reported.set(nodeId, slots);
     }
+    const key = `${slot.windowId}@${slot.start}`;
+    // a later report of the slot keeps the follow-up job a follow-job node told of
+    const job = slot.outcome?.job ?? slots.get(key)?.outcome?.job;
     const view: SlotView = {
+      ...(slot.slotKey ? { slotKey: slot.slotKey } : {}),
       windowId: slot.windowId,
       start: slot.start,
       end: slot.end,
@@ -135,15 +139,27 @@ export class ActivityFeed {
       ...(slot.channel ? { channel: { ...slot.channel } } : {}),
       ...(slot.life ? { life: { ...slot.life } } : {}),
       ...(typeof slot.title === 'string' ? { title: slot.title } : {}),
-      ...(slot.outcome
-        ? { outcome: { ...slot.outcome, ...(slot.outcome.job ? { job: { ...slot.outcome.job } } : {}) } }
-        : {}),
+      ...(slot.outcome ? { outcome: { ...slot.outcome, ...(job ? { job: { ...job } } : {}) } } : {}),
     };
-    const key = `${slot.windowId}@${slot.start}`;
     slots.delete(key);
     slots.set(key, view);
     while (slots.size > MAX_HISTORY_PER_SCHEDULE) slots.delete(slots.keys().next().value as string);
     this.signal.mark('schedules');
+  }
+
+  /**
+   * The follow-up job of a slot ended (a follow-job node followed it): the slot's outcome shows it. A slot
+   * no schedule reported (or one reported without its key) is left as it is.
+   */
+  slotJob(slotKey: string, job: { id: string; state: string }): void {
+    for (const slots of this.reported.values()) {
+      for (const view of slots.values()) {
+        if (view.slotKey !== slotKey) continue;
+        view.outcome = { channel: view.outcome?.channel ?? 'created', ...view.outcome, job: { ...job } };
+        this.signal.mark('schedules');
+        return;
+      }
+    }
   }
 
   /** A followed job's state or progress changed (or it is reported for the first time). */

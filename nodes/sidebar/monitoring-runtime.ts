@@ -28,7 +28,7 @@ let recorder: AsRunRecorder | undefined;
  * published process-wide, so one recorder logs every schedule's slots
  * whichever flow, redeploy or plugin registration came first.
  */
-export function asRunRecorder(RED: MonitoringHost): AsRunRecorder {
+function asRunRecorder(RED: MonitoringHost): AsRunRecorder {
   if (!recorder) {
     const userDir = RED.settings?.userDir ?? process.cwd();
     const retention = Number(RED.settings?.mediaSpaces?.asRunRetentionDays);

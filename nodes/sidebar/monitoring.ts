@@ -2,8 +2,8 @@ import diagnostics_channel from 'node:diagnostics_channel';
 import { READ_PERMISSION, requirePermission } from '../shared/permission';
 import type { MonitoringHost } from './monitoring-runtime';
 
-export const METRICS_PATH = '/media-spaces/metrics';
-export const AS_RUN_PATH = '/media-spaces/as-run';
+const METRICS_PATH = '/media-spaces/metrics';
+const AS_RUN_PATH = '/media-spaces/as-run';
 
 type Runtime = typeof import('./monitoring-runtime');
 type Started = ReturnType<Runtime['startMonitoring']>;

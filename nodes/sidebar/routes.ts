@@ -3,8 +3,8 @@ import { READ_PERMISSION, requirePermission, WRITE_PERMISSION } from '../shared/
 import type { ActionName } from './activity-types';
 import { ActivityActionError, type ActivityFeed } from './feed';
 
-export const ACTIVITY_PATH = '/media-spaces/activity';
-export const ACTION_PATH = '/media-spaces/schedules/:id/:action';
+const ACTIVITY_PATH = '/media-spaces/activity';
+const ACTION_PATH = '/media-spaces/schedules/:id/:action';
 const ACTIONS: readonly ActionName[] = ['pause', 'resume', 'start', 'skip'];
 
 /**

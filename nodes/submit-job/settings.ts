@@ -5,7 +5,7 @@ import { FIELDS } from './fields';
 export const SubmitJobSettings = settingsSchema(FIELDS);
 export type SubmitJobSettings = z.infer<typeof SubmitJobSettings>;
 
-const derived = inputMap(FIELDS);
+const derived = inputMap(FIELDS, 'media-spaces-submit-job');
 
 /**
  * msg.workflow_id, msg.job_name and msg.idempotency_key; the workflow id and

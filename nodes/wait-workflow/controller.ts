@@ -24,7 +24,7 @@ import { WAIT_INPUTS, type WaitWorkflowSettings, waitWorkflowSettings } from './
  * waiting message shares one read of the workflow list per interval
  * (lib/watch's WorkflowActiveWaiter).
  */
-export class WaitWorkflowController {
+class WaitWorkflowController {
   private readonly waiter: WorkflowActiveWaiter<Handle>;
 
   constructor(
@@ -77,7 +77,7 @@ export class WaitWorkflowController {
 }
 
 /** msg.workflow_id (id or name), msg.workflow_name, else the node's workflow setting. */
-export function workflowRef(inputs: { workflowId?: string; workflowName?: string }, setting: string): string {
+function workflowRef(inputs: { workflowId?: string; workflowName?: string }, setting: string): string {
   const named = inputs.workflowId ?? inputs.workflowName;
   if (named !== undefined) return named;
   if (setting !== '') return setting;
@@ -88,7 +88,7 @@ export function workflowRef(inputs: { workflowId?: string; workflowName?: string
 
 /** The node's runtime, from its deploy on. */
 export function start(RED: NodeAPI, node: PollNode, def: NodeDef): void {
-  const warn = (text: string) => node.warn(`media-spaces-wait-workflow: ${text}`);
+  const warn = (text: string) => node.warn(text);
   const settings = settingsWithWarnings(waitWorkflowSettings, def, dialogLabels(RED, def.type, FIELDS), warn);
   const status = new StatusBoard(node);
   const controller = new WaitWorkflowController(RED, node, settings, status, () =>

@@ -17,7 +17,7 @@ const CONTEXT = 'Watch workflows';
  * on output 1; an input polls at once and is answered on output 2 with the
  * whole list and its changes.
  */
-export class WatchWorkflowsController {
+class WatchWorkflowsController {
   private readonly watcher: WorkflowWatcher;
   private closed = false;
 
@@ -76,7 +76,7 @@ export class WatchWorkflowsController {
   }
 }
 
-export function changeMessage(change: WorkflowChange): NodeMessage {
+function changeMessage(change: WorkflowChange): NodeMessage {
   const msg: NodeMessage = { topic: change.type, payload: change.workflow, workflow_id: change.workflow.id };
   if (change.previous !== undefined) msg.previous = change.previous;
   return msg;
@@ -89,7 +89,7 @@ function pollStatus(count: number, changes: number): NodeStatus {
 
 /** The node's runtime, from its deploy on. */
 export function start(RED: NodeAPI, node: PollNode, def: NodeDef): void {
-  const warn = (text: string) => node.warn(`media-spaces-watch-workflows: ${text}`);
+  const warn = (text: string) => node.warn(text);
   const settings = settingsWithWarnings(watchWorkflowsSettings, def, dialogLabels(RED, def.type, FIELDS), warn);
   const status = new StatusBoard(node);
   const controller = new WatchWorkflowsController(node, settings, status, () => clientFor(RED, def.server, 'workflow'));

@@ -182,31 +182,33 @@ const groups: Group[] = [
       { what: 'event_id with a slash (400 from the service)', msg: { event_id: 'a/b' }, field: 'event_id' },
     ],
   },
-  // bad node settings
+  // bad node settings, each named as its dialog labels it, in the sentence the dialog shows
   {
     node: 'media-spaces-list-workflows',
     props: { mode: 'all', maxResults: 'lots', statusFilter: 'active' },
-    cases: [{ what: 'page size setting not a number', msg: {}, field: 'max_results' }],
+    cases: [
+      { what: 'page size setting not a number', msg: {}, field: 'Page size must be a whole number from 1 to 100' },
+    ],
   },
   {
     node: 'media-spaces-list-workflows',
     props: { mode: 'all', statusFilter: 'sleeping' },
-    cases: [{ what: 'status setting unknown', msg: {}, field: 'status' }],
+    cases: [{ what: 'status setting unknown', msg: {}, field: 'Status must be one of active' }],
   },
   {
     node: 'media-spaces-submit-job',
     props: { workflowId: TRANSCODE, jobInputs: '{"variables": ', jobInputsType: 'json' },
-    cases: [{ what: 'inputs setting not JSON', msg: {}, field: 'inputs' }],
+    cases: [{ what: 'inputs setting not JSON', msg: {}, field: 'Inputs (json' }],
   },
   {
     node: 'media-spaces-submit-job',
     props: { workflowId: TRANSCODE, jobInputs: '[1, 2]', jobInputsType: 'json' },
-    cases: [{ what: 'inputs setting a list', msg: {}, field: 'inputs' }],
+    cases: [{ what: 'inputs setting a list', msg: {}, field: 'Inputs must be an object' }],
   },
   {
     node: 'media-spaces-submit-job',
     props: { workflowId: 'nope', workflowIdType: 'str' },
-    cases: [{ what: 'workflow id setting not a UUID', msg: {}, field: 'workflow_id' }],
+    cases: [{ what: 'workflow id setting not a UUID', msg: {}, field: 'Workflow id must be a UUID' }],
   },
   {
     node: 'media-spaces-submit-job',
@@ -216,7 +218,7 @@ const groups: Group[] = [
   {
     node: 'media-spaces-submit-job',
     props: { workflowId: 'a..b', workflowIdType: 'msg' },
-    cases: [{ what: 'workflow id setting a bad msg path', msg: {}, field: 'workflow_id' }],
+    cases: [{ what: 'workflow id setting a bad msg path', msg: {}, field: 'Workflow id (msg "a..b") cannot be read' }],
   },
   // a setting no msg property overrides is named by its label in the dialog
   {

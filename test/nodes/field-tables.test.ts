@@ -1,8 +1,8 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FieldTable } from '../../nodes/shared/fields';
-import { readSettings, settingsSchema } from '../../nodes/shared/settings';
+import { dialogLabels, readSettings, settingsSchema, settingsWithWarnings } from '../../nodes/shared/settings';
 import { type EditorDefinition, editorDefinitions } from '../support/editor-definitions';
 import { ROOT } from '../support/node-modules';
 
@@ -104,6 +104,43 @@ function disagreements(fields: FieldTable, definition: EditorDefinition): string
   return found;
 }
 
+/** The node's `this._` in the editor, over its en-US catalogue: what the dialog's validators name a setting with. */
+function translator(folder: string, type: string): (id: string) => string {
+  const file = join(ROOT, 'nodes', folder, 'locales', 'en-US', `${type}.json`);
+  const labels = (JSON.parse(readFileSync(file, 'utf8'))[type]?.label ?? {}) as Record<string, string>;
+  return (id) => labels[id.slice(`${type}.label.`.length)] ?? id;
+}
+
+/** How many bad settings both the dialog and the runtime refused and were compared. */
+let compared = 0;
+
+/** Where the dialog and the runtime word the same bad setting differently. */
+function wordings(folder: string, fields: FieldTable, definition: EditorDefinition): string[] {
+  const type = `media-spaces-${folder}`;
+  const schema = settingsSchema(fields);
+  const labels = dialogLabels(undefined, type, fields);
+  const stored: Record<string, unknown> = {};
+  for (const [key, property] of Object.entries(definition.defaults)) stored[key] = property.value;
+  const found: string[] = [];
+  for (const [key, field] of Object.entries(fields)) {
+    const property = definition.defaults[key];
+    if (field.value === undefined || field.types || !property?.validate) continue;
+    // what the dialog can store there: text in a text box (a number field's too), a flag in a check box
+    const storable = (sample: unknown) => typeof sample === typeof field.value || typeof sample === 'string';
+    for (const sample of SAMPLES.filter(storable)) {
+      const node = { ...stored, [key]: sample, type, _: translator(folder, type) };
+      const dialog = property.validate.call(node, sample);
+      if (dialog === true || dialog === false) continue;
+      const warned: string[] = [];
+      settingsWithWarnings(schema, { id: 'n', type, z: '', ...stored, [key]: sample }, labels, (w) => warned.push(w));
+      if (warned.length > 0) compared++;
+      if (warned.length > 0 && warned[0] !== `${dialog}; using the default`)
+        found.push(`${key} = ${JSON.stringify(sample)}: the dialog says "${dialog}", the runtime "${warned[0]}"`);
+    }
+  }
+  return found;
+}
+
 describe('field tables: the dialog and the runtime read the same fields', () => {
   const tables: Record<string, FieldTable> = {};
   const definitions: Record<string, EditorDefinition> = {};
@@ -127,6 +164,16 @@ describe('field tables: the dialog and the runtime read the same fields', () => 
       expect(disagreements(tables[folder], definitions[`media-spaces-${folder}`])).toEqual([]);
     });
   }
+
+  for (const folder of NODE_FOLDERS) {
+    it(`media-spaces-${folder}: a bad setting is named and worded by the runtime as its dialog does`, () => {
+      expect(wordings(folder, tables[folder], definitions[`media-spaces-${folder}`])).toEqual([]);
+    });
+  }
+
+  it('compared the wording of bad settings of several nodes', () => {
+    expect(compared).toBeGreaterThan(20);
+  });
 
   it('finds a disagreement: a default changed in the dialog, a field missing, a validator looser than the rule', () => {
     const folder = 'list-workflows';

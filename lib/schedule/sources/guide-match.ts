@@ -3,7 +3,7 @@ import type { LocalParts } from '../tz';
 import { compileRegex } from './match';
 
 export const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
-export type Weekday = (typeof WEEKDAYS)[number];
+type Weekday = (typeof WEEKDAYS)[number];
 
 /** A guide window's rules: every one given must hold (days and `between` in the window's zone). */
 export interface GuideMatch {
@@ -33,7 +33,7 @@ export interface GuideRules {
   once: boolean;
 }
 
-export interface MatchedProgramme {
+interface MatchedProgramme {
   channel: string;
   title?: string;
   categories: string[];

@@ -32,7 +32,7 @@ export interface GuideOptions {
 }
 
 /** A programme as read from the guide, before it is matched. */
-export interface Programme {
+interface Programme {
   channel: string;
   start: number;
   /** undefined until the next programme on the channel says when it ends */

@@ -1,7 +1,7 @@
 import { type CronPart, tokenizeCron } from '../../../lib/schedule/cron-syntax';
 
 /** What the window form can show: a start time on some days of the week (0 = Sunday). */
-export interface CronForm {
+interface CronForm {
   days: number[];
   /** HH:MM */
   time: string;

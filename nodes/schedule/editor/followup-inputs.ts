@@ -1,3 +1,4 @@
+import { INPUT_KINDS } from '../../../lib/rules';
 import { RECORDING_MEDIA } from '../../../lib/schedule/followup-media';
 import type { WorkflowInputs } from '../../../lib/schemas';
 import { formValuesOf } from '../../shared/editor/input-values';
@@ -7,8 +8,6 @@ import type { ObjectBox } from './template-fields';
 import type { FollowupShared } from './types';
 
 type Doc = Record<string, unknown>;
-
-const INPUT_KINDS = ['variables', 'media_nicknames', 'attachments', 'labels'];
 
 export const isObject = (v: unknown): v is Doc => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -62,7 +61,7 @@ function mergeInputs(followup: Doc, form: ShortInputs, declared: WorkflowInputs)
 }
 
 /** The follow-up's declared inputs as a form, above the JSON box it writes into. */
-export interface FollowupInputs {
+interface FollowupInputs {
   /** builds the form for the follow-up as it is now */
   refresh(): void;
   /** after an edit of the JSON box: rebuilt only when the edit changed what the form shows */

@@ -65,7 +65,7 @@ function renderResult(res: PreviewResponse, label: (key: string) => string, out:
 }
 
 /** `{name}` in a label replaced by the value (the label is the node set's own text; the values are numbers). */
-export function fill(text: string, values: Record<string, number>): string {
+function fill(text: string, values: Record<string, number>): string {
   return text.replace(/\{(\w+)\}/g, (whole, name: string) =>
     name in values ? values[name].toLocaleString('en-US') : whole,
   );

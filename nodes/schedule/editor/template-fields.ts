@@ -1,7 +1,7 @@
 import { errorLine, fieldError } from './field-error';
 
 /** A form field for one key of a window's channel or follow-up object. */
-export interface TemplateField {
+interface TemplateField {
   cls: string;
   key: string;
   kind: 'text' | 'checkbox' | 'hours';

@@ -7,6 +7,7 @@ import {
   type TypedInputType,
   type TypeKey,
 } from '../fields';
+import { settingName, settingProblem, translatorLookup } from '../setting-name';
 
 /**
  * The editor's `defaults` entries of a node's fields, from the same table the
@@ -14,7 +15,7 @@ import {
  * `required`, and a validator returning the field's rule in words (shown by
  * Node-RED beside the red field). A typed input gets its `<key>Type` entry too.
  */
-export type FieldDefaults<F extends FieldTable> = Record<SettingKey<F> | TypeKey<F>, EditorNodeProperty>;
+type FieldDefaults<F extends FieldTable> = Record<SettingKey<F> | TypeKey<F>, EditorNodeProperty>;
 
 /**
  * What every dialog's `defaults` holds: `name` and one entry per field. Used
@@ -39,11 +40,10 @@ export type FieldNode<F extends FieldTable> = EditorNodeInstance & {
  */
 const givenByMessage = (field: Field, value: unknown) => field.message !== undefined && isBlank(value);
 
-/** The rule a value breaks, named by the field's label in the dialog ("Interval must be a whole number …"). */
+/** The rule a value breaks, in the sentence the runtime uses too ("Interval must be a whole number …"). */
 function broken(node: EditorNodeInstance | undefined, key: string, field: Field, rule: string): string {
-  const id = `${node?.type}.label.${field.label ?? key}`;
-  const label = typeof node?._ === 'function' ? node._(id) : id;
-  return `${label && label !== id ? label : key} ${rule}`;
+  const lookup = translatorLookup(node?._?.bind(node), String(node?.type));
+  return settingProblem(settingName(lookup, key, field), rule);
 }
 
 function validator(key: string, field: Field): EditorNodeProperty['validate'] {

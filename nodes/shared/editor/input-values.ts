@@ -6,7 +6,7 @@ import { readSubmitInput } from '../../../lib/submit-input-read';
 export const knownInputs: Record<string, WorkflowInputs> = {};
 
 /** The Inputs JSON as plain maps: {variables: {Name: value}, ..., labels: {id: {Param: value}}}. */
-export interface FormValues {
+interface FormValues {
   variables: Record<string, unknown>;
   media_nicknames: Record<string, unknown>;
   attachments: Record<string, unknown>;
@@ -14,7 +14,7 @@ export interface FormValues {
 }
 
 /** The Inputs JSON (short or full form), read by the library as the node reads it, as form values. */
-export function formValues(json: string): FormValues {
+function formValues(json: string): FormValues {
   try {
     return formValuesOf(JSON.parse(json || '{}'));
   } catch {
@@ -59,7 +59,7 @@ export function firstInputProblem(json: string, declared: WorkflowInputs, fromMe
  * default is left out, not written as "": the node then says it is required, where "" would be a
  * wrong value the user never typed.
  */
-export function skeleton(inputs: WorkflowInputs): Record<string, Record<string, unknown>> {
+function skeleton(inputs: WorkflowInputs): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
   const put = (kind: string, key: string, value: unknown) => {
     if (value === undefined || value === null || value === '') return;

@@ -30,7 +30,7 @@ const text = (v: unknown) => (v === undefined || v === null ? '' : String(v));
 export type ShortInputs = Record<string, Record<string, unknown>>;
 
 /** A value a media field can take by name (the schedule's follow-up: "the recording"). */
-export interface MediaChoice {
+interface MediaChoice {
   label: string;
   value: string;
 }

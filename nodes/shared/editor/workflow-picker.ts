@@ -3,7 +3,7 @@ import { adminErrorText, postAdmin } from './admin';
 import { addPickerStyle } from './picker-style';
 
 /** A workflow as the picker holds it; `key` is what a search matches (name, id and status, lower case). */
-export interface PickerWorkflow {
+interface PickerWorkflow {
   id: string;
   name: string;
   status: string;
@@ -15,7 +15,7 @@ export interface WorkflowPage {
   next: string | null;
 }
 
-export interface WorkflowPickerOptions {
+interface WorkflowPickerOptions {
   search: JQuery;
   showAll: JQuery;
   list: JQuery;
@@ -42,14 +42,14 @@ export interface WorkflowPicker {
  * many rows on every keystroke would freeze the dialog; past this a line asks
  * the user to refine the search.
  */
-export const MAX_ROWS = 100;
+const MAX_ROWS = 100;
 /** While pages arrive, the list is redrawn at most this often. */
 const REDRAW_MS = 250;
 /** Active workflows first: only they accept jobs, and the picker shows them by default. */
 const LOAD_ORDER = ['active', ...WORKFLOW_STATUSES.filter((s) => s !== 'active')];
 
 /** The workflows a search shows: every term must appear in the name, the id or the status. */
-export function filterWorkflows(all: readonly PickerWorkflow[], query: string, showAll: boolean): PickerWorkflow[] {
+function filterWorkflows(all: readonly PickerWorkflow[], query: string, showAll: boolean): PickerWorkflow[] {
   const terms = query.toLowerCase().split(/\s+/).filter(Boolean);
   return all.filter((w) => (showAll || w.status === 'active') && terms.every((t) => w.key.includes(t)));
 }
@@ -59,7 +59,7 @@ export function filterWorkflows(all: readonly PickerWorkflow[], query: string, s
  * dialog shows it, wherever it sits among thousands, and whatever its status), then the others up to
  * `limit`.
  */
-export function rowsToShow(
+function rowsToShow(
   all: readonly PickerWorkflow[],
   shown: readonly PickerWorkflow[],
   current: string,

@@ -27,7 +27,7 @@ export function timeIn(instant: number, timeZone: string, seconds = false): stri
 }
 
 /** The zone's short name at the instant: "GMT", "BST", "UTC+2". */
-export function zoneName(instant: number, timeZone: string): string {
+function zoneName(instant: number, timeZone: string): string {
   const part = format(timeZone, 'zone')
     .formatToParts(instant)
     .find((p) => p.type === 'timeZoneName');

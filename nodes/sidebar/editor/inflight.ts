@@ -5,9 +5,9 @@ import { describeSlot, listOf } from './slot-text';
 import { classWord } from './timeline';
 
 /** How many finished jobs are listed (the newest), and recent windows of a schedule shown alone. */
-export const RECENT_SHOWN = 10;
+const RECENT_SHOWN = 10;
 /** How many recent windows of each schedule are listed (the newest) when several are shown. */
-export const RECENT_PER_SCHEDULE = 5;
+const RECENT_PER_SCHEDULE = 5;
 const LOCAL_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 interface Item {

@@ -2,7 +2,7 @@ import type { ActionName, ScheduleView } from '../activity-types';
 import { slotWhen } from './format';
 
 /** The schedule's next planned start (what "Start now" starts and "Skip next" skips): its window and when. */
-export function nextStart(schedule: ScheduleView, now: number): { window: string; when: string } | undefined {
+function nextStart(schedule: ScheduleView, now: number): { window: string; when: string } | undefined {
   const slot = schedule.slots.find((s) => s.phase === 'upcoming' && !s.band && s.start > now);
   if (!slot) return undefined;
   const window = schedule.windows.find((w) => w.id === slot.windowId);

@@ -2,7 +2,7 @@ import type { SlotView } from '../activity-types';
 import { span, timeIn } from './format';
 
 /** A recording that started this late or later says so. */
-export const LATE_MS = 1000;
+const LATE_MS = 1000;
 
 export interface SlotText {
   /**
@@ -61,7 +61,7 @@ export function describeSlot(slot: SlotView, timeZone: string): SlotText {
 }
 
 /** "channel created · job succeeded", "channel failed: the service refused the channel name". */
-export function outcomeText(slot: SlotView): string {
+function outcomeText(slot: SlotView): string {
   const o = slot.outcome;
   if (!o) return 'no outcome reported';
   const channel = o.channel === 'failed' ? `channel failed${o.reason ? `: ${o.reason}` : ''}` : 'channel created';

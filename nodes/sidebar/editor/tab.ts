@@ -7,7 +7,7 @@ import { Refresher } from './refresher';
 import { ScheduleFilter } from './schedule-filter';
 import { Timeline, VIEWS, type ViewName } from './timeline';
 
-export const TAB_ID = 'media-spaces';
+const TAB_ID = 'media-spaces';
 const READ = 'media-spaces.read';
 const NO_PERMISSION = 'No permission: your user lacks media-spaces.read.';
 

@@ -14,7 +14,7 @@ export const VIEWS: Record<ViewName, { behind: number; ahead: number; tick: numb
   '7d': { behind: 24 * HOUR, ahead: 7 * 24 * HOUR, tick: 0 },
 };
 
-export interface TimelineHooks {
+interface TimelineHooks {
   reveal(nodeId: string): void;
   act(schedule: ScheduleView, action: ActionName): void;
 }

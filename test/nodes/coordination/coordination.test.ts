@@ -140,14 +140,14 @@ describe('media-spaces-coordination in a Node-RED runtime', () => {
       .args.map((a) => a[0])
       .filter((e) => e.id === 'coord' && e.level === 20);
     expect(errors.map((e) => e.msg)).toContain(
-      'Redis coordination "shared": Redis URL must be redis://host:port or rediss://host:port, got "http://127.0.0.1:6379" (scheme http:)',
+      'Redis coordination "shared": Redis URL must be redis://host:port or rediss://host:port, got "http://127.0.0.1:6379" (scheme http:); every node using it fails until it is fixed',
     );
     helper.getNode('user1').receive({ slot: '2030-01-01T06:00:00Z' });
     await new Promise((r) => setTimeout(r, 100));
     expect(await clientsOfThisProcess()).toBe(0);
   });
 
-  it('names each bad setting with what it got, and does not connect', async () => {
+  it('names each bad setting as its dialog does, in the sentence every node uses, and does not connect', async () => {
     await helper.load(
       [coordinationNode, userNode],
       flow({ leaseMs: '500', doneTtlDays: 0, whenUnreachable: 'retry' }),
@@ -159,8 +159,9 @@ describe('media-spaces-coordination in a Node-RED runtime', () => {
       .filter((e) => e.id === 'coord' && e.level === 20)
       .map((e) => String(e.msg));
     expect(errors).toEqual([
-      'Redis coordination "shared": Lease must be 1000 to 3600000 ms, got "500"; ' +
-        'Keep done records must be 1 to 365 days, got 0; Redis unreachable must be skip or alone, got "retry"',
+      'Redis coordination "shared": Lease must be 1000 to 3600000 ms; ' +
+        'Keep done records must be 1 to 365 days; Redis unreachable must be skip or alone; ' +
+        'every node using it fails until it is fixed',
     ]);
     const status = (helper.getNode('coord') as unknown as CoordinationProvider).coordinationStatus();
     expect(status).toMatchObject({ state: 'error', errorCode: 'invalid_config' });

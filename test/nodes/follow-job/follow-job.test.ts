@@ -147,6 +147,33 @@ describe('media-spaces-follow-job (runtime, simulator)', () => {
     expect(msg.statusCode).toBeUndefined();
   });
 
+  it('reads the job on msg.payload before msg.job_id and msg.workflow_id, in the one resolver order', async () => {
+    await helper.load(
+      [configNode, submitNode, followJobNode],
+      [
+        config(sim.workflowUrl),
+        { id: 'submit', type: 'media-spaces-submit-job', server: 'cfg', wires: [['out2']] },
+        followJob({ wires: [['out1'], []] }),
+        ...outputs,
+      ],
+      credentials(),
+    );
+    const submitted = record('out2');
+    helper.getNode('submit').receive({ workflow_id: WF_TRANSCODE, payload: {} });
+    await until(() => submitted.length > 0, sim, 0);
+    const done = record('out1');
+    const errors = errorsOf(helper.getNode(W));
+    // the job submit-job made on msg.payload, and ids of another job on msg (left from an earlier follow, say)
+    const other = { job_id: 'dddddddd-0000-4000-8000-0000000000aa', workflow_id: WF_FAILS };
+    helper.getNode(W).receive({ payload: submitted[0].payload, ...other });
+    await until(() => done.length > 0 || errors.length > 0, sim, 400);
+    expect(errors).toEqual([]);
+    const job = done[0].payload as Record<string, unknown>;
+    expect(job).toMatchObject({ id: (submitted[0].payload as { id: string }).id, workflow_id: WF_TRANSCODE });
+    expect(job.state).toBe('succeeded');
+    expect(sim.requests().filter((r) => r.route === 'job' && r.path.includes('dddddddd'))).toHaveLength(0);
+  });
+
   it('fails fast on bad input and on an unknown job (404), one error per input', async () => {
     await helper.load([configNode, followJobNode], [config(sim.workflowUrl), followJob(), ...outputs], credentials());
     const w = helper.getNode(W);

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type SlotJobOutcome, slotJobs } from '../../../lib/schedule/slot-events';
 import { type Simulator, startSimulator } from '../../../lib/simulator';
+import { runtimeFeed } from '../../support/activity-feed';
 import { nodeModule } from '../../support/node-modules';
 import {
   config,
@@ -85,6 +86,30 @@ describe('follow job reports the follow-up job of a slot', () => {
         job: { id: expect.any(String), state: 'failed', workflowId: WF_FAILS, elapsed: expect.any(Number) },
       },
     ]);
+  });
+
+  it("shows the job in the sidebar's view of the slot a schedule reported", async () => {
+    await load();
+    const feed = runtimeFeed();
+    const start = Date.parse('2026-11-26T18:00:00Z');
+    const windows = [{ id: 'news', name: 'News', cron: '0 18 * * *', timezone: 'UTC', duration: 60 }];
+    feed.registerSchedule({ nodeId: 'sched-node', name: 'News', paused: false, windows });
+    const slot = { slotKey: SLOT, windowId: 'news', start, end: start + 60_000 };
+    feed.reportSlot('sched-node', { ...slot, life: { stage: 'finished' }, outcome: { channel: 'created' } });
+    const done = record('out1');
+    helper.getNode('submit').receive({ workflow_id: WF_TRANSCODE, payload: {}, window: { id: 'news', slotKey: SLOT } });
+    await until(() => done.length > 0, sim, 400);
+    const job = done[0].payload as { id: string };
+    const view = () =>
+      feed
+        .snapshot()
+        .schedules.find((s) => s.nodeId === 'sched-node')
+        ?.slots.find((s) => s.slotKey === SLOT);
+    expect(view()?.outcome).toEqual({ channel: 'created', job: { id: job.id, state: 'succeeded' } });
+    // the schedule reporting the slot again (a redeploy) keeps the job
+    feed.reportSlot('sched-node', { ...slot, life: { stage: 'finished' }, outcome: { channel: 'created' } });
+    expect(view()?.outcome?.job).toEqual({ id: job.id, state: 'succeeded' });
+    feed.unregister('sched-node');
   });
 
   it('publishes nothing for a job no slot is named on', async () => {

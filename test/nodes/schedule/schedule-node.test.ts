@@ -374,6 +374,9 @@ describe('media-spaces-schedule node', () => {
       [{ payload: { command: 'trigger', window_id: '' }, window_id: 'news' }, /msg\.payload\.window_id must be the id/],
       [{ topic: 'skip', window_id: '' }, /msg\.window_id must be the id of a window/],
       [{ window: { slotKey: 'studio-a:news:x' }, payload: 'not a channel' }, /must carry the created channel/],
+      // an id the client could not read or stop the channel by is no channel (lib/channel-ref.ts)
+      [{ window: { slotKey: 'studio-a:news:x' }, payload: { id: '' } }, /must carry the created channel/],
+      [{ window: { slotKey: 'studio-a:news:x' }, payload: { id: '   ' } }, /must carry the created channel/],
       [{ window: { slotKey: 'other:news:x' }, payload: { id: 'c' } }, /no window of this schedule is in progress/],
     ];
     for (const [msg, pattern] of failures) {

@@ -162,6 +162,7 @@ describe('media-spaces-schedule in the sidebar feed', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: T('2024-11-22T10:00:00Z') });
     await helper.load([scheduleNode], flow());
     const start = record('start');
+    const end = record('end');
     await settle();
     const feed = runtimeFeed();
     const view = scheduleView();
@@ -205,6 +206,10 @@ describe('media-spaces-schedule in the sidebar feed', () => {
 
     await advance(90 * 60_000);
     expect(active()).toMatchObject({ phase: 'past', outcome: { channel: 'created' }, channel: { id: 'ch-7' } });
+    // its follow-up job, as a follow-job node tells of it by the slot key the end message carries
+    expect(end).toHaveLength(1);
+    feed.slotJob(String((end[0].window as Msg).slotKey), { id: 'job-9', state: 'failed' });
+    expect(active()?.outcome).toEqual({ channel: 'created', job: { id: 'job-9', state: 'failed' } });
     await vi.waitFor(
       () =>
         expect(statusText()).toBe(

@@ -58,9 +58,9 @@ describe('the polling nodes read their settings through their field tables', () 
     );
     expect(s).toEqual({ server: '', interval: 5000, backoffMax: 60_000, timeout: undefined, workflow: 'QC check' });
     expect(warnings).toEqual([
-      'Interval: must be a whole number of at least 1; using the default',
-      // the Timeout setting is named by msg.timeout, which overrides it
-      'timeout: must be 0 (no timeout) or a whole number of ms; using the default',
+      'Interval must be a whole number of at least 1; using the default',
+      // named by its label in the dialog, though msg.timeout overrides it: the dialog is where it is fixed
+      'Timeout must be 0 (no timeout) or a whole number of ms; using the default',
     ]);
   });
 
@@ -82,6 +82,6 @@ describe('the polling nodes read their settings through their field tables', () 
     expect(warnings).toEqual([]);
     expect(read({ statusFilter: 'paused' })).toMatchObject({ statusFilter: undefined, emitInitial: false });
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/^Status: must be one of active, archived, deleted, idle/);
+    expect(warnings[0]).toMatch(/^Status must be one of active, archived, deleted, idle/);
   });
 });

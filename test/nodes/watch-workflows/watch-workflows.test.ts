@@ -87,15 +87,15 @@ describe('media-spaces-watch-workflows (runtime)', () => {
       [config(sim.workflowUrl), watchWorkflows({ statusFilter: 'paused', interval: '0' }), ...outputs],
       credentials(),
     );
-    const log = (helper as { log(): { args: Array<[{ level: number; msg: unknown }]> } }).log();
+    const log = (helper as { log(): { args: Array<[{ id?: string; level: number; msg: unknown }]> } }).log();
     const warnings = log.args
-      .filter(([entry]) => entry.level === 30 && String(entry.msg).startsWith('media-spaces-watch-workflows:'))
+      .filter(([entry]) => entry.level === 30 && entry.id === W)
       .map(([entry]) => String(entry.msg));
     // named as the dialog labels them: the test helper's runtime has no catalogue loaded (its RED._ gives the id
     // back), so they come from the node's en-US catalogue file
     expect(warnings).toEqual([
-      'media-spaces-watch-workflows: Status: must be one of active, archived, deleted, idle (or "" for all); using the default',
-      'media-spaces-watch-workflows: Interval: must be a whole number of at least 1; using the default',
+      'Status must be one of active, archived, deleted, idle (or "" for all); using the default',
+      'Interval must be a whole number of at least 1; using the default',
     ]);
     // no status filter: an input's reply lists workflows of every status
     const replies = record('out2');
