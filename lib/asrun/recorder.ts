@@ -1,6 +1,7 @@
 import { type SlotJobOutcome, type SlotTransition, slotJobs, slotTransitions } from '../schedule/slot-events';
 import { DAY } from '../schedule/tz';
 import { WRITTEN_WITHIN_MS, zoneDay } from './day';
+import { finishedRecord } from './finished';
 import { DEFAULT_RETENTION_DAYS, JsonlAsRunStore } from './jsonl-store';
 import { type AsRunEntry, type AsRunOutcome, type AsRunRecord, foldRecords } from './record';
 import type { RedisAsRunStore } from './redis-store';
@@ -105,6 +106,25 @@ export class AsRunRecorder {
       if (query.schedule && r.schedule.id !== query.schedule && r.schedule.name !== query.schedule) return false;
       return true;
     });
+  }
+
+  /**
+   * The whole record of a slot that has just reached its final phase `final`:
+   * this instance's file and, for a coordinated slot, the shared stream (what
+   * another instance did of the slot), read after every entry heard so far is
+   * written. A shared store that cannot be read leaves the record to the file.
+   */
+  async finished(final: SlotTransition): Promise<{ record: AsRunRecord; repeated: boolean }> {
+    await this.file.flushed();
+    const now = (this.options.now ?? Date.now)();
+    const start = Date.parse(final.scheduled.start);
+    const from = (Number.isFinite(start) ? Math.min(start, now) : now) - WRITTEN_BEFORE_MS;
+    const shared = final.coordinated ? this.options.redisFor?.(final.schedule.id) : undefined;
+    const entries = await Promise.all([
+      this.file.read(from, now),
+      shared ? shared.read(from, now).catch(() => []) : [],
+    ]);
+    return finishedRecord(entries.flat(), final);
   }
 
   private transition(t: SlotTransition): void {
