@@ -44,6 +44,8 @@ export interface DemoProcess {
   admin(path: string, body?: unknown, method?: string): Promise<{ status: number; json: unknown }>;
   /** SIGKILL, then Node-RED again on the same user directory and port */
   restartAfterKill(): Promise<NodeRedProcess>;
+  /** SIGINT (Node-RED closes its nodes), then Node-RED again on the same user directory and port */
+  restart(): Promise<NodeRedProcess>;
   close(): Promise<void>;
 }
 
@@ -94,6 +96,11 @@ export async function startDemoProcess(options: DemoOptions): Promise<DemoProces
     },
     async restartAfterKill() {
       await demo.red.kill();
+      demo.red = await startNodeRed({ userDir, port: demo.red.port, env: options.env });
+      return demo.red;
+    },
+    async restart() {
+      await demo.red.stop();
       demo.red = await startNodeRed({ userDir, port: demo.red.port, env: options.env });
       return demo.red;
     },

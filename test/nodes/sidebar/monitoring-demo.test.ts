@@ -1,11 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readFileSync as readText } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../../reliability/support-restart/node-red';
+import type { AsRunRecord } from '../../../lib/asrun';
+import { httpJson, waitFor } from '../../reliability/support-restart/node-red';
 import { DEMO_SCHEDULE, DEMO_WINDOW, type DemoProcess, startDemoProcess } from '../../support/demo-process';
 import { PROMETHEUS_DOCS, PrometheusServer } from '../../support/prometheus-server';
 import { parseSamples } from '../../support/prometheus-text';
-import { adminAuthSettings } from './support';
+import { adminAuthSettings, PASSWORDS, signInBody } from './support';
 
 /**
  * The monitoring docs followed as a user would, on the demo's own wiring:
@@ -47,6 +48,22 @@ describe('Prometheus scraping the demo wiring, as docs/monitoring.md says', () =
     await prometheus?.stop();
     await demo?.close();
   });
+
+  const L = { schedule: DEMO_SCHEDULE, window: DEMO_WINDOW };
+  const scrape = async () => {
+    const res = await fetch(`${demo.red.url}/media-spaces/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(res.status).toBe(200);
+    return parseSamples(await res.text());
+  };
+  // undefined until the schedule has told of its window
+  const count = async (outcome: string) =>
+    (await scrape()).find(
+      (s) =>
+        s.name === 'media_spaces_slots_total' &&
+        s.labels.schedule === L.schedule &&
+        s.labels.window === L.window &&
+        s.labels.outcome === outcome,
+    )?.value;
 
   it('a recorded slot and a missed one: counts and a lateness sample in PromQL, the missed-slot alert firing', async () => {
     const scrape = async () => {
@@ -103,4 +120,65 @@ describe('Prometheus scraping the demo wiring, as docs/monitoring.md says', () =
     expect((await p.targets()).map((t) => [t.health, t.lastError])).toEqual([['up', '']]);
     expect(demo.red.output()).not.toMatch(/already (been )?registered/i);
   }, 150_000);
+
+  it('ten redeploys and a restart: nothing registered twice, counts go on across redeploys, start again from 0 after the restart without the ends the schedule replays', async () => {
+    const signIn = await httpJson(`${demo.red.url}/auth/token`, {
+      method: 'POST',
+      body: signInBody('admin', PASSWORDS.admin),
+    });
+    const admin = (signIn.json as { access_token: string }).access_token;
+    const flows = (await httpJson(`${demo.red.url}/flows`, { token: admin })).json;
+    const before = (await count('recorded')) ?? 0;
+    for (let i = 0; i < 10; i++) {
+      const r = await httpJson(`${demo.red.url}/flows`, {
+        method: 'POST',
+        body: flows,
+        token: admin,
+        headers: { 'node-red-deployment-type': 'full' },
+      });
+      expect(r.status).toBe(204);
+    }
+    expect((await count('recorded')) ?? 0).toBeGreaterThanOrEqual(before);
+    expect((await count('missed')) ?? 0).toBe(1);
+    const first = demo.red;
+    await demo.restart();
+    const restartedAt = first.lines().at(-1)?.at ?? Date.now();
+    const day = new Date().toISOString().slice(0, 10);
+    const records = async () =>
+      (
+        (await httpJson(`${demo.red.url}/media-spaces/as-run?day=${day}&zone=UTC`, { token: admin })).json as {
+          records: AsRunRecord[];
+        }
+      ).records;
+    const endedSince = (rs: AsRunRecord[]) =>
+      rs.filter((r) => r.outcome === 'recorded' && Date.parse(r.actual.end ?? '') >= restartedAt).length;
+    // the counter after the restart: the slots ended since, read between two reads of the log that agree
+    const settled = await waitFor(
+      async () => {
+        const a = endedSince(await records());
+        const counted = await count('recorded');
+        const b = endedSince(await records());
+        return a === b && a >= 1 && counted !== undefined ? { a, counted } : undefined;
+      },
+      'a slot recorded after the restart',
+      { timeoutMs: 40_000, intervalMs: 500 },
+    );
+    expect(settled.counted).toBe(settled.a);
+    expect(await count('missed')).toBe(0);
+    // the restarted schedule did replay ends of slots that ended before (each logged again as finished)
+    const dir = join(demo.userDir, 'media-spaces-as-run');
+    const told = readdirSync(dir)
+      .flatMap((f) => readText(join(dir, f), 'utf8').trim().split('\n'))
+      .map((l) => JSON.parse(l) as { kind: string; event: { slot: string; to: string; at: string } })
+      .filter((e) => e.kind === 'slot' && e.event.to === 'finished');
+    const endedBefore = new Set(told.filter((e) => Date.parse(e.event.at) < restartedAt).map((e) => e.event.slot));
+    expect(
+      told.filter((e) => Date.parse(e.event.at) >= restartedAt && endedBefore.has(e.event.slot)).length,
+    ).toBeGreaterThan(0);
+    // the log kept every slot across the restart, each once
+    const all = await records();
+    expect(new Set(all.map((r) => r.slot)).size).toBe(all.length);
+    expect(all.filter((r) => r.outcome === 'missed')).toHaveLength(1);
+    for (const red of [first, demo.red]) expect(red.output()).not.toMatch(/already (been )?registered/i);
+  }, 120_000);
 });
