@@ -27,6 +27,11 @@ RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-as-run', {
     return this._('media-spaces-as-run.outputs.1');
   },
   oneditprepare() {
+    // a node written without an outcome (by hand, or imported) sends it, as the runtime reads it: ticked
+    for (const o of FINISHED_OUTCOMES) {
+      const stored: unknown = this[o];
+      $(`#node-input-${o}`).prop('checked', stored !== false && stored !== 'false');
+    }
     fillSchedules($('#node-input-schedule'), String(this.schedule ?? ''), this._('media-spaces-as-run.schedule.gone'));
   },
 });
