@@ -19,6 +19,7 @@ export const NODE_TYPES = [
   'media-spaces-wait-workflow',
   'media-spaces-watch-workflows',
   'media-spaces-coordination',
+  'media-spaces-as-run',
 ];
 
 /** Debian's chromium; playwright never downloads a browser here. */

@@ -1,5 +1,6 @@
 export { type ZoneDay, zoneDay } from './day';
 export { CSV_COLUMNS, recordsToCsv, recordsToJsonl } from './export';
+export { finishedRecord } from './finished';
 export { DEFAULT_RETENTION_DAYS, JsonlAsRunStore } from './jsonl-store';
 export {
   AS_RUN_OUTCOMES,

@@ -96,9 +96,20 @@ export function foldRecords(entries: Iterable<AsRunEntry>): AsRunRecord[] {
   const records: AsRunRecord[] = [];
   for (const [slot, s] of bySlot) {
     if (s.transitions.size === 0) continue;
-    records.push(recordOf(slot, [...s.transitions.values()].sort(byTime), s.job));
+    records.push(recordOf(slot, untilFinal([...s.transitions.values()].sort(byTime)), s.job));
   }
   return records.sort((a, b) => a.scheduled.start.localeCompare(b.scheduled.start) || a.slot.localeCompare(b.slot));
+}
+
+/**
+ * A slot's transitions up to its first final phase: a slot ends once, and a
+ * final transition after it is the schedule telling of an end again (an end
+ * replayed after a restart re-publishes the slot as finished, without the
+ * gaps of a partial one), not a second ending.
+ */
+function untilFinal(transitions: SlotTransition[]): SlotTransition[] {
+  const first = transitions.findIndex((t) => isTerminalPhase(t.to));
+  return first < 0 ? transitions : transitions.slice(0, first + 1);
 }
 
 function byTime(a: SlotTransition, b: SlotTransition): number {

@@ -1,6 +1,7 @@
 import { type SlotJobOutcome, type SlotTransition, slotJobs, slotTransitions } from '../schedule/slot-events';
 import { DAY } from '../schedule/tz';
 import { WRITTEN_WITHIN_MS, zoneDay } from './day';
+import { finishedRecord } from './finished';
 import { DEFAULT_RETENTION_DAYS, JsonlAsRunStore } from './jsonl-store';
 import { type AsRunEntry, type AsRunOutcome, type AsRunRecord, foldRecords } from './record';
 import type { RedisAsRunStore } from './redis-store';
@@ -37,6 +38,9 @@ export interface AsRunQuery {
  */
 const WRITTEN_BEFORE_MS = 7 * DAY;
 
+/** Slots whose schedule is remembered for their follow-up job's outcome: the most recent. */
+const SLOTS_KEPT = 4096;
+
 /**
  * The as-run log: subscribes to slot transitions and follow-up job outcomes
  * (lib/schedule/slot-events) and appends each to this instance's day file
@@ -48,6 +52,11 @@ const WRITTEN_BEFORE_MS = 7 * DAY;
 export class AsRunRecorder {
   readonly file: JsonlAsRunStore;
   private subscribed = false;
+  /**
+   * The schedule node of each recent slot and whether it ran coordinated: a job outcome names the slot only,
+   * and a slot key starts with the schedule's `schedule_id` when it has one, not with its node id.
+   */
+  private readonly slots = new Map<string, { schedule: string; coordinated: boolean }>();
   private readonly onTransition = (message: unknown) => this.guard(() => this.transition(message as SlotTransition));
   private readonly onJob = (message: unknown) => this.guard(() => this.job(message as SlotJobOutcome));
 
@@ -107,16 +116,41 @@ export class AsRunRecorder {
     });
   }
 
+  /**
+   * The whole record of a slot that has just reached its final phase `final`:
+   * this instance's file and, for a coordinated slot, the shared stream (what
+   * another instance did of the slot), read after every entry heard so far is
+   * written. A shared store that cannot be read leaves the record to the file.
+   */
+  async finished(final: SlotTransition): Promise<{ record: AsRunRecord; repeated: boolean }> {
+    await this.file.flushed();
+    const now = (this.options.now ?? Date.now)();
+    const start = Date.parse(final.scheduled.start);
+    const from = (Number.isFinite(start) ? Math.min(start, now) : now) - WRITTEN_BEFORE_MS;
+    const shared = final.coordinated ? this.options.redisFor?.(final.schedule.id) : undefined;
+    const entries = await Promise.all([
+      this.file.read(from, now),
+      shared ? shared.read(from, now).catch(() => []) : [],
+    ]);
+    return finishedRecord(entries.flat(), final);
+  }
+
   private transition(t: SlotTransition): void {
     if (t.to === 'planned' || typeof t.slot !== 'string') return;
     this.write({ kind: 'slot', event: t }, t.coordinated ? t.schedule?.id : undefined);
+    if (typeof t.schedule?.id !== 'string') return;
+    this.slots.delete(t.slot);
+    this.slots.set(t.slot, { schedule: t.schedule.id, coordinated: t.coordinated === true });
+    if (this.slots.size > SLOTS_KEPT) this.slots.delete(this.slots.keys().next().value as string);
   }
 
   private job(outcome: SlotJobOutcome): void {
     if (typeof outcome.slot !== 'string' || typeof outcome.job?.id !== 'string') return;
     const at = new Date((this.options.now ?? Date.now)()).toISOString();
-    // a job outcome does not say whether its slot was coordinated: its schedule's coordination does
-    this.write({ kind: 'job', at, event: outcome }, scheduleOfSlot(outcome.slot));
+    const known = this.slots.get(outcome.slot);
+    // a slot not heard of since the start (a restart): its schedule's coordination, by the key's head
+    const shared = known ? (known.coordinated ? known.schedule : undefined) : scheduleOfSlot(outcome.slot);
+    this.write({ kind: 'job', at, event: outcome }, shared);
   }
 
   private write(entry: AsRunEntry, sharedFor: string | undefined): void {

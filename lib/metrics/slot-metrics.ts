@@ -1,7 +1,13 @@
 import { coordinationFailures } from '../coordination/failure-events';
 import { type FeedRefreshEvent, feedEvents } from '../feed-events';
 import { type RequestEvent, requestEvents } from '../request-events';
-import { type SlotJobOutcome, type SlotTransition, slotJobs, slotTransitions } from '../schedule/slot-events';
+import {
+  type SlotJobOutcome,
+  type SlotPhase,
+  type SlotTransition,
+  slotJobs,
+  slotTransitions,
+} from '../schedule/slot-events';
 import { type Family, Histogram, renderFamilies, type Sample } from './exposition';
 
 const OUTCOMES = ['recorded', 'partial', 'missed', 'skipped', 'cancelled'] as const;
@@ -46,6 +52,8 @@ interface WindowSeries {
 export class SlotMetrics {
   private readonly windows = new Map<string, WindowSeries>();
   private readonly slotLabels = new Map<string, string>();
+  /** Slots heard of in this process and not ended yet, with the phase each is in. */
+  private readonly inFlight = new Map<string, SlotPhase>();
   private readonly requests = new Map<string, { operation: string; statusClass: string; count: number }>();
   private coordinationFailureCount = 0;
   private readonly feeds = new Map<string, { failures: number; lastSuccess?: number }>();
@@ -137,20 +145,36 @@ export class SlotMetrics {
       const now = Date.now();
       if (s.nextStart === undefined || s.nextStart < now || (start >= now && start < s.nextStart)) s.nextStart = start;
     }
+    const was = this.inFlight.get(t.slot);
     if (t.to === 'recording') {
-      s.recording++;
+      if (was !== 'recording') s.recording++;
       if (typeof t.lateBy === 'number') s.lateness.observe(Math.max(0, t.lateBy));
     }
-    if (t.from === 'recording' && t.to !== 'recording') s.recording = Math.max(0, s.recording - 1);
+    // only what this process counted: a slot restored after a restart was counted by the process before
+    if (was === 'recording' && t.to !== 'recording') s.recording = Math.max(0, s.recording - 1);
     if (t.to === 'interrupted') s.interruptions++;
-    if (outcome) {
-      s.slots[outcome]++;
-      if (outcome === 'recorded' || outcome === 'partial') {
-        const end = Date.parse(t.scheduled.end);
-        if (Number.isFinite(end) && (s.lastRecordedEnd === undefined || end > s.lastRecordedEnd))
-          s.lastRecordedEnd = end;
-      }
-      this.rememberSlot(t.slot, `${t.schedule.id}\u0000${t.window.id}`);
+    if (!outcome) {
+      if (t.to !== 'planned') this.track(t.slot, t.to);
+      return;
+    }
+    this.inFlight.delete(t.slot);
+    this.rememberSlot(t.slot, `${t.schedule.id}\u0000${t.window.id}`);
+    if (outcome === 'recorded' || outcome === 'partial') {
+      const end = Date.parse(t.scheduled.end);
+      if (Number.isFinite(end) && (s.lastRecordedEnd === undefined || end > s.lastRecordedEnd)) s.lastRecordedEnd = end;
+      // an end with nothing of its slot heard before in this process is an end told again (the schedule
+      // replays the ends of the last minutes after a restart): the slot was counted when it ended
+      if (was === undefined) return;
+    }
+    s.slots[outcome]++;
+  }
+
+  private track(slot: string, phase: SlotPhase): void {
+    this.inFlight.set(slot, phase);
+    // slots another instance ended, or that a redeploy forgot, never end here: the oldest go first
+    if (this.inFlight.size > SLOT_LABELS_KEPT) {
+      const oldest = this.inFlight.keys().next().value;
+      if (oldest !== undefined) this.inFlight.delete(oldest);
     }
   }
 

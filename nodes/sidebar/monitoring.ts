@@ -41,6 +41,11 @@ function start(RED: MonitoringHost): Started {
   return started;
 }
 
+/** The process's as-run log, started now if nothing has started it (the as-run node reads it). */
+export function asRunLog(RED: MonitoringHost): Started['recorder'] {
+  return start(RED).recorder;
+}
+
 /** Listens on every channel until the first event, which starts monitoring (once per process). */
 function watchLazily(RED: MonitoringHost): void {
   if (started || waiting) return;

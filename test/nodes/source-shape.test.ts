@@ -49,9 +49,9 @@ function requires(text: string): string[] {
 }
 
 describe('nodes/ source shape', () => {
-  it('finds the node sources and the ten node folders', () => {
+  it('finds the node sources and the eleven node folders', () => {
     expect(files.length).toBeGreaterThan(30);
-    expect(NODE_FOLDERS).toHaveLength(10);
+    expect(NODE_FOLDERS).toHaveLength(11);
   });
 
   it('every node folder has a controller.ts', () => {

@@ -81,6 +81,25 @@ describe('as-run records folded from slot transitions', () => {
     });
   });
 
+  it('a slot ends once: a final phase told again later (an end replayed after a restart) changes nothing', () => {
+    const s = new SlotStory({ start: '2026-11-26T20:00:00Z', minutes: 60 });
+    s.to('starting', 0);
+    s.to('recording', 1, { channel: { id: 'a' } });
+    s.to('interrupted', 600, { why: 'continuity fault', channel: { id: 'a' } });
+    s.to('recording', 660, { channel: { id: 'b' } });
+    s.to('stopping', 3600);
+    s.to('finishing', 3601);
+    s.to('partial', 3605, {
+      why: 'recording interrupted 1 time: continuity fault',
+      gaps: [{ from: '2026-11-26T20:10:00Z', to: '2026-11-26T20:11:00Z', why: 'continuity fault' }],
+    });
+    const before = foldRecords(entries(s));
+    // what the schedule publishes for an end it replays after a restart: a fresh life, recording to finished
+    s.to('finished', 7200, { from: 'recording', channel: { id: 'b', outputs: ['s3://b/b.mxf'] } });
+    expect(foldRecords(entries(s))).toEqual(before);
+    expect(before[0]).toMatchObject({ outcome: 'partial', actual: { end: '2026-11-26T21:00:01Z' } });
+  });
+
   it('missed, skipped and cancelled slots: no actual times, the reason as the discrepancy', () => {
     const missed = new SlotStory({ start: '2026-11-26T06:00:00Z' });
     missed.to('starting', 0, { attempts: 1 });

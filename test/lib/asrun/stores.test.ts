@@ -11,6 +11,7 @@ import {
   type RedisCommands,
 } from '../../../lib/asrun';
 import { RedisConnection } from '../../../lib/coordination';
+import { slotJobs } from '../../../lib/schedule/slot-events';
 import { RedisServer } from '../../support/redis-server';
 import { SlotStory } from '../../support/slot-transitions';
 
@@ -126,6 +127,37 @@ describe('the recorder', () => {
       expect((await recorder.read({ day: '2026-11-26', zone: 'Europe/Paris', schedule: 's2' })).length).toBe(1);
       await expect(recorder.read({ day: '2026-13-01', zone: 'UTC' })).rejects.toThrow(/YYYY-MM-DD/);
       await expect(recorder.read({ day: '2026-11-26', zone: 'Mars/Olympus' })).rejects.toThrow(/IANA/);
+    } finally {
+      recorder.stop();
+    }
+  });
+});
+
+describe('the recorder and a coordinated schedule with its own schedule_id', () => {
+  it("writes the follow-up job's outcome to the stream of the slot's schedule node, not of the key's head", async () => {
+    const sent: string[][] = [];
+    const redis: RedisCommands = {
+      send: async (args) => {
+        sent.push(args);
+        return 'ok';
+      },
+    };
+    const store = new RedisAsRunStore(redis, 'media-spaces:');
+    const recorder = new AsRunRecorder({ dir, redisFor: (id) => (id === 'node0001' ? store : undefined) });
+    recorder.start();
+    try {
+      const s = new SlotStory({
+        start: '2026-11-26T18:00:00Z',
+        schedule: { id: 'node0001', name: 'Studio A' },
+        coordinated: true,
+      });
+      // the schedule's schedule_id heads its slot keys
+      const slot = s.slot.replace(/^node0001:/, 'studio-a:');
+      s.go('missed', 60, { slot });
+      slotJobs.publish({ slot, job: { id: 'job-1', state: 'succeeded' } });
+      await recorder.flushed();
+      await new Promise((r) => setImmediate(r));
+      expect(sent.map((a) => JSON.parse(a.at(-1) ?? '{}').kind)).toEqual(['slot', 'job']);
     } finally {
       recorder.stop();
     }

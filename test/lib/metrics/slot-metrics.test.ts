@@ -37,6 +37,26 @@ describe('Prometheus metrics from slot events', () => {
     expect(sampleValue(s, 'media_spaces_schedule_info', { ...L, schedule_name: 'Evening "news"\\' })).toBe(1);
   });
 
+  it('an end told again after a restart (a replayed end: nothing of its slot heard before) is not a second slot', () => {
+    started();
+    const now = new SlotStory({ start: '2026-11-26T10:00:00Z' });
+    now.go('starting', 0);
+    now.go('recording', 1, { lateBy: 1, channel: { id: 'now' } });
+    // what a restarted schedule publishes for an end it replays: recording to finished, out of nowhere
+    const replayed = new SlotStory({ start: '2026-11-26T09:00:00Z' });
+    replayed.go('finished', 1900, { from: 'recording', channel: { id: 'old' } });
+    const s = parseSamples(m.render());
+    expect(sampleValue(s, 'media_spaces_slots_total', { ...L, outcome: 'recorded' })).toBe(0);
+    expect(sampleValue(s, 'media_spaces_channels_recording', L)).toBe(1);
+    // the end it tells of is still the last recorded end known
+    expect(sampleValue(s, 'media_spaces_slot_last_recorded_end_timestamp_seconds', L)).toBe(replayed.end / 1000);
+    now.go('stopping', 1800);
+    now.go('finished', 1805);
+    const after = parseSamples(m.render());
+    expect(sampleValue(after, 'media_spaces_slots_total', { ...L, outcome: 'recorded' })).toBe(1);
+    expect(sampleValue(after, 'media_spaces_channels_recording', L)).toBe(0);
+  });
+
   it('counts outcomes, lateness, interruptions, channels recording now, and the timestamps', () => {
     started();
     const future = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 3_600_000).toISOString();
