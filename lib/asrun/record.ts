@@ -19,11 +19,11 @@ const OUTCOME_OF: Partial<Record<SlotPhase, AsRunOutcome>> = {
   cancelled: 'cancelled',
 };
 
-function isTerminalPhase(phase: SlotPhase): boolean {
+export function isTerminalPhase(phase: SlotPhase): boolean {
   return OUTCOME_OF[phase] !== undefined;
 }
 
-function outcomeOfPhase(phase: SlotPhase): AsRunOutcome {
+export function outcomeOfPhase(phase: SlotPhase): AsRunOutcome {
   return OUTCOME_OF[phase] ?? 'open';
 }
 
