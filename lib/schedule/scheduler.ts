@@ -211,7 +211,7 @@ const LATE_MS = 60_000;
  *   happen, so channels do not record forever.
  * - Delivery across restarts is at least once: a scheduler started from a
  *   saved state emits again the ends of the last `replayMs` that recorded
- *   something (unless told it is a redeploy, where no crash lost anything; the follow-up
+ *   something (after a redeploy only those whose end message was never sent; the follow-up
  *   they triggered may not have reached the service, or its follower may not
  *   have saved it), and, when the flow routes channels back, the starts of
  *   slots in progress (or ended within `replayMs`) whose channel never came
@@ -280,8 +280,8 @@ export class Scheduler {
 
   /**
    * Loads the saved state, catches up, emits what is due and arms the timer.
-   * `replayEnds: false` (a redeploy in the same process, where nothing was
-   * lost to a crash) skips the replay of recent ends.
+   * `replayEnds: false` (a redeploy in the same process, where nothing sent was
+   * lost) replays only the recent ends whose message was never sent (cut off mid-stop).
    */
   async start(options: { replayEnds?: boolean } = {}): Promise<void> {
     if (this.running || this.stopped) return;
@@ -814,7 +814,11 @@ export class Scheduler {
    */
   private replay(now: number, ends: boolean): void {
     // older records are pruned by the tick that follows
-    const recent = ends ? (this.state.ended ?? []).filter((s) => now - s.endedAt <= this.replayMs) : [];
+    // a redeploy lost no sent end, but it cut off the ends still stopping or waiting for their recording to
+    // finish: those, whose message was never sent, go again
+    const recent = (this.state.ended ?? []).filter(
+      (s) => now - s.endedAt <= this.replayMs && (ends || s.message === undefined),
+    );
     for (const slot of recent) {
       // a slot that recorded nothing (its start given up, or no channel came back in a flow that routes them)
       // was reported missed as it ended, in the same turn as its record was saved: the report is not repeated

@@ -132,7 +132,7 @@ export class Emitter {
     if (event.replay && isPlainObject(event.message)) {
       // the very message sent before the restart: same body, same idempotency key
       this.node.send([null, { ...structuredClone(event.message), replay: true }, null]);
-      this.host.lives.finished(event.slot, event.channel);
+      this.host.lives.replayed(event.slot, event.channel);
       after(true);
       return;
     }

@@ -164,6 +164,22 @@ export class SlotLives {
     });
   }
 
+  /**
+   * An end sent again after a restart, the very message of the first time: the sidebar shows the slot
+   * finished, and no transition is told again (the as-run log and the metrics had it the first time).
+   */
+  replayed(slot: Slot, channel: unknown): void {
+    const run = this.runs.get(slot.key) ?? this.create(slot, { earlier: [], gaps: [] });
+    run.stopListening();
+    this.clearAlarm(run);
+    this.runs.delete(slot.key);
+    run.phase = 'finished';
+    const ch = channelWithId(channel);
+    if (ch) run.channel = ch;
+    this.host.show(run.slot, this.life(run), run.channel);
+    this.host.changed();
+  }
+
   /** The slot recorded nothing; `skipped` for an operator's choice. */
   missed(slot: Slot, stage: 'missed' | 'skipped' | 'cancelled', note: string): void {
     const run = this.track(slot, 'planned');

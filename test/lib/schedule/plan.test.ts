@@ -236,3 +236,42 @@ describe('upgrade: state saved before the plan', () => {
     expect(listed.slot).toBe('2026-07-01T18:05:00.000Z');
   });
 });
+
+describe('a redeploy cut off an end mid-stop', () => {
+  it('replays the end whose message was never sent, and not the one that was', async () => {
+    const CRON = `windows:\n  - id: news\n    cron: "0 18 * * *"\n    timezone: UTC\n    duration: 30m\n`;
+    const window = loadScheduleYaml(CRON).windows[0];
+    const ended = (day: string, message?: unknown) => ({
+      key: `sched:news:2026-07-0${day}T18:00:00Z`,
+      windowId: 'news',
+      start: T(`2026-07-0${day}T18:00:00Z`),
+      end: T(`2026-07-0${day}T18:30:00Z`),
+      reason: 'scheduled' as const,
+      window,
+      channel: { id: `c${day}` },
+      endedAt: T('2026-07-02T18:30:00Z'),
+      ...(message ? { message } : {}),
+    });
+    const store = new MemoryStore();
+    store.state = {
+      version: 1,
+      paused: false,
+      active: [],
+      emitted: {},
+      ended: [ended('1', { idempotency_key: 'sent' }), ended('2')],
+    };
+    const clock = new ManualClock(T('2026-07-02T18:30:30Z'));
+    const ends: EndEvent[] = [];
+    const scheduler = new Scheduler({
+      scheduleId: 'sched',
+      config: loadScheduleYaml(CRON),
+      clock,
+      store,
+      onStart: () => {},
+      onEnd: (e) => ends.push(e),
+    });
+    running.push(scheduler);
+    await scheduler.start({ replayEnds: false });
+    expect(ends.map((e) => [e.slot.key, e.replay])).toEqual([['sched:news:2026-07-02T18:00:00Z', true]]);
+  });
+});
