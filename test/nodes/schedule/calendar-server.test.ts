@@ -92,13 +92,18 @@ describe('a calendar on a CalDAV server', () => {
     });
     const sched = helper.getNode('sched');
     const statuses: string[] = [];
-    sched.on('call:status', (call: { args: [{ text?: string }] }) => statuses.push(call.args[0]?.text ?? ''));
+    sched.on('call:status', (...args: unknown[]) => {
+      const call = args[0] as { args: [{ text?: string }] };
+      statuses.push(call.args[0]?.text ?? '');
+    });
     await waitFor(() => {
       sched.receive({ topic: 'list', count: 5 });
-      const last = seen.ctl.at(-1) as { topic?: string; payload?: Array<{ slotKey: string }> } | undefined;
+      const last = seen.ctl.at(-1) as unknown as { topic?: string; payload?: Array<{ slotKey: string }> } | undefined;
       return last?.topic === 'list' && (last.payload?.length ?? 0) >= 2;
     }, 10_000);
-    const listed = (seen.ctl.at(-1) as { payload: Array<{ slotKey: string; start: string; title?: string }> }).payload;
+    const listed = (
+      seen.ctl.at(-1) as unknown as { payload: Array<{ slotKey: string; start: string; title?: string }> }
+    ).payload;
     expect(listed.map((u) => [u.slotKey, u.start, u.title])).toEqual([
       [`${scheduleId}:newsroom:a@newsroom`, iso(a - 2000), 'REC Bulletin'],
       [`${scheduleId}:newsroom:daily@newsroom/${iso(daily + 86_400_000)}`, iso(daily + 86_400_000 - 2000), 'REC Daily'],
