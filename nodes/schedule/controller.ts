@@ -21,7 +21,7 @@ import { type CommandHost, handleControl } from './commands';
 import { ConfigSource } from './config-source';
 import { ConflictWatch } from './conflict-report';
 import { Emitter } from './emitter';
-import { feedAccessOf, feedDir } from './feed-access';
+import { feedAccessOf, feedBaseDir, feedDir } from './feed-access';
 import { FeedPlans } from './feed-plans';
 import { FIELDS } from './fields';
 import { messagesWindow, occurrencesFromMessage } from './message-windows';
@@ -114,7 +114,7 @@ export class ScheduleController {
       scheduler: () => this.scheduler,
       config: () => this.config,
       dir: feedDir(RED, node),
-      access: (source) => feedAccessOf(source, node, RED.settings?.userDir),
+      access: (source) => feedAccessOf(source, node, feedBaseDir(RED)),
       warn: (text) => node.warn(text),
       changed: () => this.updateStatus(),
     });

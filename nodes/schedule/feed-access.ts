@@ -13,23 +13,31 @@ export function feedDir(RED: ScheduleAPI, node: ScheduleNode): string | undefine
 }
 
 /**
+ * The folder a relative feed path is read from: the one the core file node writes a relative path to
+ * (`fileWorkingDirectory` in settings.js, else the directory Node-RED was started in), so that a flow that
+ * writes its own feed with a file node and a window that reads it name the same file.
+ */
+export function feedBaseDir(RED: ScheduleAPI): string {
+  const dir = RED.settings?.fileWorkingDirectory;
+  return typeof dir === 'string' && dir !== '' ? dir : process.cwd();
+}
+
+/**
  * The address a window's feed is fetched from and its credentials: the document's, or the node's stored
- * secret where the document says `private` (the `feeds` credential). A relative file path is read from
- * Node-RED's user directory (where flows and settings are), not from wherever Node-RED was started. A
- * sentence naming the window, never the address, when something is missing.
+ * secret where the document says `private` (the `feeds` credential); a relative file path from `baseDir`.
+ * A sentence naming the window, never the address, when something is missing.
  */
 export function feedAccessOf(
   source: FeedWindowSource,
   node: ScheduleNode,
-  userDir: unknown,
+  baseDir: string,
 ): { location: string; credentials?: FeedCredentials } | string {
   // the feed sources load with the first feed window only
   const { feedAccess, parseFeedSecrets } = require('../../lib/schedule/sources') as Sources;
   const access = feedAccess({ id: source.id, location: source.location }, parseFeedSecrets(node.credentials?.feeds));
   if (typeof access === 'string') return access;
   const isUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(access.location);
-  if (!isUrl && !path.isAbsolute(access.location) && typeof userDir === 'string' && userDir !== '') {
-    return { ...access, location: path.resolve(userDir, access.location) };
-  }
+  if (!isUrl && !path.isAbsolute(access.location))
+    return { ...access, location: path.resolve(baseDir, access.location) };
   return access;
 }

@@ -10,6 +10,11 @@ type Sources = typeof import('../../lib/schedule/sources');
 export const PLAN_AHEAD_MS = 8 * 24 * 3600_000;
 /** How far back: a programme that began before a restart and still runs is caught up. */
 const PLAN_BACK_MS = 24 * 3600_000;
+/**
+ * ms: a feed file that is not there at deploy, with no last good copy, is looked for again this soon before
+ * it is warned of: a flow that writes its own feed at deploy (inject once -> file -> reload) has written it.
+ */
+export const FIRST_FILE_GRACE_MS = 5000;
 
 /** ms a calendar may take to expand (its worker is stopped after): a bigger one is refused as broken. */
 const CALENDAR_TIMEOUT_MS = 120_000;
@@ -46,6 +51,8 @@ interface Entry {
   health: FeedHealth;
   /** the feed's problems last warned of, so that each refresh does not repeat them */
   warned: string;
+  /** epoch ms: until then a feed file not there yet, with no last good copy, is looked for again quietly */
+  graceUntil?: number;
 }
 
 /**
@@ -118,7 +125,7 @@ export class FeedPlans {
       ...(access.credentials ? { credentials: access.credentials } : {}),
       allowEmpty: source.allowEmpty,
     });
-    const entry: Entry = { source, window, feed, health, warned: '' };
+    const entry: Entry = { source, window, feed, health, warned: '', graceUntil: Date.now() + FIRST_FILE_GRACE_MS };
     this.entries.set(window.id, entry);
     void feed
       .readSnapshot(this.reader(entry))
@@ -132,9 +139,16 @@ export class FeedPlans {
   private async refresh(entry: Entry): Promise<void> {
     if (!entry.feed || this.closed) return;
     clearTimeout(entry.timer);
+    let again = entry.source.refresh;
     try {
       const read = await entry.feed.refresh(this.reader(entry));
       if (this.closed || this.entries.get(entry.window.id) !== entry) return;
+      const wait = (entry.graceUntil ?? 0) - Date.now();
+      if (wait > 0 && read.from === 'none' && read.state.lastError === this.sources?.FILE_MISSING) {
+        again = wait;
+        return;
+      }
+      entry.graceUntil = undefined;
       reportFeedRefresh(entry.window.id, read.state.ok);
       this.apply(entry, read);
     } catch (err) {
@@ -147,7 +161,7 @@ export class FeedPlans {
       this.host.changed();
     } finally {
       if (!this.closed && this.entries.get(entry.window.id) === entry) {
-        entry.timer = setTimeout(() => void this.refresh(entry), entry.source.refresh);
+        entry.timer = setTimeout(() => void this.refresh(entry), again);
         entry.timer.unref?.();
       }
     }

@@ -3,6 +3,7 @@ import type { FeedSecret } from '../../lib/schedule/sources/feed-access';
 import type { HttpRequest, HttpResponse, RequestHandler } from '../shared/node-red-types';
 import { requirePermission, WRITE_PERMISSION } from '../shared/permission';
 import { deployedWindow } from './deployed-feed';
+import { feedBaseDir } from './feed-access';
 import type { ScheduleAPI } from './types';
 
 const TEST_FEED_PATH = '/media-spaces/schedule/test-feed';
@@ -119,7 +120,8 @@ export function registerTestFeedRoute(RED: ScheduleAPI): void {
         secret: p.secret,
         ...(p.timezone ? { timezone: p.timezone } : {}),
         ...(p.maxChannels ? { maxChannels: p.maxChannels } : {}),
-        ...(RED.settings?.userDir ? { baseDir: RED.settings.userDir } : {}),
+        // relative file paths as the running window reads them
+        baseDir: feedBaseDir(RED),
       });
       res.status(200).json(answer);
     } catch (err) {

@@ -8,5 +8,5 @@ export type ScheduleNode = Node & {
 
 export type ScheduleAPI = NodeAPI & {
   events?: { on(event: string, listener: () => void): void };
-  settings?: { userDir?: string; contextStorage?: unknown; mediaSpaces?: unknown };
+  settings?: { userDir?: string; fileWorkingDirectory?: string; contextStorage?: unknown; mediaSpaces?: unknown };
 };

@@ -69,8 +69,17 @@ const serverConfigs = () =>
     return found;
   });
 
-/** The six examples beside the demo's own (recording-automation). */
-const EXAMPLES = ['list-workflows', 'create-channel', 'submit-job', 'delete-event', 'wait-workflow', 'watch-workflows'];
+/** The examples beside the demo's own (recording-automation). */
+const EXAMPLES = [
+  'list-workflows',
+  'create-channel',
+  'submit-job',
+  'delete-event',
+  'wait-workflow',
+  'watch-workflows',
+  'record-from-calendar',
+  'record-from-epg',
+];
 
 /** The label of the flow tab shown, as the tab bar shows it. */
 const activeTabLabel = async () =>

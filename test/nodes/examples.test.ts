@@ -1,5 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import type { HelperNode, NodeModule } from 'node-red-node-test-helper';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../lib/client';
@@ -16,7 +20,15 @@ import { ALL_NODES, DEMO, helper, initRuntime, waitFor } from '../support/node-r
 const require = createRequire(import.meta.url);
 const core = (file: string) => require(`@node-red/nodes/core/common/${file}`) as NodeModule;
 const CORE_NODES = [core('20-inject.js'), core('21-debug.js'), core('90-comment.js'), core('../function/15-change.js')];
+// the recording examples: a function writes the feed, a file node stores it; a switch and a filter tell the story
+const FEED_NODES = [
+  core('../function/10-function.js'),
+  core('../function/10-switch.js'),
+  core('../function/rbe.js'),
+  core('../storage/10-file.js'),
+];
 const POLLING_NODES = [nodeModule('media-spaces-wait-workflow'), nodeModule('media-spaces-watch-workflows')];
+const SCHEDULE_NODES = [nodeModule('media-spaces-schedule'), nodeModule('media-spaces-follow-job')];
 
 type FlowNode = Record<string, unknown> & { id: string; type: string; z?: string; wires?: string[][] };
 
@@ -48,8 +60,9 @@ interface Loaded {
   run(injectProps?: Record<string, unknown>): void;
 }
 
-async function loadExample(name: string): Promise<Loaded> {
+async function loadExample(name: string, adjust?: (flow: FlowNode[]) => void): Promise<Loaded> {
   const flow = readExample(name);
+  adjust?.(flow);
   const config = flow.find((n) => n.type === 'media-spaces-config');
   if (!config) throw new Error(`${name} has no config node`);
   // what the user does after importing: point it at their service, enter credentials
@@ -58,7 +71,7 @@ async function loadExample(name: string): Promise<Loaded> {
   expect(config).not.toHaveProperty('apiKey');
   expect(config).not.toHaveProperty('credentials');
   config.workflowUrl = sim.workflowUrl;
-  await helper.load([...CORE_NODES, ...ALL_NODES, ...POLLING_NODES], flow, {
+  await helper.load([...CORE_NODES, ...FEED_NODES, ...ALL_NODES, ...POLLING_NODES, ...SCHEDULE_NODES], flow, {
     [config.id]: { apiKey: DEMO.keys.admin, accessToken: DEMO.token },
   });
 
@@ -75,6 +88,19 @@ async function loadExample(name: string): Promise<Loaded> {
     debug,
     run: () => (helper.getNode(inject.id) as HelperNode).receive({}),
   };
+}
+
+/** The instant the samples in examples/feeds/ were written at. */
+const SAMPLE_TIME = Date.UTC(2026, 10, 30, 9, 0, 0);
+
+function atSampleTime<T>(fn: () => T): T {
+  const now = Date.now;
+  Date.now = () => SAMPLE_TIME;
+  try {
+    return fn();
+  } finally {
+    Date.now = now;
+  }
 }
 
 describe('examples', () => {
@@ -256,5 +282,126 @@ describe('examples', () => {
     helper.getNode(op.id).receive({ event_id: event.id });
     await waitFor(() => example.debug.deleted.length > 0);
     expect(example.debug.deleted[0]).toMatchObject({ statusCode: 204, payload: null, event_id: event.id });
+  });
+  describe('the recording examples, each writing its own feed in the directory Node-RED runs in', () => {
+    let dir: string;
+    let cwd: string;
+    beforeAll(() => {
+      // the file node and the schedule both read a relative path from the working directory
+      cwd = process.cwd();
+      dir = mkdtempSync(path.join(os.tmpdir(), 'feed-examples-'));
+      process.chdir(dir);
+    });
+    afterAll(() => {
+      process.chdir(cwd);
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    /** The example sped up through its own settings: the function's lengths and the window's padding. */
+    const speedUp = (lengths: Record<string, number>) => (flow: FlowNode[]) => {
+      const func = flow.find((n) => n.type === 'function')!;
+      for (const [name, seconds] of Object.entries(lengths)) {
+        const before = String(func.func);
+        func.func = before.replace(new RegExp(`const ${name} = \\d+;`), `const ${name} = ${seconds};`);
+        expect(func.func, name).not.toBe(before);
+      }
+      const schedule = flow.find((n) => n.type === 'media-spaces-schedule')!;
+      const yaml = String(schedule.yaml);
+      schedule.yaml = yaml.replace('padding: { before: 10s, after: 20s }', 'padding: { before: 1s, after: 2s }');
+      expect(schedule.yaml).not.toBe(yaml);
+    };
+
+    /** Warnings the package's nodes logged (the feed not there yet at deploy would be one). */
+    const ourWarnings = () =>
+      (helper.log().args as Array<[{ level: number; type?: string; msg?: unknown }]>)
+        .map(([entry]) => entry)
+        .filter((e) => e.level === 30 && String(e.type).startsWith('media-spaces'))
+        .map((e) => String(e.msg));
+
+    const lines = (example: Loaded) => example.debug['what happened'].map((m) => String(m.payload));
+
+    it('record-from-calendar.json records a "REC " event of the calendar it writes, under the event\'s slot key, and follows it up', {
+      timeout: 60_000,
+    }, async () => {
+      const example = await loadExample('record-from-calendar.json', speedUp({ EVERY_S: 12, BULLETIN_S: 4 }));
+      await waitFor(
+        () => lines(example).some((l) => l.startsWith('5 job succeeded')) || example.debug.error.length > 0,
+        45_000,
+      );
+      expect(example.debug.error).toEqual([]);
+      const created = sim.requests().filter((r) => r.route === 'create_channel');
+      const keys = [...new Set(created.map((r) => r.idempotency_key))];
+      expect(keys.length).toBeGreaterThan(0);
+      for (const key of keys)
+        expect(key).toMatch(
+          /^calendar-demo:newsroom:rec-bulletin@media-spaces\.example\/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/,
+        );
+      const story = lines(example);
+      expect(story[0]).toMatch(
+        /^1 calendar written: REC Bulletin every 0\.2 minutes from \d\d:\d\d:\d\d UTC, 300 times$/,
+      );
+      expect(story.some((l) => /^2 window opened: REC Bulletin, \d\d:\d\d:\d\d to \d\d:\d\d:\d\d UTC/.test(l))).toBe(
+        true,
+      );
+      expect(story.some((l) => l.startsWith('3 channel created: REC Bulletin'))).toBe(true);
+      expect(story.some((l) => /^4 window closed, recording stopped and finished: \d+ files$/.test(l))).toBe(true);
+      expect(story.some((l) => l.startsWith('4 follow-up submitted: job Proxy of REC Bulletin'))).toBe(true);
+      // the planning meeting is no "REC " event
+      expect(story.filter((l) => /Planning/.test(l))).toEqual([]);
+      expect(ourWarnings()).toEqual([]);
+    });
+
+    it('record-from-epg.json records News on the mapped channel once per episode from its live source, and follows it up', {
+      timeout: 60_000,
+    }, async () => {
+      const example = await loadExample('record-from-epg.json', speedUp({ NEWS_S: 4, SHORT_S: 2 }));
+      await waitFor(
+        () => lines(example).some((l) => l.startsWith('5 job succeeded')) || example.debug.error.length > 0,
+        45_000,
+      );
+      expect(example.debug.error).toEqual([]);
+      const created = sim.requests().filter((r) => r.route === 'create_channel');
+      const keys = [...new Set(created.map((r) => r.idempotency_key))];
+      expect(keys.length).toBeGreaterThan(0);
+      // an episode's key, the same for its repeat: recorded once
+      for (const key of keys) expect(key).toMatch(/^epg-demo:news:demo1\.example\/\d+\.\d+\.$/);
+      expect(created.length).toBe(keys.length);
+      const story = lines(example);
+      expect(story[0]).toMatch(/^1 guide written: \d+ programmes on demo1\.example from \d\d:\d\d:\d\d UTC$/);
+      expect(story.some((l) => /^3 channel created: News S\d+E\d+ \(/.test(l))).toBe(true);
+      expect(story.some((l) => /^4 window closed, recording stopped and finished: \d+ files$/.test(l))).toBe(true);
+      // the guide's channel maps to the demo's live source: the end message carries the recorded channel
+      const ends = example.debug['what happened'].filter((m) => String(m.payload).startsWith('4 window closed'));
+      for (const end of ends) {
+        expect(end.channel).toMatchObject({ source_id: '5f0c6a1e-3b7d-4c2a-9e21-0d4b7c9a1f00' });
+        expect((end.channel as { name: string }).name).toMatch(/^News S\d+E\d+$/);
+        expect((end.window as { slotKey: string }).slotKey).toMatch(/^epg-demo:news:demo1\.example\//);
+      }
+      expect(ourWarnings()).toEqual([]);
+    });
+
+    it("record-from-epg.json's guide is valid XMLTV (tv_validate_file), and examples/feeds/guide.xml is what it writes", async () => {
+      const flow = readExample('record-from-epg.json');
+      const write = new Function('msg', String(flow.find((n) => n.type === 'function')!.func)) as (
+        msg: Record<string, unknown>,
+      ) => { payload: string };
+      const file = path.join(dir, 'guide-validate.xml');
+      writeFileSync(file, write({}).payload);
+      const { stdout } = await promisify(execFile)('tv_validate_file', [file], {
+        env: { ...process.env, XMLTV_SUPPLEMENT: '/usr/share/xmltv' },
+      });
+      expect(stdout.trim()).toBe('Validated ok.');
+      const sample = readFileSync(new URL('../../examples/feeds/guide.xml', import.meta.url), 'utf8');
+      expect(atSampleTime(() => write({}).payload)).toBe(sample);
+    });
+
+    it("examples/feeds/newsroom.ics is what record-from-calendar.json's function writes", () => {
+      const flow = readExample('record-from-calendar.json');
+      const write = new Function('msg', String(flow.find((n) => n.type === 'function')!.func)) as (
+        msg: Record<string, unknown>,
+      ) => { payload: string };
+      const sample = readFileSync(new URL('../../examples/feeds/newsroom.ics', import.meta.url), 'utf8');
+      expect(atSampleTime(() => write({}).payload)).toBe(sample);
+    });
   });
 });

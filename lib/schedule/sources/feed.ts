@@ -77,6 +77,9 @@ function defaultDispatcher(): Dispatcher {
 
 class FeedFailure extends Error {}
 
+/** Why a file feed was not read: its file is not there (yet). */
+export const FILE_MISSING = 'the feed file does not exist';
+
 /**
  * A calendar or guide feed: fetched with ETag / If-Modified-Since, its last
  * good body kept on disk and read again whenever a fetch fails or a new body
@@ -306,7 +309,7 @@ function describeFailure(error: unknown): string {
     return 'the feed did not answer in time';
   }
   if (e.name === 'AbortError' && e.message?.includes('larger than')) return e.message;
-  if (e.code === 'ENOENT') return 'the feed file does not exist';
+  if (e.code === 'ENOENT') return FILE_MISSING;
   if (e.code === 'EACCES') return 'the feed file cannot be read (permission denied)';
   if (e.code === 'ECONNREFUSED') return 'the feed server refused the connection';
   if (e.code === 'ENOTFOUND') return 'the feed server name does not resolve';

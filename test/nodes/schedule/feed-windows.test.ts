@@ -135,6 +135,55 @@ describe('a calendar window', () => {
   });
 });
 
+describe('a calendar file written by the flow at deploy', () => {
+  /** What the schedule node warned, as Node-RED logged it. */
+  const warned = () =>
+    (helper.log().args as Array<[{ level: number; id?: string; msg?: unknown }]>)
+      .map(([entry]) => entry)
+      .filter((e) => e.level === 30 && e.id === 'sched')
+      .map((e) => String(e.msg));
+
+  it('is read on the reload that follows its first write, with no warning that it was not there yet', {
+    timeout: 30_000,
+  }, async () => {
+    const file = path.join(dir, 'written-later.ics');
+    const seen = await loadScheduleChain(sim, {
+      yaml: `windows:
+  - id: later
+    ical: ${JSON.stringify(file)}
+    timezone: UTC
+`,
+      scheduleId: `later-${process.pid}-${Date.now()}`,
+    });
+    const sched = helper.getNode('sched');
+    // the schedule looked for the file at deploy, before the flow wrote it
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const start = second(60_000);
+    writeFileSync(file, ics(Date.now(), [{ uid: 'later@test', start, end: start + 2000, title: 'Later' }]));
+    sched.receive({ topic: 'reload' });
+    await waitFor(() => {
+      sched.receive({ topic: 'list' });
+      const last = seen.ctl.at(-1) as { topic?: string; payload?: unknown[] } | undefined;
+      return last?.topic === 'list' && last.payload?.length === 1;
+    }, 10_000);
+    expect(warned()).toEqual([]);
+    expect(seen.caught).toEqual([]);
+  });
+
+  it('is warned of when it is still not there a few seconds after deploy', { timeout: 30_000 }, async () => {
+    await loadScheduleChain(sim, {
+      yaml: `windows:
+  - id: never
+    ical: ${JSON.stringify(path.join(dir, 'never-written.ics'))}
+    timezone: UTC
+`,
+      scheduleId: `never-${process.pid}-${Date.now()}`,
+    });
+    await waitFor(() => warned().length > 0, 15_000);
+    expect(warned()).toEqual(['window "never": the feed is stale: the feed file does not exist']);
+  });
+});
+
 describe('a messages window', () => {
   it('records the windows an upstream flow sends, and names a bad entry without taking any', {
     timeout: 60_000,
