@@ -134,17 +134,7 @@ function* previewSteps(request: PreviewRequest, limits: PreviewLimits): Generato
   for (const w of result.config.windows) {
     const kind = w.source?.kind ?? 'cron';
     if (kind !== 'cron') {
-      // a feed's occurrences are read by fetching it (Test feed), never by a preview any viewer may ask for
-      response.windows.push({
-        id: w.id,
-        name: w.name,
-        cron: '',
-        description: LISTED_DESCRIPTIONS[kind],
-        timezone: w.timezone,
-        duration: formatDuration(w.duration),
-        enabled: w.enabled,
-        next: [],
-      });
+      response.windows.push(listedWindow(w, kind));
       yield;
       continue;
     }
@@ -172,6 +162,20 @@ function* previewSteps(request: PreviewRequest, limits: PreviewLimits): Generato
     yield;
   }
   return finish(response, omitted, limits);
+}
+
+/** A calendar, guide or messages window: its occurrences are read by fetching the feed (Test feed), never by a preview any viewer may ask for. */
+function listedWindow(w: ScheduleWindow, kind: keyof typeof LISTED_DESCRIPTIONS): PreviewResponse['windows'][number] {
+  return {
+    id: w.id,
+    name: w.name,
+    cron: '',
+    description: LISTED_DESCRIPTIONS[kind],
+    timezone: w.timezone,
+    duration: formatDuration(w.duration),
+    enabled: w.enabled,
+    next: [],
+  };
 }
 
 const LISTED_DESCRIPTIONS = {
