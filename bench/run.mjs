@@ -34,7 +34,7 @@ const option = (name) => {
   if (i < 0) return undefined;
   return argv[i].includes('=') ? argv[i].slice(argv[i].indexOf('=') + 1) : argv[i + 1];
 };
-/** `--only throughput,cold-load`: just these parts (throughput, capacity, paging, watch, cold-load, coordination, preview). */
+/** `--only throughput,cold-load`: just these parts (throughput, capacity, paging, watch, cold-load, coordination, preview, top-of-hour). */
 const ONLY = option('only')?.split(',');
 const wanted = (part) => ONLY === undefined || ONLY.includes(part);
 
@@ -197,6 +197,7 @@ try {
 if (wanted('cold-load')) await section('cold load', benchColdLoad);
 if (wanted('coordination')) await section('coordination', benchCoordination);
 if (wanted('preview')) await section('preview stall', benchPreviewStall);
+if (wanted('top-of-hour')) await section('top of the hour', benchTopOfHour);
 
 env.loadavgEnd = os.loadavg().map((x) => round(x, 2));
 env.seconds = round((performance.now() - t0) / 1000, 1);
@@ -253,6 +254,58 @@ function benchPreviewStall() {
       `preview ${c.label}: request ${fmt(c.requestKB)} KB, answer ${fmt(c.answerKB)} KB, ${c.listed} of ${c.total} windows listed, left out ${JSON.stringify(c.omitted ?? {})}`,
     );
   }
+}
+
+// ------------------------------------------------------------------ schedules at broadcast scale
+
+/** The last JSON line a bench printed with --json; its exit code is the bench's own verdict, kept in the figures. */
+function jsonRun(script, args, timeoutMs) {
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'bench', script), ...args, '--json'], {
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    killSignal: 'SIGKILL',
+  });
+  const line = (r.stdout ?? '')
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .at(-1);
+  if (!line)
+    throw new Error(
+      `bench/${script} printed no result (exit ${r.status ?? r.signal}): ${(r.stderr ?? '').slice(-600)}`,
+    );
+  return JSON.parse(line);
+}
+
+/** bench/top-of-hour.mjs: N schedules starting at the same second, without faults and with 429s. */
+function benchTopOfHour() {
+  const t = jsonRun('top-of-hour.mjs', QUICK ? ['--quick'] : [], 400_000);
+  const label = `top of the hour (${t.schedules} schedules)`;
+  t.bursts.forEach((b, k) => {
+    const name = `${label}, burst ${k + 1}${b.faults ? ' with 429 to 1 request in 3' : ''}`;
+    if (!b.faults) {
+      figure(
+        `${name}: last channel request after the start`,
+        b.channelRequestMs.last,
+        'ms',
+        b.channelRequestMs.first,
+        b.channelRequestMs.last / b.channelRequestMs.first,
+        '<= 100 ms',
+        b.channelRequestMs.last <= 100,
+      );
+    } else {
+      figure(
+        `${name}: longest wait of one schedule for its channel`,
+        b.perScheduleDelayMs.last,
+        'ms',
+        b.perScheduleDelayMs.median,
+        b.perScheduleDelayMs.last / b.perScheduleDelayMs.median,
+        'before the window end (10 s)',
+        b.createdBeforeWindowEnd === t.schedules,
+      );
+    }
+    figure(`${name}: last stop after the end`, b.stopMs.last, 'ms', b.stopMs.first, null, null, null);
+    details.push(`${name}: ${JSON.stringify({ ...b, profile: undefined })}`);
+  });
 }
 
 // ------------------------------------------------------------------ throughput and per-message overhead
