@@ -38,7 +38,7 @@ const DURATION_S = 10;
 /** between two bursts: the previous one's follow-ups have gone */
 const GAP_S = QUICK ? 18 : 25;
 /** Node-RED's start with N schedules comes first */
-const LEAD_S = 12;
+const LEAD_S = QUICK ? 8 : 12;
 const BURSTS = QUICK ? ['clean', 'faults'] : ['clean', 'clean', 'faults', 'faults'];
 const GOAL_MS = 100;
 const FAULT = { kind: 'status', status: 429, retry_after: 2, every: 3 };
