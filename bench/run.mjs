@@ -34,7 +34,7 @@ const option = (name) => {
   if (i < 0) return undefined;
   return argv[i].includes('=') ? argv[i].slice(argv[i].indexOf('=') + 1) : argv[i + 1];
 };
-/** `--only throughput,cold-load`: just these parts (throughput, capacity, paging, watch, cold-load, coordination, preview). */
+/** `--only throughput,cold-load`: just these parts (throughput, capacity, paging, watch, cold-load, coordination, preview, top-of-hour, day). */
 const ONLY = option('only')?.split(',');
 const wanted = (part) => ONLY === undefined || ONLY.includes(part);
 
@@ -198,6 +198,8 @@ if (wanted('cold-load')) await section('cold load', benchColdLoad);
 if (wanted('coordination')) await section('coordination', benchCoordination);
 if (wanted('preview')) await section('preview stall', benchPreviewStall);
 if (wanted('plan')) await section('plan refresh', benchPlanRefresh);
+if (wanted('top-of-hour')) await section('top of the hour', benchTopOfHour);
+if (wanted('day')) await section('a day at scale', benchDayAtScale);
 
 env.loadavgEnd = os.loadavg().map((x) => round(x, 2));
 env.seconds = round((performance.now() - t0) / 1000, 1);
@@ -282,6 +284,108 @@ function benchPlanRefresh() {
   figure('plan refresh: timers after the refreshes', c.timersAfter, 'timers', null, null, '<= 1', c.timersAfter <= 1);
   details.push(
     `plan refresh: read ${fmt(c.readMs)} ms, re-plan ${fmt(c.planMs)} ms, timers ${c.timersBefore} -> ${c.timersAfter}`,
+  );
+}
+
+// ------------------------------------------------------------------ schedules at broadcast scale
+
+/** The last JSON line a bench printed with --json; its exit code is the bench's own verdict, kept in the figures. */
+function jsonRun(script, args, timeoutMs) {
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'bench', script), ...args, '--json'], {
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    killSignal: 'SIGKILL',
+  });
+  const line = (r.stdout ?? '')
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .at(-1);
+  if (!line)
+    throw new Error(
+      `bench/${script} printed no result (exit ${r.status ?? r.signal}): ${(r.stderr ?? '').slice(-600)}`,
+    );
+  return JSON.parse(line);
+}
+
+/** bench/top-of-hour.mjs: N schedules starting at the same second, without faults and with 429s. */
+function benchTopOfHour() {
+  const t = jsonRun('top-of-hour.mjs', QUICK ? ['--quick'] : [], 400_000);
+  const label = `top of the hour (${t.schedules} schedules)`;
+  t.bursts.forEach((b, k) => {
+    const name = `${label}, burst ${k + 1}${b.faults ? ' with 429 to 1 request in 3' : ''}`;
+    if (!b.faults) {
+      figure(
+        `${name}: last channel request after the start`,
+        b.channelRequestMs.last,
+        'ms',
+        b.channelRequestMs.first,
+        b.channelRequestMs.last / b.channelRequestMs.first,
+        '<= 100 ms',
+        b.channelRequestMs.last <= 100,
+      );
+    } else {
+      figure(
+        `${name}: longest wait of one schedule for its channel`,
+        b.perScheduleDelayMs.last,
+        'ms',
+        b.perScheduleDelayMs.median,
+        b.perScheduleDelayMs.last / b.perScheduleDelayMs.median,
+        'before the window end (10 s)',
+        b.createdBeforeWindowEnd === t.schedules,
+      );
+    }
+    figure(`${name}: last stop after the end`, b.stopMs.last, 'ms', b.stopMs.first, null, null, null);
+    details.push(`${name}: ${JSON.stringify({ ...b, profile: undefined })}`);
+  });
+}
+
+/** bench/day-at-scale.mjs: N schedules x 40 slots a day on simulated time (--quick: one day, no browser). */
+function benchDayAtScale() {
+  const d = jsonRun('day-at-scale.mjs', QUICK ? ['--quick', '--schedules', '10', '--no-browser'] : [], 1_800_000);
+  const label = `day at scale (${d.schedules} x ${d.slotsPerDay} x ${d.days} days)`;
+  figure(
+    `${label}: slots acted on exactly once`,
+    d.verdict.endsOnce,
+    'slots',
+    d.verdict.planned,
+    d.verdict.endsOnce / d.verdict.planned,
+    'every slot',
+    d.verdict.everySlotOnce,
+  );
+  if (d.heapFlat)
+    figure(
+      `${label}: heap after GC, last day vs day 2`,
+      d.heapFlat.lastMB,
+      'MB',
+      d.heapFlat.day2MB,
+      d.heapFlat.ratio,
+      null,
+      null,
+    );
+  for (const r of d.routes) {
+    figure(
+      `${label}: activity route after day ${r.day}: time`,
+      r.medianMs,
+      'ms',
+      null,
+      null,
+      '< 100 ms',
+      r.medianMs < 100,
+    );
+    figure(`${label}: activity route after day ${r.day}: size`, r.kb, 'KB', null, null, '< 200 KB', r.kb < 200);
+  }
+  if (d.drawing)
+    figure(
+      `${label}: sidebar timeline drawn in Chromium`,
+      d.drawing.drawnMs,
+      'ms',
+      null,
+      null,
+      '< 200 ms',
+      d.drawing.drawnMs < 200,
+    );
+  details.push(
+    `${label}: per day ${JSON.stringify(d.perDay.map((x) => ({ day: x.day, heapMB: x.heapMB, timers: x.fakeTimers })))}; verdict ${JSON.stringify(d.verdict)}`,
   );
 }
 

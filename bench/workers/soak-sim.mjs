@@ -62,8 +62,10 @@ function soakFixture() {
   );
 }
 
-async function start() {
-  sim = await simulator.startSimulator({ fixture: soakFixture() });
+/** `startTime` (epoch ms): a manual clock from there, moved only by POST /__admin/clock/advance (bench/day-at-scale.mjs). */
+async function start({ startTime } = {}) {
+  const clock = startTime === undefined ? {} : { manualClock: true, startTime };
+  sim = await simulator.startSimulator({ fixture: soakFixture(), ...clock });
   drainTimer = setInterval(drain, 1000);
   return {
     info: sim.info(),

@@ -72,8 +72,45 @@ export function systemTimeZone(): string {
   }
 }
 
+/**
+ * Wall-clock fields already read, by zone and whole second. `formatToParts` is the
+ * costly step of every cron and offset computation, and the schedules that start
+ * at one instant all ask for the same few seconds (a next start, the offsets a day
+ * either side of it): with fifty windows opening at the same second, reading them
+ * once each was most of the time each start took (bench/top-of-hour.mjs).
+ */
+const partsRead = new Map<string, LocalParts>();
+const PARTS_KEPT = 4096;
+
 /** The wall-clock fields of an instant in a zone. */
 export function localParts(instant: number, timeZone: string): LocalParts {
+  const second = Math.floor(instant / SECOND);
+  const key = `${timeZone} ${second}`;
+  const known = partsRead.get(key);
+  if (known) return known;
+  const parts = Object.freeze(
+    timeZone === 'UTC' ? utcParts(second * SECOND) : formattedParts(second * SECOND, timeZone),
+  );
+  if (partsRead.size >= PARTS_KEPT) partsRead.clear();
+  partsRead.set(key, parts);
+  return parts;
+}
+
+/** UTC needs no zone rules (its canonical name only: an alias goes through Intl like any other zone). */
+function utcParts(instant: number): LocalParts {
+  const d = new Date(instant);
+  return {
+    year: d.getUTCFullYear(),
+    month: d.getUTCMonth() + 1,
+    day: d.getUTCDate(),
+    hour: d.getUTCHours(),
+    minute: d.getUTCMinutes(),
+    second: d.getUTCSeconds(),
+    weekday: d.getUTCDay(),
+  };
+}
+
+function formattedParts(instant: number, timeZone: string): LocalParts {
   const parts = formatter(timeZone).formatToParts(new Date(instant));
   const get = (type: string): number => {
     const p = parts.find((x) => x.type === type);

@@ -5,6 +5,7 @@ import { resolveInputs } from '../shared/inputs';
 import type { Node, NodeAPI, NodeDef, NodeMessage } from '../shared/node-red-types';
 import { type OperationContext, type Outcome, respond, runOperationNode } from '../shared/operation';
 import { failureStatus } from '../shared/request-status';
+import { clientFor } from '../shared/server-client';
 import { reportStart } from '../shared/slot-starts';
 import { channelRequest } from './channel-request';
 import { FIELDS } from './fields';
@@ -46,10 +47,27 @@ export function start(RED: NodeAPI, node: Node & { send(msg: unknown): void }, d
     fields: FIELDS,
     perform: (msg, ctx) => createChannel(msg, ctx, watch),
   });
+  const warming = setImmediate(() => warmClient(RED, def.server));
   node.on('close', (_removed, done) => {
+    clearImmediate(warming);
     watch?.close();
     done();
   });
+}
+
+/**
+ * Builds the config node's client (and so loads its HTTP stack) just after the deploy rather than on the
+ * first message. That first message is usually a schedule's start: with dozens of windows opening at the
+ * same second, loading undici (70 to 200 ms, synchronous) inside the first one held every other start
+ * back by as much (bench/top-of-hour.mjs). Nothing is reported here: the first message reports a
+ * missing or broken config as usual.
+ */
+function warmClient(RED: NodeAPI, serverId: unknown): void {
+  try {
+    clientFor(RED, serverId, 'liveCapture');
+  } catch {
+    // the first message says what is wrong
+  }
 }
 
 /** The schedule slot a start message is for: its key, its start and its end (the deadline), epoch ms. */

@@ -17,6 +17,8 @@ export const handover = new Handover<SchedulerState>();
 export class ScheduleStateStore implements SchedulerStore {
   private readonly journal: StateJournal | undefined;
   private journalFailed = false;
+  /** the newest state saved in this turn of the event loop, written to the journal at the turn's end */
+  private pending: (SchedulerState & { savedAt: number }) | undefined;
 
   constructor(
     RED: ScheduleAPI,
@@ -46,7 +48,7 @@ export class ScheduleStateStore implements SchedulerStore {
   save(state: SchedulerState): void {
     if (this.isClosed()) return;
     const stamped = { ...state, savedAt: Date.now() };
-    this.writeJournal(stamped);
+    this.deferJournal(stamped);
     this.node.context().set(CONTEXT_KEY, stamped, (err) => {
       if (err) this.node.warn(`cannot save the schedule state to node context: ${err.message}`);
     });
@@ -54,7 +56,27 @@ export class ScheduleStateStore implements SchedulerStore {
 
   /** A removed node's context is deleted by the runtime; its journal goes with it. */
   remove(): void {
+    this.pending = undefined;
     this.journal?.remove();
+  }
+
+  /**
+   * The scheduler saves more than once while it handles one instant (the start recorded, then the
+   * instant's changes), and each journal write is a file written and renamed. Writing once, at the
+   * end of the turn (a microtask), keeps the journal ahead of every action: a start message is
+   * delivered, and a request sent, only in a later turn (Node-RED delivers by setImmediate).
+   */
+  private deferJournal(stamped: SchedulerState & { savedAt: number }): void {
+    if (!this.journal) return;
+    const first = this.pending === undefined;
+    this.pending = stamped;
+    if (!first) return;
+    queueMicrotask(() => {
+      const newest = this.pending;
+      this.pending = undefined;
+      // saved before the node closed: written even if it closed since (a removed node's is dropped)
+      if (newest) this.writeJournal(newest);
+    });
   }
 
   private writeJournal(stamped: SchedulerState & { savedAt: number }): void {

@@ -232,3 +232,26 @@ describe('activity feed: the change signal', () => {
     a.close();
   });
 });
+
+describe('activity feed: slot rows over days', () => {
+  it('keeps a finished slot shown for the 24 hours of history while later slots are reported, then lets it go', async () => {
+    const day1 = { windowId: 'news', start: Date.UTC(2026, 5, 15, 17), end: Date.UTC(2026, 5, 15, 18) };
+    const day2 = { windowId: 'news', start: Date.UTC(2026, 5, 16, 17), end: Date.UTC(2026, 5, 16, 18) };
+    const { feed, clock } = feedAt(Date.UTC(2026, 5, 15, 18, 30));
+    feed.registerSchedule(eveningNews);
+    feed.reportSlot('sched1', { ...day1, outcome: { channel: 'created' } });
+    // 23 hours on, the next day's slot is reported: yesterday's is still within the tab's range
+    await clock.advance(23 * HOUR);
+    feed.reportSlot('sched1', { ...day2, channel: { state: 'running', id: 'ch-2' } });
+    const pastStarts = () =>
+      feed
+        .snapshot()
+        .schedules[0].slots.filter((s) => s.phase === 'past' || s.phase === 'active')
+        .map((s) => s.start);
+    expect(pastStarts()).toEqual([day1.start, day2.start]);
+    // past the 24 hours: yesterday's row leaves the range, today's stays
+    await clock.advance(2 * HOUR);
+    feed.reportSlot('sched1', { ...day2, outcome: { channel: 'created' } });
+    expect(pastStarts()).toEqual([day2.start]);
+  });
+});
