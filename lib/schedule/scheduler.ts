@@ -744,9 +744,13 @@ export class Scheduler {
     }
     due.sort((a, b) => a.at - b.at || (a.kind === b.kind ? 0 : a.kind === 'end' ? -1 : 1));
 
+    // every due item changes the state first; the state is saved once; then the callbacks run, in time order
+    // (50 windows starting at one second cost one journal write, not 50, before their first request goes)
+    const acts: Array<() => void> = [];
     for (const item of due) {
       if (item.kind === 'end') {
-        this.finish(item.slot);
+        const act = this.finish(item.slot);
+        if (act) acts.push(act);
         changed = true;
       } else if (this.state.emitted[item.slot.key]) {
         // started already (before a restart, or by a manual start at the same second)
@@ -754,19 +758,19 @@ export class Scheduler {
         const why = this.state.paused ? 'paused' : 'skipped';
         this.state.emitted[item.slot.key] = { phase: 'end', end: item.slot.end };
         changed = true;
-        this.safely(() => this.options.onMissed?.({ slot: { ...item.slot }, window: item.w, why }));
+        const { slot, w } = item;
+        acts.push(() => this.options.onMissed?.({ slot: { ...slot }, window: w, why }));
       } else {
         this.recordStart(item.slot, item.w);
-        this.persist();
         changed = true;
-        this.safely(() => this.options.onStart({ slot: { ...item.slot }, window: item.w }));
+        const { slot, w } = item;
+        acts.push(() => this.options.onStart({ slot: { ...slot }, window: w }));
       }
     }
     if (this.prune(now)) changed = true;
-    if (changed) {
-      this.persist();
-      this.changed();
-    }
+    if (changed) this.persist();
+    for (const act of acts) this.safely(act);
+    if (changed) this.changed();
     this.rearm();
   }
 
@@ -789,22 +793,22 @@ export class Scheduler {
     this.state.active.push({ ...slot, window: structuredClone(window) });
   }
 
-  private finish(slot: ActiveSlot): void {
+  /** Ends a slot in the state; the callback that tells it, to run once the state is saved. */
+  private finish(slot: ActiveSlot): (() => void) | undefined {
     this.state.active = this.state.active.filter((s) => s.key !== slot.key);
     this.channelDeadlines.delete(slot.key);
     const record = this.state.emitted[slot.key];
-    if (record?.phase === 'end') return;
+    if (record?.phase === 'end') return undefined;
     this.state.emitted[slot.key] = { phase: 'end', end: slot.end };
     if (this.replayMs > 0) {
       const ended = (this.state.ended ?? []).filter((s) => s.key !== slot.key);
       ended.push({ ...slot, endedAt: this.clock.now() });
       this.state.ended = ended;
     }
-    this.persist();
     const current = this.config.windows.find((w) => w.id === slot.windowId) ?? slot.window;
     const { window: _snapshot, channel, startFailure, earlier, gaps, ...plain } = slot;
     const interrupted = earlier?.length ? { earlier, gaps } : {};
-    this.safely(() => this.options.onEnd({ slot: plain, window: current, channel, startFailure, ...interrupted }));
+    return () => this.options.onEnd({ slot: plain, window: current, channel, startFailure, ...interrupted });
   }
 
   /**

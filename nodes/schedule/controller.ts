@@ -60,6 +60,8 @@ export class ScheduleController {
   private readonly store: ScheduleStateStore;
   private readonly board: StatusBoard;
   private started = false;
+  /** a badge update is due at the end of this turn (changedSoon) */
+  private changePending = false;
   private readonly cancelStart: () => void;
   private sidebar: ScheduleSidebar | undefined;
   /** per window: the next start last published as planned */
@@ -104,10 +106,7 @@ export class ScheduleController {
           if (slot) gate?.endSeen(slot);
         }
       },
-      onChange: () => {
-        this.updateStatus();
-        this.publishPlanned();
-      },
+      onChange: () => this.changedSoon(),
       onError: (err) => node.error(asMediaSpacesError(err, 'Schedule').message),
     });
     this.feeds = new FeedPlans({
@@ -300,6 +299,21 @@ export class ScheduleController {
         at: new Date().toISOString(),
       } satisfies SlotTransition);
     }
+  }
+
+  /**
+   * The badge, the sidebar and the next planned starts, once the messages of this turn are on their way:
+   * 50 windows starting at one second each tick in turn, and none should wait for another's badge.
+   */
+  private changedSoon(): void {
+    if (this.changePending) return;
+    this.changePending = true;
+    setImmediate(() => {
+      this.changePending = false;
+      if (this.closed) return;
+      this.updateStatus();
+      this.publishPlanned();
+    });
   }
 
   /** The plan against max_channels: a `conflict` report when the occurrences over it changed. */
