@@ -28,7 +28,11 @@ const FEED_NODES = [
   core('../storage/10-file.js'),
 ];
 const POLLING_NODES = [nodeModule('media-spaces-wait-workflow'), nodeModule('media-spaces-watch-workflows')];
-const SCHEDULE_NODES = [nodeModule('media-spaces-schedule'), nodeModule('media-spaces-follow-job')];
+const SCHEDULE_NODES = [
+  nodeModule('media-spaces-schedule'),
+  nodeModule('media-spaces-follow-job'),
+  nodeModule('media-spaces-as-run'),
+];
 
 type FlowNode = Record<string, unknown> & { id: string; type: string; z?: string; wires?: string[][] };
 
