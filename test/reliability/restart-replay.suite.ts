@@ -117,11 +117,15 @@ describe('schedule replay after a restart', () => {
     expect(afterNoChannel.starts).toEqual([]);
   });
 
-  it('replays no end on a redeploy (replayEnds false), only after a restart', async () => {
+  it('replays no sent end on a redeploy (replayEnds false), only after a restart', async () => {
     const clock = new ManualClock(T('2024-11-22T17:59:00Z'));
     const store = new MemoryStore();
     const first = await scheduler(clock, store);
     await clock.advance(31 * 60_000);
+    // the end's message went out (an end cut off before it was sent is replayed on a redeploy too)
+    expect(first.s.rememberEnd(first.ends[0].slot.key, { idempotency_key: `${first.ends[0].slot.key}:end` })).toBe(
+      true,
+    );
     first.s.stop();
     const ends: EndEvent[] = [];
     const redeployed = new Scheduler({
