@@ -33,11 +33,7 @@ export function feedAccessOf(
   baseDir: string,
 ): { location: string; credentials?: FeedCredentials } | string {
   // the feed sources load with the first feed window only
-  const { feedAccess, parseFeedSecrets } = require('../../lib/schedule/sources') as Sources;
+  const { feedAccess, parseFeedSecrets, resolveFeedFile } = require('../../lib/schedule/sources') as Sources;
   const access = feedAccess({ id: source.id, location: source.location }, parseFeedSecrets(node.credentials?.feeds));
-  if (typeof access === 'string') return access;
-  const isUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(access.location);
-  if (!isUrl && !path.isAbsolute(access.location))
-    return { ...access, location: path.resolve(baseDir, access.location) };
-  return access;
+  return typeof access === 'string' ? access : { ...access, location: resolveFeedFile(access.location, baseDir) };
 }

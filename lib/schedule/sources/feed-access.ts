@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { quoteShort } from '../../quote';
 import type { FeedCredentials } from './feed';
 
@@ -85,4 +86,13 @@ export function feedAccess(
     return { location, credentials: { user: secret.user, password: secret.password ?? '' } };
   }
   return { location };
+}
+
+/**
+ * A relative file path read from `baseDir` (the running window and Test feed pass the folder the core file
+ * node writes to); URLs and absolute paths as they are.
+ */
+export function resolveFeedFile(location: string, baseDir: string | undefined): string {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location) || path.isAbsolute(location) || !baseDir) return location;
+  return path.resolve(baseDir, location);
 }

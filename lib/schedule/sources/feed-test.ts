@@ -5,7 +5,7 @@ import { type Conflict, findConflicts } from '../conflicts';
 import { formatLocalIso, isValidTimeZone, systemTimeZone } from '../tz';
 import { expandCalendarOffThread } from './calendar-worker';
 import { Feed, type FeedReader } from './feed';
-import { type FeedSecret, feedAccess } from './feed-access';
+import { type FeedSecret, feedAccess, resolveFeedFile } from './feed-access';
 import type { FeedTestAnswer, FeedTestConflict, FeedTestOccurrence } from './feed-test-answer';
 import { type Occurrence, padded } from './occurrence';
 import { calendarReader, guideReader } from './readers';
@@ -40,7 +40,7 @@ export interface FeedTestRequest {
   timezone?: string;
   /** the space's limit of concurrent channels */
   maxChannels?: number;
-  /** the folder a relative file path is read from (Node-RED's user directory) */
+  /** the folder a relative file path is read from (where the core file node writes: feedBaseDir) */
   baseDir?: string;
   now?: number;
 }
@@ -79,7 +79,7 @@ export async function testFeedWindow(request: FeedTestRequest): Promise<FeedTest
   const dir = await mkdtemp(path.join(tmpdir(), 'ms-feed-test-'));
   try {
     const feed = new Feed({
-      location: resolveFile(access.location, request.baseDir),
+      location: resolveFeedFile(access.location, request.baseDir),
       label: source.id,
       dir,
       ...(access.credentials ? { credentials: access.credentials } : {}),
@@ -178,10 +178,4 @@ function answer(
 function sentence(reason: string | undefined): string {
   if (!reason) return 'The feed cannot be read.';
   return `The feed cannot be read: ${reason.replace(/[.\s]+$/, '')}.`;
-}
-
-/** A relative file path read from `baseDir`; URLs and absolute paths as they are. */
-function resolveFile(location: string, baseDir: string | undefined): string {
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location) || path.isAbsolute(location) || !baseDir) return location;
-  return path.resolve(baseDir, location);
 }
