@@ -106,8 +106,8 @@ export class ScheduleSidebar {
     const same = keys.size === this.overLimit.size && [...keys].every((k) => this.overLimit.has(k));
     if (same || this.closed) return;
     this.overLimit = keys;
-    this.planRevision = -1;
-    this.sync();
+    // the timeline plans anew, now with the conflicts marked
+    this.feed.updateSchedule(this.node.id, { planRevision: this.planRevision });
   }
 
   /** The node closes: its schedule leaves the tab (the slots it reported stay in the history). */
