@@ -93,6 +93,4 @@ export async function caldav(
   return res.status;
 }
 
-/** iCalendar text around the given lines. */
-export const vcalendar = (...lines: string[]) =>
-  ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//media-spaces//test//EN', ...lines, 'END:VCALENDAR', ''].join('\r\n');
+export { vcalendar } from './ical-text';

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../../lib/simulator';
+import { icsUtc, vcalendar, vevent } from '../../support/ical-text';
 import { helper, waitFor } from '../../support/node-red-runtime';
 import { caldav, startRadicale } from '../../support/radicale';
 import { loadScheduleChain } from '../../support/schedule-chain';
@@ -40,24 +41,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const utc = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000', '');
 const event = (uid: string, start: number, seconds: number, title: string, extra: string[] = []) =>
-  [
-    'BEGIN:VCALENDAR',
-    'VERSION:2.0',
-    'PRODID:-//media-spaces//test//EN',
-    'BEGIN:VEVENT',
-    `UID:${uid}`,
-    'DTSTAMP:20260101T000000Z',
-    `SUMMARY:${title}`,
-    `DTSTART:${utc(start)}`,
-    `DURATION:PT${seconds}S`,
-    ...extra,
-    'END:VEVENT',
-    'END:VCALENDAR',
-    '',
-  ].join('\r\n');
+  vcalendar(...vevent({ uid, start, seconds, title, extra }));
 
 describe('a calendar on a CalDAV server', () => {
   it('records the events with their padding, skips an EXDATE, and records on while the server is down', {
@@ -75,7 +61,7 @@ describe('a calendar on a CalDAV server', () => {
         NEWSROOM,
         'PUT',
         '/newsroom/cal/daily.ics',
-        event('daily@newsroom', daily, 600, 'REC Daily', ['RRULE:FREQ=DAILY;COUNT=3', `EXDATE:${utc(daily)}`]),
+        event('daily@newsroom', daily, 600, 'REC Daily', ['RRULE:FREQ=DAILY;COUNT=3', `EXDATE:${icsUtc(daily)}`]),
       ),
     ).toBe(201);
     const scheduleId = `caldav-${process.pid}-${Date.now()}`;

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../../lib/simulator';
 import { runtimeFeed } from '../../support/activity-feed';
+import { vcalendar, vevent } from '../../support/ical-text';
 import { helper, waitFor } from '../../support/node-red-runtime';
 import { type ChainMsg, loadScheduleChain } from '../../support/schedule-chain';
 
@@ -32,24 +33,8 @@ afterEach(async () => {
 });
 
 const ics = (stamp: number, events: Array<{ uid: string; start: number; end: number; title: string }>) =>
-  [
-    'BEGIN:VCALENDAR',
-    'VERSION:2.0',
-    'PRODID:-//test//feed windows//EN',
-    ...events.flatMap((e) => [
-      'BEGIN:VEVENT',
-      `UID:${e.uid}`,
-      `DTSTAMP:${utc(stamp)}`,
-      `DTSTART:${utc(e.start)}`,
-      `DTEND:${utc(e.end)}`,
-      `SUMMARY:${e.title}`,
-      'END:VEVENT',
-    ]),
-    'END:VCALENDAR',
-    '',
-  ].join('\r\n');
+  vcalendar(...events.flatMap((e) => vevent({ ...e, stamp })));
 
-const utc = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
 /** the next whole second at least `ahead` ms from now */
 const second = (ahead: number) => Math.ceil((Date.now() + ahead) / 1000) * 1000;
 const creates = (prefix: string) =>

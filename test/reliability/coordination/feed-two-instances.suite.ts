@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../../lib/simulator';
+import { vcalendar, vevent } from '../../support/ical-text';
 import { RedisServer } from '../../support/redis-server';
 import { sleep, waitFor } from '../support-restart/node-red';
 import { Cluster, SCHEDULE_ID } from './cluster';
@@ -13,22 +14,8 @@ import { Cluster, SCHEDULE_ID } from './cluster';
  * read the calendar earlier does not stop the recording early.
  */
 
-const utc = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
 const calendar = (start: number, seconds: number) =>
-  [
-    'BEGIN:VCALENDAR',
-    'VERSION:2.0',
-    'PRODID:-//media-spaces//test//EN',
-    'BEGIN:VEVENT',
-    'UID:bulletin@newsroom',
-    'DTSTAMP:20260101T000000Z',
-    'SUMMARY:REC Bulletin',
-    `DTSTART:${utc(start)}`,
-    `DURATION:PT${seconds}S`,
-    'END:VEVENT',
-    'END:VCALENDAR',
-    '',
-  ].join('\r\n');
+  vcalendar(...vevent({ uid: 'bulletin@newsroom', title: 'REC Bulletin', start, seconds }));
 
 describe('a calendar window with two instances', () => {
   let sim: Simulator;
