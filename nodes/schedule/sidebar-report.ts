@@ -163,6 +163,7 @@ export class ScheduleSidebar {
         windowId: u.window_id,
         start: u.start,
         end: u.end,
+        ...(u.title ? { title: u.title } : {}),
         life: { stage: 'skipped', note: 'skipped on request' },
       });
     }

@@ -297,14 +297,9 @@ export class ActivityFeed {
       entry.planned = { hour, slots };
     }
     const reported = this.reported.get(entry.registration.nodeId) ?? new Map<string, SlotView>();
-    const titles = new Map<string, string>();
-    for (const slot of entry.planned.slots) if (slot.title) titles.set(`${slot.windowId}@${slot.start}`, slot.title);
     const out: SlotView[] = [];
-    for (const slot of reported.values()) {
-      if (slot.end < range.from) continue;
-      const title = slot.title ?? titles.get(`${slot.windowId}@${slot.start}`);
-      out.push(title ? { ...slot, title } : slot);
-    }
+    // a reported slot carries its programme's title (the schedule reports it with the slot)
+    for (const slot of reported.values()) if (slot.end >= range.from) out.push(slot);
     for (const slot of entry.planned.slots) {
       if (slot.end <= now || slot.start >= range.to) continue;
       if (slot.band) {

@@ -76,6 +76,9 @@ describe('a calendar window', () => {
     expect(Date.parse(made[0].time) - (a - 1000)).toBeLessThan(1000);
     const channel = end.channel as { name?: string };
     expect(channel.name).toBe('REC Morning');
+    // the sidebar names the recorded programme on its slot
+    const slots = runtimeFeed().snapshot().schedules.find((v) => v.nodeId === 'sched')?.slots ?? [];
+    expect(slots.filter((v) => v.phase === 'past').map((v) => v.title)).toEqual(['REC Morning']);
     expect(seen.caught).toEqual([]);
   });
 
