@@ -77,7 +77,10 @@ describe('a calendar window', () => {
     const channel = end.channel as { name?: string };
     expect(channel.name).toBe('REC Morning');
     // the sidebar names the recorded programme on its slot
-    const slots = runtimeFeed().snapshot().schedules.find((v) => v.nodeId === 'sched')?.slots ?? [];
+    const slots =
+      runtimeFeed()
+        .snapshot()
+        .schedules.find((v) => v.nodeId === 'sched')?.slots ?? [];
     expect(slots.filter((v) => v.phase === 'past').map((v) => v.title)).toEqual(['REC Morning']);
     expect(seen.caught).toEqual([]);
   });
