@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { quoteShort } from '../../quote';
 import type { FeedCredentials } from './feed';
 
@@ -86,13 +85,4 @@ export function feedAccess(
     return { location, credentials: { user: secret.user, password: secret.password ?? '' } };
   }
   return { location };
-}
-
-/**
- * A relative file path read from `baseDir` (the running window and Test feed pass the folder the core file
- * node writes to); URLs and absolute paths as they are.
- */
-export function resolveFeedFile(location: string, baseDir: string | undefined): string {
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location) || path.isAbsolute(location) || !baseDir) return location;
-  return path.resolve(baseDir, location);
 }

@@ -8,6 +8,7 @@
 export { expandCalendarOffThread } from './calendar-worker';
 export * from './feed';
 export * from './feed-access';
+export { resolveFeedFile } from './feed-file';
 export { type CalendarOptions, expandCalendar } from './ical';
 export * from './occurrence';
 export { MAX_PROBLEMS } from './problems';
