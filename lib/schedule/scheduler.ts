@@ -17,6 +17,8 @@ export interface ActiveSlot extends Slot {
   earlier?: unknown[];
   /** stretches nothing recorded, epoch ms (`to` unset while the replacement is not recording yet) */
   gaps?: SlotGap[];
+  /** a start replayed after a restart: the end waits for its channel until then (epoch ms) */
+  channelWaitUntil?: number;
 }
 
 /** A stretch of a window nothing recorded, and why. */
@@ -227,8 +229,6 @@ export class Scheduler {
   private readonly retainMs: number;
   private readonly replayMs: number;
   private readonly channelWaitMs: number;
-  /** per slot key: the end waits for the channel until then (a start replayed after a restart) */
-  private channelDeadlines = new Map<string, number>();
   private config: ScheduleConfig;
   private currentScheduleId: string;
   private state: SchedulerState = { version: 1, paused: false, active: [], emitted: {} };
@@ -437,7 +437,7 @@ export class Scheduler {
     if (!slot) return false;
     slot.channel = channel;
     this.state.routesChannels = true;
-    this.channelDeadlines.delete(key);
+    delete slot.channelWaitUntil;
     this.persist();
     // The slot's end instant moved (from end + channelWaitMs back to end), so the timer armed for the old
     // instant is stale whether the end passed (emit now) or is still ahead (wake up at the end): re-plan.
@@ -483,7 +483,7 @@ export class Scheduler {
     const slot = this.state.active.find((s) => s.key === key);
     if (!slot || slot.channel !== undefined) return false;
     slot.startFailure = failure;
-    this.channelDeadlines.delete(key);
+    delete slot.channelWaitUntil;
     this.persist();
     if (this.running) this.tick();
     return true;
@@ -794,9 +794,8 @@ export class Scheduler {
   }
 
   /** Ends a slot in the state; the callback that tells it, to run once the state is saved. */
-  private finish(slot: ActiveSlot): (() => void) | undefined {
+  private finish({ channelWaitUntil: _wait, ...slot }: ActiveSlot): (() => void) | undefined {
     this.state.active = this.state.active.filter((s) => s.key !== slot.key);
-    this.channelDeadlines.delete(slot.key);
     const record = this.state.emitted[slot.key];
     if (record?.phase === 'end') return undefined;
     this.state.emitted[slot.key] = { phase: 'end', end: slot.end };
@@ -841,8 +840,8 @@ export class Scheduler {
       // a window that ended long ago is not asked for a channel again (the service may have forgotten the key)
       // an interrupted recording's replacement is the schedule's own to ask for again, under its restart key
       if (slot.channel !== undefined || slot.earlier?.length || now - slot.end > this.replayMs) continue;
-      const { window, channel: _none, ...plain } = slot;
-      this.channelDeadlines.set(slot.key, Math.max(slot.end, now) + this.channelWaitMs);
+      const { window, channel: _none, channelWaitUntil: _wait, ...plain } = slot;
+      slot.channelWaitUntil = Math.max(slot.end, now) + this.channelWaitMs;
       // the window as it was at the start: the same request as the first time
       this.safely(() => this.options.onStart({ slot: plain, window, replay: true }));
     }
@@ -856,7 +855,7 @@ export class Scheduler {
     if (!this.state.routesChannels || slot.channel !== undefined || slot.startFailure || slot.earlier?.length) {
       return slot.end;
     }
-    return this.channelDeadlines.get(slot.key) ?? slot.end + this.channelWaitMs;
+    return slot.channelWaitUntil ?? slot.end + this.channelWaitMs;
   }
 
   private prune(now: number): boolean {

@@ -30,12 +30,15 @@ export type ConflictReport = {
  */
 export class ConflictWatch {
   private last = '';
+  /** slot keys of the occurrences over the limit, as last reported (the sidebar's timeline marks them) */
+  keys: ReadonlySet<string> = new Set();
 
   constructor(private readonly send: (report: ConflictReport) => void) {}
 
-  check(scheduler: Scheduler | undefined, config: ScheduleConfig, now = Date.now()): Conflict[] {
+  /** True when the occurrences over the limit changed (then reported). */
+  check(scheduler: Scheduler | undefined, config: ScheduleConfig, now = Date.now()): boolean {
     const limit = config.maxChannels;
-    if (!scheduler || limit === undefined) return [];
+    if (!scheduler || limit === undefined) return this.reset();
     const entries = scheduler
       .planned(now, now + AHEAD_MS, PER_WINDOW)
       .filter((p) => !p.band)
@@ -48,8 +51,9 @@ export class ConflictWatch {
       }));
     const conflicts = findConflicts(entries, limit);
     const said = conflicts.map((c) => c.key).join('\n');
-    if (said === this.last) return conflicts;
+    if (said === this.last) return false;
     this.last = said;
+    this.keys = new Set(conflicts.map((c) => c.key));
     this.send({
       topic: 'conflict',
       payload: {
@@ -65,6 +69,14 @@ export class ConflictWatch {
         })),
       },
     });
-    return conflicts;
+    return true;
+  }
+
+  /** No limit (any more): nothing is over it, and nothing is reported. */
+  private reset(): boolean {
+    const changed = this.keys.size > 0;
+    this.last = '';
+    this.keys = new Set();
+    return changed;
   }
 }

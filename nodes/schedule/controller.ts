@@ -117,12 +117,12 @@ export class ScheduleController {
       warn: (text) => node.warn(text),
       changed: () => this.updateStatus(),
     });
-    this.sidebar = new ScheduleSidebar(
-      RED,
-      node,
-      () => this.scheduler && this.commandView(this.scheduler),
-      settings.server,
-    );
+    this.sidebar = new ScheduleSidebar(RED, node, {
+      host: () => this.scheduler && this.commandView(this.scheduler),
+      lives: this.lives,
+      conflicted: () => this.conflicts.keys,
+      server: settings.server,
+    });
     // Start once the whole flow runs, so that catch-up starts reach the nodes
     // wired after this one and Catch nodes see configuration errors.
     this.cancelStart = whenFlowsStarted(RED, () => this.begin(initial));
@@ -275,7 +275,7 @@ export class ScheduleController {
         const slot = this.scheduler?.activeSlots().find((s) => s.key === key);
         if (slot) this.lives.interrupt(slot, why);
       },
-      (channelId, state) => this.sidebar?.channelState(channelId, state),
+      (channelId, state) => this.lives.channelState(channelId, state),
     );
   }
 
@@ -320,8 +320,7 @@ export class ScheduleController {
   private checkConflicts(): void {
     if (this.closed || !this.started) return;
     try {
-      const found = this.conflicts.check(this.scheduler, this.config);
-      this.sidebar?.conflicts(new Set(found.map((c) => c.key)));
+      if (this.conflicts.check(this.scheduler, this.config)) this.sidebar?.conflictsChanged();
     } catch (err) {
       this.node.error(asMediaSpacesError(err, 'Schedule').message);
     }
@@ -371,7 +370,7 @@ export class ScheduleController {
       () => {
         // slots in progress from the journal: recording, or waiting for the replacement of a lost channel
         for (const slot of this.scheduler?.activeSlots() ?? []) {
-          if (!slot.startFailure) this.lives.restore(slot, slot.channel, slot.earlier ?? [], slot.gaps ?? []);
+          this.lives.restore(slot, slot.channel, slot.earlier ?? [], slot.gaps ?? [], slot.startFailure);
         }
         this.slotsChanged();
         this.feeds.configure();
@@ -406,6 +405,8 @@ export class ScheduleController {
       scheduler: () => this.scheduler,
       adopted: (slot, channel) => this.channelCreated(slot.key, channel),
       endedElsewhere: (slot) => this.lives.forget(slot.key),
+      startAlone: (key) => this.lives.startAlone(key),
+      startedAlone: (key) => this.lives.startedAlone(key),
       log: (text) => this.node.log(text),
       warn: (text) => this.node.warn(text),
       changed: () => this.updateStatus(),

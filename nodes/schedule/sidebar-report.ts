@@ -12,39 +12,32 @@ import type { ActivityFeed } from '../sidebar/feed';
 import { activityFeed } from '../sidebar/feed-host';
 import { ChannelWatch } from './channel-watch';
 import { type CommandHost, skipReply } from './commands';
+import type { SlotLives } from './slot-life';
 import type { ScheduleAPI, ScheduleNode } from './types';
 
 type Channel = NonNullable<SlotReport['channel']>;
-interface Tracked {
-  slotKey: string;
-  windowId: string;
-  start: number;
-  end: number;
-  channel?: Channel;
-  life?: SlotLife;
-}
 
 /**
  * The stages in which this module reads the channel's state itself; while a slot records, the schedule's
- * recording watch reads it (every 2 s) and passes each state on (`channelState`), so it is not read twice.
+ * recording watch reads it (every 2 s) and passes each state on, so it is not read twice.
  */
 const WATCHED: readonly SlotLife['stage'][] = ['starting', 'stopping'];
 
 /**
  * What the Media Spaces sidebar shows of one schedule node: its windows and
  * paused state, each slot (start, channel, outcome), and the tab's actions.
- * The controller calls `sync()` wherever its status may change; this module
- * works out what changed since and tells the runtime's activity feed.
+ * A slot is shown as its state machine (slot-life.ts) tells it; the controller
+ * calls `sync()` wherever the schedule's own state may change, and this module
+ * tells the runtime's activity feed what changed since. It keeps no slot of
+ * its own: the lives hold the slots in progress, the scheduler the skipped
+ * ones, the conflict watch the conflicts.
  */
 export class ScheduleSidebar {
   private readonly feed: ActivityFeed;
-  private readonly slots = new Map<string, Tracked>();
-  /** skipped starts already drawn as such */
-  private readonly skippedShown = new Set<string>();
   private paused = false;
   private planRevision = 0;
-  /** slot keys of planned occurrences over the document's max_channels */
-  private overLimit = new Set<string>();
+  /** how many starts the scheduler holds skipped, when they were last drawn */
+  private skippedDrawn = 0;
   private windows: readonly ScheduleWindow[] = [];
   private closed = false;
   /** reads the channels' state as it changes, when the schedule has a server to ask */
@@ -53,18 +46,24 @@ export class ScheduleSidebar {
   constructor(
     RED: ScheduleAPI,
     private readonly node: ScheduleNode,
-    /** the scheduler and what the commands act on; undefined once closed */
-    private readonly host: () => CommandHost | undefined,
-    server?: string,
+    private readonly parts: {
+      /** the scheduler and what the commands act on; undefined once closed */
+      host: () => CommandHost | undefined;
+      lives: SlotLives;
+      /** slot keys of planned occurrences over the document's max_channels */
+      conflicted: () => ReadonlySet<string>;
+      server?: string;
+    },
   ) {
     this.feed = activityFeed(RED);
+    const { server, lives } = parts;
     if (server) {
       this.channels = new ChannelWatch(
         () => clientFor(RED, server, 'liveCapture'),
-        (id, state) => this.channelState(id, state),
+        (id, state) => lives.channelState(id, state),
       );
     }
-    const current = host();
+    const current = parts.host();
     this.windows = current?.config.windows ?? [];
     this.paused = current?.scheduler.paused ?? false;
     this.feed.registerSchedule(
@@ -79,9 +78,9 @@ export class ScheduleSidebar {
     );
   }
 
-  /** Reports what changed since the last call: paused, windows, slots started, channels, slots ended. */
+  /** Reports what changed since the last call: paused, windows, the plan, starts skipped. */
   sync(): void {
-    const host = this.host();
+    const host = this.parts.host();
     if (this.closed || !host) return;
     const { scheduler, config } = host;
     if (
@@ -98,16 +97,12 @@ export class ScheduleSidebar {
         planRevision: this.planRevision,
       });
     }
-    this.syncSlots(scheduler);
+    this.drawSkipped(scheduler);
   }
 
-  /** The planned occurrences over max_channels changed: the timeline marks them. */
-  conflicts(keys: Set<string>): void {
-    const same = keys.size === this.overLimit.size && [...keys].every((k) => this.overLimit.has(k));
-    if (same || this.closed) return;
-    this.overLimit = keys;
-    // the timeline plans anew, now with the conflicts marked
-    this.feed.updateSchedule(this.node.id, { planRevision: this.planRevision });
+  /** The planned occurrences over max_channels changed: the timeline plans anew, with them marked. */
+  conflictsChanged(): void {
+    if (!this.closed) this.feed.updateSchedule(this.node.id, { planRevision: this.planRevision });
   }
 
   /** The node closes: its schedule leaves the tab (the slots it reported stay in the history). */
@@ -117,47 +112,39 @@ export class ScheduleSidebar {
     this.feed.unregister(this.node.id);
   }
 
-  /** A channel's state as the service reads it now (read here, or by the schedule's recording watch). */
-  channelState(channelId: string, state: string): void {
-    for (const slot of this.slots.values()) {
-      if (slot.channel?.id !== channelId || slot.channel.state === state) continue;
-      slot.channel = { ...slot.channel, state };
-      this.feed.reportSlot(this.node.id, slot);
-    }
-  }
-
   /** A slot's stage changed (slot-life.ts); a final stage is its last report. */
   show(slot: Slot, life: SlotLife, channel?: unknown): void {
     if (this.closed) return;
-    const known = this.slots.get(slot.key);
     const title = slot.programme?.title;
-    const tracked: Tracked = {
+    const shown = channelOf(channel);
+    const report: SlotReport = {
       slotKey: slot.key,
       windowId: slot.windowId,
       start: slot.start,
       end: slot.end,
       ...(title ? { title } : {}),
       life: { ...life },
-      ...(channelOf(channel) || known?.channel ? { channel: channelOf(channel) ?? known?.channel } : {}),
+      ...(shown ? { channel: shown } : {}),
     };
-    const final = FINAL_STAGES.includes(life.stage);
-    if (final) this.slots.delete(slot.key);
-    else this.slots.set(slot.key, tracked);
-    const outcome = !final
+    const outcome = !FINAL_STAGES.includes(life.stage)
       ? undefined
-      : tracked.channel?.id
+      : shown?.id
         ? { channel: 'created' as const }
         : { channel: 'failed' as const, ...(life.note ? { reason: life.note } : {}) };
-    this.feed.reportSlot(this.node.id, outcome ? { ...tracked, outcome } : tracked);
-    this.watchChannels();
+    this.feed.reportSlot(this.node.id, outcome ? { ...report, outcome } : report);
+    this.channels?.set(this.parts.lives.channelsIn(WATCHED));
   }
 
-  /** Upcoming starts skipped on request: drawn as skipped from the moment they are, not as planned. */
-  private syncSkipped(scheduler: Scheduler): void {
-    if (scheduler.skippedCount === 0) return;
-    for (const u of scheduler.upcoming(scheduler.skippedCount + 20)) {
-      if (!u.skipped || this.skippedShown.has(u.slotKey)) continue;
-      this.skippedShown.add(u.slotKey);
+  /**
+   * Upcoming starts skipped on request: drawn as skipped from the moment they are, not as planned. The
+   * scheduler holds them; they are drawn again whenever their number changes (a report replaces the last).
+   */
+  private drawSkipped(scheduler: Scheduler): void {
+    const count = scheduler.skippedCount;
+    if (count === this.skippedDrawn) return;
+    this.skippedDrawn = count;
+    for (const u of scheduler.upcoming(count + 20)) {
+      if (!u.skipped) continue;
       this.feed.reportSlot(this.node.id, {
         slotKey: u.slotKey,
         windowId: u.window_id,
@@ -169,39 +156,9 @@ export class ScheduleSidebar {
     }
   }
 
-  /** Slots in progress the lives do not know yet (restored after a restart): shown as recording or starting. */
-  private syncSlots(scheduler: Scheduler): void {
-    this.syncSkipped(scheduler);
-    for (const slot of scheduler.activeSlots()) {
-      const channel = channelOf(slot.channel);
-      const known = this.slots.get(slot.key);
-      if (known && (known.channel || !channel)) continue;
-      const stage = known?.life?.stage === 'stopping' ? 'stopping' : channel ? 'recording' : 'starting';
-      const tracked: Tracked = {
-        slotKey: slot.key,
-        windowId: slot.windowId,
-        start: slot.start,
-        end: slot.end,
-        life: { ...known?.life, stage },
-        ...(channel ? { channel } : {}),
-      };
-      this.slots.set(slot.key, tracked);
-      this.feed.reportSlot(this.node.id, tracked);
-    }
-    this.watchChannels();
-  }
-
-  private watchChannels(): void {
-    this.channels?.set(
-      [...this.slots.values()].flatMap((s) =>
-        s.channel?.id && (!s.life || WATCHED.includes(s.life.stage)) ? [s.channel.id] : [],
-      ),
-    );
-  }
-
   private control(): ScheduleControl {
     const act = (fn: (host: CommandHost) => void) => {
-      const host = this.host();
+      const host = this.parts.host();
       if (!host) throw new Error('the schedule is closed');
       fn(host);
     };
@@ -224,10 +181,12 @@ export class ScheduleSidebar {
           h.scheduler.trigger(id);
           h.updateStatus();
         }),
-      plan: (from, to, perWindow) =>
-        (this.host()?.scheduler.planned(from, to, perWindow) ?? []).map((p) =>
-          this.overLimit.has(p.key) ? { ...p, conflict: true as const } : p,
-        ),
+      plan: (from, to, perWindow) => {
+        const over = this.parts.conflicted();
+        return (this.parts.host()?.scheduler.planned(from, to, perWindow) ?? []).map((p) =>
+          over.has(p.key) ? { ...p, conflict: true as const } : p,
+        );
+      },
       skipNext: (windowId) =>
         act((h) => {
           skipReply(h, windowId);

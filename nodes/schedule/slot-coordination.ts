@@ -41,6 +41,9 @@ interface SlotActions {
   adopted(slot: Slot, channel: Record<string, unknown>): void;
   /** another instance ended the slot: this one follows it no further */
   endedElsewhere(slot: Slot): void;
+  /** this instance started the slot alone, Redis unusable (policy alone): its end needs no done record */
+  startAlone(key: string): void;
+  startedAlone(key: string): boolean;
   log(text: string): void;
   warn(text: string): void;
   /** The role or the connection changed: refresh the badge. */
@@ -89,8 +92,6 @@ const UNSTARTED_RETRY_MS = 1_000;
 export class SlotCoordination {
   role: SlotRole | undefined;
   private readonly pending = new Map<string, PendingStart>();
-  /** starts this instance emitted without Redis (policy alone): their ends need no done record */
-  private readonly startedAlone = new Set<string>();
   private readonly abort = new AbortController();
   private readonly catchUp: CatchUpQueue;
   private readonly unsubscribe: () => void;
@@ -305,7 +306,7 @@ export class SlotCoordination {
       event.channel !== undefined ||
       start !== undefined ||
       slot.reason === 'manual' ||
-      this.startedAlone.delete(slot.key);
+      this.host.startedAlone(slot.key);
     const failed = isPlainObject(start?.result) && typeof start.result.failed === 'string' ? start.result.failed : '';
     if (!started && !failed && Date.now() < slot.end + this.unstartedGraceMs(coordinator)) {
       // another instance may hold the channel in its journal (Redis lost the start): it gets the end
@@ -498,8 +499,8 @@ export class SlotCoordination {
     );
     if (phase === 'start') {
       if (!alone) return;
-      this.startedAlone.add(event.slot.key);
       this.host.emitStart(event);
+      this.host.startAlone(event.slot.key);
     } else if (alone) {
       this.host.emitEnd(event, () => undefined);
     } else {

@@ -53,6 +53,10 @@ interface SlotRun {
   /** channels that recorded part of the window before it, in order */
   earlier: Channel[];
   gaps: Gap[];
+  /** a channel's state as the service last read it (the sidebar shows it while that channel is the slot's) */
+  channelState?: { id: string; state: string };
+  /** started by this instance alone while Redis could not be used: its end needs no done record */
+  alone?: boolean;
   stopListening: () => void;
 }
 
@@ -134,7 +138,7 @@ export class SlotLives {
     const ch = channelWithId(channel);
     if (ch && !run.earlier.some((c) => c.id === ch.id)) run.channel = ch;
     if (run.phase === 'stopping') {
-      this.host.show(slot, this.life(run), run.channel);
+      this.host.show(slot, this.life(run), this.shownChannel(run));
       return;
     }
     this.clearAlarm(run);
@@ -176,7 +180,7 @@ export class SlotLives {
     run.phase = 'finished';
     const ch = channelWithId(channel);
     if (ch) run.channel = ch;
-    this.host.show(run.slot, this.life(run), run.channel);
+    this.host.show(run.slot, this.life(run), this.shownChannel(run));
     this.host.changed();
   }
 
@@ -205,17 +209,55 @@ export class SlotLives {
   /**
    * Takes a slot in progress up from the journal (after a restart or redeploy): recording when it has a
    * channel, interrupted when it lost one and waits for its replacement, else starting (create channel may
-   * still be trying its start, and reports to whoever listens now).
+   * still be trying its start, and reports to whoever listens now; or it gave the start up: `failure`).
    */
-  restore(slot: Slot, channel: unknown, earlier: readonly unknown[], gaps: readonly Gap[]): void {
+  restore(
+    slot: Slot,
+    channel: unknown,
+    earlier: readonly unknown[],
+    gaps: readonly Gap[],
+    failure?: { message: string; attempts: number },
+  ): void {
     if (this.runs.has(slot.key)) return;
     const ch = channelWithId(channel);
     const lost = earlier.flatMap((c) => channelWithId(c) ?? []);
     const run = this.create(slot, { earlier: lost, gaps: gaps.map((g) => ({ ...g })) });
     run.phase = ch ? 'recording' : lost.length > 0 ? 'interrupted' : 'starting';
     if (ch) run.channel = ch;
-    else run.stopListening = listenToStart(slot.key, (report) => this.onReport(slot.key, report));
+    else if (failure) {
+      run.heard = true;
+      run.attempts = failure.attempts;
+      run.lastFailure = `gave up: ${failure.message}`;
+    } else run.stopListening = listenToStart(slot.key, (report) => this.onReport(slot.key, report));
     this.runs.set(slot.key, run);
+    this.host.show(slot, this.life(run), this.shownChannel(run));
+  }
+
+  /** A channel's state as the service reads it now: the slot recording on it shows it. */
+  channelState(channelId: string, state: string): void {
+    for (const run of this.runs.values()) {
+      if (run.channel?.id !== channelId || this.shownChannel(run)?.state === state) continue;
+      run.channelState = { id: channelId, state };
+      this.host.show(run.slot, this.life(run), this.shownChannel(run));
+    }
+  }
+
+  /** Channel ids of the slots in the given sidebar stages (read by the sidebar while they start or stop). */
+  channelsIn(stages: readonly SlotStage[]): string[] {
+    const ids: string[] = [];
+    for (const run of this.runs.values())
+      if (run.channel && stages.includes(STAGES[run.phase])) ids.push(run.channel.id);
+    return ids;
+  }
+
+  /** The slot was started by this instance alone (Redis could not be used): its end asks Redis for no start. */
+  startAlone(key: string): void {
+    const run = this.runs.get(key);
+    if (run) run.alone = true;
+  }
+
+  startedAlone(key: string): boolean {
+    return this.runs.get(key)?.alone === true;
   }
 
   /** Slot keys and channel ids of the slots recording now (what the recording watch reads). */
@@ -226,13 +268,17 @@ export class SlotLives {
     return out;
   }
 
-  /** Another instance ended the slot (and told its transitions): this one lets it go without a word. */
+  /**
+   * Another instance ended the slot (and told its transitions): this one lets it go without a transition; its
+   * sidebar shows the slot ended there (the outcome is that instance's).
+   */
   forget(key: string): void {
     const run = this.runs.get(key);
     if (!run) return;
     run.stopListening();
     this.clearAlarm(run);
     this.runs.delete(key);
+    this.host.show(run.slot, { stage: 'finished', note: 'ended by another instance' }, this.shownChannel(run));
     this.host.changed();
   }
 
@@ -279,7 +325,7 @@ export class SlotLives {
     const from = run.phase;
     run.phase = to;
     if (!FINAL.includes(to)) this.runs.set(run.slot.key, run);
-    this.host.show(run.slot, this.life(run, extra.note ?? extra.why), run.channel ?? extra.channel);
+    this.host.show(run.slot, this.life(run, extra.note ?? extra.why), this.shownChannel(run, extra.channel));
     this.host.changed();
     if (!slotTransitions.hasSubscribers) return;
     const channel = extra.channel ?? run.channel;
@@ -309,7 +355,9 @@ export class SlotLives {
         ...(run.lastFailure ? { note: run.lastFailure } : {}),
       };
     }
-    if (run.phase === 'interrupted') return { stage, note: `interrupted: ${note ?? 'the recording stopped'}` };
+    if (run.phase === 'interrupted') {
+      return { stage, note: `interrupted: ${note ?? run.gaps.at(-1)?.why ?? 'the recording stopped'}` };
+    }
     if (stage === 'finished') return { stage, followupAt: Date.now(), ...late, ...(note ? { note } : {}) };
     return { stage, ...late, ...(note ? { note } : {}) };
   }
@@ -320,6 +368,14 @@ export class SlotLives {
     if (Date.now() < run.slot.start + this.host.alarmAfterMs(run.slot)) return;
     run.alarmed = true;
     this.host.startFailing(run.slot, { attempts: run.attempts, reason: run.lastFailure });
+  }
+
+  /** The channel as the sidebar shows it: with the state last read from the service. */
+  private shownChannel(run: SlotRun, lost?: Channel): Channel | undefined {
+    const channel = run.channel ?? lost;
+    const read = run.channelState;
+    if (!channel || read?.id !== channel.id) return channel;
+    return { ...channel, state: read.state };
   }
 
   private clearAlarm(run: SlotRun): void {
@@ -336,7 +392,7 @@ export class SlotLives {
       run.attempts = report.attempt;
       run.lastFailure = report.reason;
       if (run.phase !== 'starting' && run.phase !== 'interrupted') return;
-      this.host.show(slot, this.life(run), run.channel);
+      this.host.show(slot, this.life(run), this.shownChannel(run));
       this.host.changed();
       this.host.startAttempted(slot);
       this.checkAlarm(run);
@@ -349,7 +405,7 @@ export class SlotLives {
       run.attempts = report.attempts;
       run.lastFailure = `gave up: ${report.reason}`;
       if (run.phase === 'starting' || run.phase === 'interrupted') {
-        this.host.show(slot, this.life(run), run.channel);
+        this.host.show(slot, this.life(run), this.shownChannel(run));
         this.host.changed();
       }
       // a replacement given up leaves the slot as it was: its end follows up what was recorded

@@ -54,10 +54,14 @@ function instance(name: string, prefix: string, options: { url?: string; policy?
   const ends: EndEvent[] = [];
   const missed: Recorded['missed'] = [];
   const warnings: string[] = [];
+  // the slots' lives hold what was started alone; here, as a set
+  const alone = new Set<string>();
   const coordination = new SlotCoordination(provider(coordinator, options.policy), undefined, {
     emitStart: (event) => starts.push(event),
     adopted: () => undefined,
     endedElsewhere: () => undefined,
+    startAlone: (key) => alone.add(key),
+    startedAlone: (key) => alone.has(key),
     // as the schedule's emitter does: the one decision of whether the slot recorded (recorded.ts)
     emitEnd: (event, after, coordinated) => {
       const verdict = recordedVerdict({ ...event, heard: false, routesChannels: false, coordinated });
