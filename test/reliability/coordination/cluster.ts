@@ -41,6 +41,7 @@ export class Cluster {
     windows: WindowPlan[],
     readonly coordination: CoordinationOptions,
     size = 2,
+    packageDir?: string,
   ) {
     const base = join(ROOT, 'test', '.tmp', 'reliability-coordination', `${name}-${process.pid}`);
     this.dirs = Array.from({ length: size }, (_, i) => join(base, `instance-${i}`));
@@ -61,7 +62,7 @@ export class Cluster {
     });
     if (coordination.password) credentials[COORDINATION_NODE] = { password: coordination.password };
     mkdirSync(base, { recursive: true });
-    for (const dir of this.dirs) prepareUserDir({ dir, flows, credentials });
+    for (const dir of this.dirs) prepareUserDir({ dir, flows, credentials, packageDir });
   }
 
   async start(index: number): Promise<NodeRedProcess> {

@@ -35,6 +35,8 @@ export interface UserDirOptions {
   audit?: boolean;
   /** Context store settings (default: localfilesystem flushed every second). */
   contextStorage?: string;
+  /** The package Node-RED loads (default: this checkout, as built); an older build for an upgrade. */
+  packageDir?: string;
 }
 
 export const FILE_CONTEXT = `{ default: { module: 'localfilesystem', config: { flushInterval: 1 } } }`;
@@ -43,7 +45,7 @@ export function prepareUserDir(options: UserDirOptions): void {
   const { dir } = options;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'node_modules', '@media-spaces'), { recursive: true });
-  symlinkSync(ROOT, join(dir, 'node_modules', '@media-spaces', 'node-red'), 'dir');
+  usePackage(dir, options.packageDir ?? ROOT);
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'media-spaces-reliability', private: true }));
   writeFlows(dir, options.flows, options.credentials ?? {});
   writeFileSync(
@@ -61,6 +63,13 @@ export function prepareUserDir(options: UserDirOptions): void {
 ${options.settings ?? ''}};
 `,
   );
+}
+
+/** Points the user directory's `@media-spaces/node-red` at a package directory (an upgrade swaps it). */
+export function usePackage(userDir: string, packageDir: string): void {
+  const link = join(userDir, 'node_modules', '@media-spaces', 'node-red');
+  rmSync(link, { force: true });
+  symlinkSync(packageDir, link, 'dir');
 }
 
 export function writeFlows(dir: string, flows: FlowNode[], credentials: Record<string, Record<string, string>>): void {
