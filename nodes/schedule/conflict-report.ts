@@ -1,5 +1,5 @@
 import { isoSeconds, type ScheduleConfig, type Scheduler } from '../../lib/schedule';
-import { type Conflict, findConflicts } from '../../lib/schedule/conflicts';
+import { findConflicts } from '../../lib/schedule/conflicts';
 
 /** How far ahead conflicts are looked for: the feeds' plan (a week and a day). */
 const AHEAD_MS = 8 * 24 * 3600_000;
