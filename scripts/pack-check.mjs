@@ -188,7 +188,10 @@ async function checkSidebarPlugin(label, url) {
   const state = await adminApi(url, 'GET', '/media-spaces/activity');
   check(
     `${label}: GET /media-spaces/activity answers the sidebar's state`,
-    state.status === 200 && Array.isArray(state.json?.schedules) && Array.isArray(state.json?.jobs),
+    state.status === 200 &&
+      state.json?.format === 2 &&
+      Array.isArray(state.json?.schedules) &&
+      Array.isArray(state.json?.jobs),
     `HTTP ${state.status}`,
   );
 }

@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import helper from 'node-red-node-test-helper';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../lib/simulator';
+import { decodeActivity } from '../nodes/sidebar/activity-decode';
 import type { ActivitySnapshot } from '../nodes/sidebar/activity-types';
+import type { WireSnapshot } from '../nodes/sidebar/activity-wire';
 import { NODE_TYPES, nodeModule } from './support/node-modules';
 
 const require = createRequire(import.meta.url);
@@ -276,8 +278,10 @@ describe('npm start', () => {
  * channel routed back) or a job the follow-job node follows.
  */
 async function expectSidebarPopulated(editorPort: number, runningAt: number): Promise<void> {
-  const activity = async () =>
-    (await (await fetch(`http://127.0.0.1:${editorPort}/media-spaces/activity`)).json()) as ActivitySnapshot;
+  const activity = async (): Promise<ActivitySnapshot> => {
+    const wire = (await (await fetch(`http://127.0.0.1:${editorPort}/media-spaces/activity`)).json()) as WireSnapshot;
+    return decodeActivity(wire, wire.now);
+  };
   const first = await activity();
   const schedule = first.schedules.find((s) => s.nodeId === 'rec0schedule0001');
   expect(schedule).toMatchObject({

@@ -31,7 +31,7 @@ export async function sidebarDrawing(editorUrl, rowsExpected, { timeoutMs = 60_0
           const activityFetches = () =>
             performance
               .getEntriesByType('resource')
-              .filter((e) => e.name.includes('/media-spaces/activity'))
+              .filter((e) => e.name.includes('/media-spaces/activity?part=schedules'))
               .map((e) => ({ ms: e.duration, bytes: e.transferSize || e.encodedBodySize }));
           // the editor may have fetched the activity as it loaded, before the tab was shown
           const atLoad = activityFetches();

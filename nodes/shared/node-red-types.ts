@@ -60,6 +60,8 @@ export interface HttpRequest {
   params?: Record<string, string | undefined>;
   /** the signed-in user, under adminAuth */
   user?: unknown;
+  /** request headers, by lower-case name */
+  headers?: Record<string, string | string[] | undefined>;
 }
 
 export interface HttpResponse {

@@ -68,8 +68,11 @@ interface SlotOutcome {
   channel: 'created' | 'failed';
   /** one sentence: why the channel failed */
   reason?: string;
-  /** the follow-up job submitted for the slot, and its state: set when a follow-job node reports it (slotJob) */
-  job?: { id: string; state: string };
+  /**
+   * the follow-up job submitted for the slot, and its state: set when a follow-job node reports it (slotJob);
+   * the activity route sends its state only (the tab shows no id)
+   */
+  job?: { id?: string; state: string };
 }
 
 /**

@@ -13,13 +13,24 @@ import {
   type SlotView,
   type ZoneDay,
 } from './activity-types';
+import {
+  ACTIVITY_FORMAT,
+  HISTORY_MS,
+  Looks,
+  packPlanned,
+  packReported,
+  packWindows,
+  type WireSnapshot,
+} from './activity-wire';
 import { ChangeSignal, SIGNAL_INTERVAL_MS } from './change-signal';
+import { ACTION_METHODS, scheduleHead } from './schedule-head';
 import { plannedSlots } from './upcoming';
 import { zoneDays } from './zone-days';
 
-const HOUR_MS = 3_600_000;
 /** How far back the timeline shows outcomes, and how long finished jobs stay listed. */
-export const HISTORY_MS = 24 * HOUR_MS;
+export { HISTORY_MS };
+
+const HOUR_MS = 3_600_000;
 /** How far ahead the timeline can show (its longest view). */
 const AHEAD_MS = 7 * 24 * HOUR_MS;
 /** Bounds on what is kept, whatever the nodes report. */
@@ -27,13 +38,6 @@ const MAX_HISTORY_PER_SCHEDULE = 500;
 const MAX_JOBS = 5000;
 /** Ended jobs kept for the tab's "finished" list (the newest; older ones are dropped). */
 export const MAX_ENDED_JOBS = 200;
-
-const ACTION_METHODS: Record<ActionName, Exclude<keyof ScheduleControl, 'plan'>> = {
-  pause: 'pause',
-  resume: 'resume',
-  start: 'startNow',
-  skip: 'skipNext',
-};
 
 /** An action the tab asked for that cannot be done; `status` is the HTTP answer. */
 export class ActivityActionError extends Error {
@@ -54,6 +58,9 @@ interface LiveJob {
   readonly state?: string;
   readonly progress?: number;
 }
+
+/** What the activity route sends: the schedules (with their slots), the jobs, or both. */
+export type WirePart = 'all' | 'schedules' | 'jobs';
 
 /** The jobs a node follows now: read each time the tab fetches the state. */
 export type LiveJobs = () => Iterable<LiveJob>;
@@ -231,31 +238,65 @@ export class ActivityFeed {
     this.signal.mark('schedules');
   }
 
-  /** The state the tab shows; `part: 'jobs'` leaves the schedules out (a job update needs no timeline). */
+  /**
+   * The state the tab shows, as of now (the route sends it packed: `wire`); `part: 'jobs'` leaves the
+   * schedules out (a job update needs no timeline).
+   */
   snapshot(part: 'all' | 'jobs' = 'all'): ActivitySnapshot {
     const now = this.clock.now();
     const range = { from: now - HISTORY_MS, to: now + AHEAD_MS };
-    const jobs = [...this.jobs.values()].filter((j) => !j.terminal || j.updatedAt >= range.from);
-    for (const [nodeId, list] of this.live) for (const job of list()) jobs.push(this.liveView(nodeId, job, now));
+    const jobs = this.jobViews(range.from, now);
     if (part === 'jobs') return { now, signal: this.revision, range, schedules: [], jobs, days: [] };
-    const schedules = [...this.schedules.values()].map((entry) => ({
-      nodeId: entry.registration.nodeId,
-      name: entry.registration.name || unnamedSchedule(entry.registration),
-      ...(entry.registration.z ? { z: entry.registration.z } : {}),
-      paused: entry.registration.paused,
-      actions: (Object.keys(ACTION_METHODS) as ActionName[]).filter(
-        (a) => typeof entry.control[ACTION_METHODS[a]] === 'function',
-      ),
-      windows: entry.registration.windows.map((w) => ({
-        id: w.id,
-        name: w.name,
-        timezone: w.timezone,
-        duration: w.duration,
-        enabled: w.enabled !== false,
-      })),
-      slots: this.slotsOf(entry, now, range),
-    }));
+    const schedules = [...this.schedules.values()].map((entry) => {
+      const { reported, planned } = this.slotsOf(entry, now, range.from, range.to);
+      // a start no report covers (not yet, or never: paused, skipped, not wired) is not a recording
+      const due = planned.map((slot) => (slot.start <= now && !slot.band ? { ...slot, phase: 'due' as const } : slot));
+      return {
+        ...scheduleHead(entry.registration, entry.control),
+        slots: [...reported, ...due].sort((a, b) => a.start - b.start),
+      };
+    });
     return { now, signal: this.revision, range, schedules, jobs, days: this.daysOf(range) };
+  }
+
+  /**
+   * What the activity route sends: the state packed (activity-wire.ts), planned starts only `aheadMs`
+   * ahead (the tab's view), every time counted from the hour. It is the same answer all the hour until
+   * something changes, so `etag` names it without building it.
+   */
+  wire(part: WirePart, aheadMs = AHEAD_MS): WireSnapshot {
+    const now = this.clock.now();
+    const hour = Math.floor(now / HOUR_MS) * HOUR_MS;
+    const range = { from: hour - HISTORY_MS, to: hour + HOUR_MS + clampAhead(aheadMs) };
+    const base = range.from;
+    const looks = new Looks();
+    const jobs = part === 'schedules' ? [] : this.jobViews(range.from, now);
+    const answer = { format: ACTIVITY_FORMAT, now, signal: this.revision, range, base, jobs } as const;
+    if (part === 'jobs') return { ...answer, looks: [], schedules: [], days: [] };
+    const schedules = [...this.schedules.values()].map((entry) => {
+      const { reported, planned } = this.slotsOf(entry, hour, range.from, range.to);
+      const head = scheduleHead(entry.registration, entry.control);
+      const windowIds = head.windows.map((w) => w.id);
+      const durations = new Map(head.windows.map((w) => [w.id, w.duration]));
+      return {
+        ...head,
+        windows: packWindows(head.windows),
+        planned: packPlanned(planned, base, durations),
+        reported: packReported(reported, windowIds, base, looks),
+      };
+    });
+    return { ...answer, looks: looks.list, schedules, days: this.daysOf(range) };
+  }
+
+  /**
+   * Names the answer `wire(part, aheadMs)` gives now: it changes with the part's revision, the hour and the
+   * range (the schedules' answer stays the same however often the jobs move).
+   */
+  etag(part: WirePart, aheadMs = AHEAD_MS): string {
+    const signal = this.revision;
+    const rev = part === 'schedules' ? signal.schedulesRev : part === 'jobs' ? signal.jobsRev : signal.rev;
+    const hour = Math.floor(this.clock.now() / HOUR_MS);
+    return `"activity-${ACTIVITY_FORMAT}-${part}-${signal.epoch}-${rev}-${hour}-${clampAhead(aheadMs)}"`;
   }
 
   close(): void {
@@ -284,33 +325,41 @@ export class ActivityFeed {
     };
   }
 
-  private slotsOf(entry: ScheduleEntry, now: number, range: { from: number; to: number }): SlotView[] {
-    const hour = Math.floor(now / HOUR_MS);
+  /**
+   * A schedule's reported slots ending from `from` on, and its planned ones overlapping [plannedFrom, to)
+   * that no report covers. The plan is kept for the hour: from the hour's start to a week and an hour on.
+   */
+  private slotsOf(
+    entry: ScheduleEntry,
+    plannedFrom: number,
+    from: number,
+    to: number,
+  ): { reported: SlotView[]; planned: SlotView[] } {
+    const hour = Math.floor(plannedFrom / HOUR_MS);
     if (entry.planned?.hour !== hour) {
-      // a whole extra hour ahead, so the cache serves until the hour changes
+      const start = hour * HOUR_MS;
       const slots = plannedSlots(
         entry.registration.windows,
         entry.control.plan?.bind(entry.control),
-        now,
-        range.to + HOUR_MS,
+        start,
+        start + HOUR_MS + AHEAD_MS,
       );
       entry.planned = { hour, slots };
     }
-    const reported = this.reported.get(entry.registration.nodeId) ?? new Map<string, SlotView>();
-    const out: SlotView[] = [];
+    const reportedMap = this.reported.get(entry.registration.nodeId) ?? new Map<string, SlotView>();
     // a reported slot carries its programme's title (the schedule reports it with the slot)
-    for (const slot of reported.values()) if (slot.end >= range.from) out.push(slot);
-    for (const slot of entry.planned.slots) {
-      if (slot.end <= now || slot.start >= range.to) continue;
-      if (slot.band) {
-        out.push(slot);
-        continue;
-      }
-      if (reported.has(`${slot.windowId}@${slot.start}`)) continue;
-      // a start no report covers (not yet, or never: paused, skipped, not wired) is not a recording
-      out.push(slot.start <= now ? { ...slot, phase: 'due' } : slot);
-    }
-    return out.sort((a, b) => a.start - b.start);
+    const reported = [...reportedMap.values()].filter((slot) => slot.end >= from);
+    const planned = entry.planned.slots.filter(
+      (slot) =>
+        slot.end > plannedFrom && slot.start < to && (slot.band || !reportedMap.has(`${slot.windowId}@${slot.start}`)),
+    );
+    return { reported, planned };
+  }
+
+  private jobViews(from: number, now: number): JobView[] {
+    const jobs = [...this.jobs.values()].filter((j) => !j.terminal || j.updatedAt >= from);
+    for (const [nodeId, list] of this.live) for (const job of list()) jobs.push(this.liveView(nodeId, job, now));
+    return jobs;
   }
 
   private daysOf(range: { from: number; to: number }): ZoneDay[] {
@@ -346,12 +395,11 @@ export class ActivityFeed {
   }
 }
 
-/** "Schedule: Evening news, Live desk" for a schedule node without a name. */
-function unnamedSchedule(r: ScheduleRegistration): string {
-  const names = r.windows.map((w) => w.name || w.id);
-  if (names.length === 0) return 'Schedule (no windows)';
-  const shown = names.slice(0, 3).join(', ');
-  return `Schedule: ${shown}${names.length > 3 ? ` and ${names.length - 3} more` : ''}`;
+/** The tab's views ask for 6 hours to a week ahead; anything else is brought within a week. */
+function clampAhead(aheadMs: number): number {
+  return Number.isFinite(aheadMs)
+    ? Math.min(AHEAD_MS, Math.max(HOUR_MS, Math.round(aheadMs / HOUR_MS) * HOUR_MS))
+    : AHEAD_MS;
 }
 
 function copyRegistration(r: ScheduleRegistration): ScheduleRegistration {

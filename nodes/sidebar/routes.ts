@@ -14,12 +14,34 @@ const ACTIONS: readonly ActionName[] = ['pause', 'resume', 'start', 'skip'];
  */
 export function registerActivityRoutes(RED: Pick<NodeAPI, 'auth' | 'httpAdmin'>, feed: ActivityFeed): void {
   RED.httpAdmin.get(ACTIVITY_PATH, requirePermission(RED, READ_PERMISSION), (req, res) => {
-    const part = req.query.part === 'jobs' ? 'jobs' : 'all';
-    res.status(200).json(feed.snapshot(part));
+    const part = req.query.part === 'jobs' || req.query.part === 'schedules' ? req.query.part : 'all';
+    const ahead = aheadOf(req);
+    const etag = feed.etag(part, ahead);
+    // the tab polls: an answer it holds already is named, not sent again (only after the read check above)
+    res.set('ETag', etag);
+    res.set('Cache-Control', 'private, no-cache');
+    if (holds(req, etag)) {
+      res.status(304).send('');
+      return;
+    }
+    res.status(200).json(feed.wire(part, ahead));
   });
   RED.httpAdmin.post(ACTION_PATH, requirePermission(RED, WRITE_PERMISSION), (req, res) => {
     act(feed, req, res).catch(() => undefined);
   });
+}
+
+/** The client's If-None-Match names this answer (one of a list, weak or not). */
+function holds(req: HttpRequest, etag: string): boolean {
+  const header = req.headers?.['if-none-match'];
+  const named = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',');
+  return named.some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+/** `?ahead=` hours of planned starts (the tab's view: 6, 24 or 168); a week when not given. */
+function aheadOf(req: HttpRequest): number | undefined {
+  const hours = Number(req.query?.ahead);
+  return req.query?.ahead !== undefined && Number.isFinite(hours) ? hours * 3_600_000 : undefined;
 }
 
 async function act(feed: ActivityFeed, req: HttpRequest, res: HttpResponse): Promise<void> {
@@ -39,7 +61,7 @@ async function act(feed: ActivityFeed, req: HttpRequest, res: HttpResponse): Pro
   }
   try {
     await feed.act(id, action as ActionName, window);
-    res.status(200).json({ ok: true, snapshot: feed.snapshot() });
+    res.status(200).json({ ok: true, snapshot: feed.wire('schedules', aheadOf(req)) });
   } catch (error) {
     const status = error instanceof ActivityActionError ? error.status : 500;
     const message = error instanceof Error ? error.message : String(error);

@@ -3,6 +3,9 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator, SimulatorOptions } from '../../lib/simulator';
+import { decodeActivity } from '../../nodes/sidebar/activity-decode';
+import type { ActivitySnapshot } from '../../nodes/sidebar/activity-types';
+import type { WireSnapshot } from '../../nodes/sidebar/activity-wire';
 import { twentyWindows } from '../nodes/sidebar/scale-fixture';
 import { activityFlow, adminAuthSettings, PASSWORDS } from '../nodes/sidebar/support';
 import { waitForStatus } from './support/editor';
@@ -343,7 +346,10 @@ describe('Media Spaces sidebar', () => {
     // the mouse left over the sidebar header keeps the tab's "Media Spaces" tooltip open over the view buttons
     await page.mouse.move(400, 600);
     await page.locator('.red-ui-popover', { hasText: 'Media Spaces' }).waitFor({ state: 'hidden' });
+    // the 24-hour view held a day of planned starts: the week's are asked for
+    const asked = page.waitForRequest((r) => r.url().includes('media-spaces/activity?part=schedules&ahead=168'));
     await page.locator('.ms-view[data-view="7d"]').click();
+    await asked;
     // a daily window: about 8 bars in a week (24 h back, 7 days ahead)
     await page.waitForFunction(() => document.querySelectorAll('.ms-tl-bar[data-window="news"]').length >= 7);
     expect(await page.locator('.ms-tl-day').count()).toBeGreaterThanOrEqual(16); // two zones, 8-9 days each
@@ -511,6 +517,25 @@ describe('Media Spaces sidebar under adminAuth, for a user without media-spaces 
   });
 });
 
+/**
+ * The slots the 7-day view draws from an answer, as "node|window@start": `all` overlapping the view as of the
+ * answer, `sure` those a minute clear of its edges (the view moves on with the clock while it is drawn).
+ */
+function weekSlots(snapshot: ActivitySnapshot): { all: Set<string>; sure: Set<string> } {
+  const from = snapshot.now - 24 * 3_600_000;
+  const to = snapshot.now + 7 * 24 * 3_600_000;
+  const all = new Set<string>();
+  const sure = new Set<string>();
+  for (const schedule of snapshot.schedules) {
+    for (const slot of schedule.slots) {
+      const key = `${schedule.nodeId}|${slot.windowId}@${slot.start}`;
+      if (slot.end > from - 60_000 && slot.start < to + 60_000) all.add(key);
+      if (slot.end > from + 60_000 && slot.start < to - 60_000) sure.add(key);
+    }
+  }
+  return { all, sure };
+}
+
 /** A tab with the real schedule node (no server: it only schedules) named "News schedule". */
 function realScheduleFlow(yaml: string): Record<string, unknown>[] {
   return [
@@ -576,11 +601,35 @@ describe('Media Spaces sidebar at scale: 50 schedules of 20 windows, 500 followe
     );
     const jobs = renders.filter((r) => r.part === 'jobs').map((r) => r.ms);
     expect(await page.locator('.ms-fl-jobs .ms-fl-item').count()).toBe(500);
-    const week = await page.evaluate(() => {
-      const started = performance.now();
+    // the 7-day zoom asks the runtime for a week of planned starts (the 24-hour view had a day of them)
+    const weekAnswer = page.waitForResponse((r) => r.url().includes('media-spaces/activity?part=schedules&ahead=168'));
+    const started = await page.evaluate(() => {
       (document.querySelector('.ms-view[data-view="7d"]') as HTMLElement).click();
-      return { ms: performance.now() - started, bars: document.querySelectorAll('.ms-tl-bar').length };
+      return performance.now();
     });
+    const answered = await weekAnswer;
+    const body = await answered.text();
+    const wire = JSON.parse(body) as WireSnapshot;
+    // 50 schedules x 20 daily windows: 7,000 planned slots and more in the week, packed (the 500 jobs come apart)
+    expect(Buffer.byteLength(body)).toBeLessThan(200 * 1024);
+    const expected = weekSlots(decodeActivity(wire, wire.now));
+    expect(expected.sure.size).toBeGreaterThanOrEqual(50 * 20 * 7);
+    await page.waitForFunction((n) => document.querySelectorAll('.ms-tl-bar').length >= n, expected.sure.size);
+    const week = await page.evaluate(
+      (t0) => ({ ms: performance.now() - t0, bars: document.querySelectorAll('.ms-tl-bar').length }),
+      started,
+    );
+    // every slot of the week is drawn, each named on its bar, and nothing else
+    const drawn = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>('.ms-tl-bar')].map((b) => ({
+        key: `${b.closest<HTMLElement>('.ms-tl-row')?.dataset.node}|${b.dataset.window}@${b.dataset.start}`,
+        title: b.title,
+      })),
+    );
+    const drawnKeys = new Set(drawn.map((d) => d.key));
+    expect([...expected.sure].filter((k) => !drawnKeys.has(k))).toEqual([]);
+    expect(drawn.filter((d) => !expected.all.has(d.key))).toEqual([]);
+    expect(drawn.every((d) => /^Window \d+ /.test(d.title))).toBe(true);
     // a frame after the week view was drawn: the browser still answers at once
     const frame = await page.evaluate(
       () =>
@@ -595,7 +644,9 @@ describe('Media Spaces sidebar at scale: 50 schedules of 20 windows, 500 followe
     await page.locator('.ms-tl-row[data-node="sidebarsched0001-7"].ms-paused').waitFor();
     await page.waitForTimeout(1200);
     const all = await page.evaluate(() =>
-      (window as unknown as { msRenders: { part: string; ms: number }[] }).msRenders.filter((r) => r.part === 'all'),
+      (window as unknown as { msRenders: { part: string; ms: number }[] }).msRenders.filter(
+        (r) => r.part === 'schedules',
+      ),
     );
     const sorted = [...jobs].sort((a, b) => a - b);
     const median = sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
@@ -604,7 +655,7 @@ describe('Media Spaces sidebar at scale: 50 schedules of 20 windows, 500 followe
         `[sidebar scale, browser] first state shown ${first.shown} ms after the tab was created (fetch + render); its render ${first.render} ms, ${first.bars} bars (24 h view)`,
         `[sidebar scale, browser] full-state updates after a schedule change (24 h view): ${all.map((r) => r.ms.toFixed(1)).join(', ')} ms`,
         `[sidebar scale, browser] job updates in 8 s: ${jobs.length} renders, median ${median.toFixed(1)} ms, max ${Math.max(...jobs).toFixed(1)} ms`,
-        `[sidebar scale, browser] switch to 7 d: ${week.ms.toFixed(1)} ms for ${week.bars} bars; next frame after ${frame.toFixed(1)} ms`,
+        `[sidebar scale, browser] switch to 7 d: a week of planned starts fetched (${(Buffer.byteLength(body) / 1024).toFixed(0)} KB) and drawn ${week.ms.toFixed(1)} ms after the click, ${week.bars} bars; next frame after ${frame.toFixed(1)} ms`,
       ].join('\n'),
     );
     // the 500 jobs change together once a second: one fetch for each change (8 in 8 s, 7 when the

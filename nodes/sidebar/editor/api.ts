@@ -1,22 +1,34 @@
-import type { ActionName, ActivitySnapshot } from '../activity-types';
+import type { ActionName } from '../activity-types';
+import type { WireSnapshot } from '../activity-wire';
 
-export type Fetched = { ok: true; snapshot: ActivitySnapshot } | { ok: false; status: number; message: string };
+export type Fetched =
+  | { ok: true; wire: WireSnapshot; etag?: string }
+  /** the route answered 304: the answer held (named by its ETag) is still the runtime's */
+  | { ok: true; unchanged: true }
+  | { ok: false; status: number; message: string };
 
 /**
  * Calls through jQuery, not fetch: the editor's ajax setup adds the
  * signed-in user's token to every request.
  */
-function call(method: 'GET' | 'POST', url: string, data?: unknown): Promise<Fetched> {
+function call(method: 'GET' | 'POST', url: string, data?: unknown, etag?: string): Promise<Fetched> {
   return new Promise((resolve) => {
     $.ajax({
       url,
       method,
       dataType: 'json',
       cache: false,
+      ...(etag ? { headers: { 'If-None-Match': etag } } : {}),
       ...(data === undefined ? {} : { contentType: 'application/json', data: JSON.stringify(data) }),
     }).then(
-      (body: { snapshot?: ActivitySnapshot } & ActivitySnapshot) =>
-        resolve({ ok: true, snapshot: method === 'POST' ? (body.snapshot as ActivitySnapshot) : body }),
+      (body: ({ snapshot?: WireSnapshot } & WireSnapshot) | undefined, _status: string, xhr: JQuery.jqXHR) => {
+        if (xhr.status === 304 || body === undefined) {
+          resolve({ ok: true, unchanged: true });
+          return;
+        }
+        const wire = method === 'POST' ? (body.snapshot as WireSnapshot) : body;
+        resolve({ ok: true, wire, etag: xhr.getResponseHeader('ETag') ?? undefined });
+      },
       (xhr: JQuery.jqXHR) => {
         const message = (xhr.responseJSON as { error?: { message?: string } } | undefined)?.error?.message;
         resolve({ ok: false, status: xhr.status, message: message ?? (xhr.statusText || 'no answer') });
@@ -25,10 +37,14 @@ function call(method: 'GET' | 'POST', url: string, data?: unknown): Promise<Fetc
   });
 }
 
-export function fetchActivity(part: 'all' | 'jobs'): Promise<Fetched> {
-  return call('GET', part === 'jobs' ? 'media-spaces/activity?part=jobs' : 'media-spaces/activity');
+/**
+ * One part of the activity: the schedules with `ahead` hours of planned starts (the timeline's view), or the
+ * jobs; `etag` names the answer held, if any.
+ */
+export function fetchActivity(part: 'schedules' | 'jobs', ahead: number, etag?: string): Promise<Fetched> {
+  return call('GET', `media-spaces/activity?part=${part}&ahead=${ahead}`, undefined, etag);
 }
 
-export function postAction(nodeId: string, action: ActionName): Promise<Fetched> {
-  return call('POST', `media-spaces/schedules/${encodeURIComponent(nodeId)}/${action}`, {});
+export function postAction(nodeId: string, action: ActionName, ahead: number): Promise<Fetched> {
+  return call('POST', `media-spaces/schedules/${encodeURIComponent(nodeId)}/${action}?ahead=${ahead}`, {});
 }

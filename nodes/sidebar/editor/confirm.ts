@@ -1,4 +1,5 @@
-import type { ActionName, ActivitySnapshot, ScheduleView } from '../activity-types';
+import type { ActionName, ScheduleView } from '../activity-types';
+import type { WireSnapshot } from '../activity-wire';
 import { postAction } from './api';
 import { noticeText } from './as-text';
 import { question } from './questions';
@@ -14,7 +15,9 @@ export function confirmAndAct(
   schedule: ScheduleView,
   action: ActionName,
   now: number,
-  done: (snapshot: ActivitySnapshot) => void,
+  /** hours of planned starts the answer brings (the timeline's view) */
+  ahead: number,
+  done: (wire: WireSnapshot) => void,
 ): void {
   const dialog = RED.notify(noticeText(question(schedule, action, now)), {
     modal: true,
@@ -27,9 +30,9 @@ export function confirmAndAct(
         class: 'primary ms-confirm',
         click: () => {
           dialog?.close();
-          postAction(schedule.nodeId, action).then((result) => {
+          postAction(schedule.nodeId, action, ahead).then((result) => {
             if (result.ok) {
-              done(result.snapshot);
+              if ('wire' in result) done(result.wire);
               return;
             }
             const why = result.status === 403 ? 'no permission (media-spaces.write)' : result.message;

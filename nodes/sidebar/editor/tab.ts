@@ -3,11 +3,12 @@ import { AsRunView } from './as-run';
 import { confirmAndAct } from './confirm';
 import { el, setText } from './dom';
 import { InFlight } from './inflight';
-import { Refresher } from './refresher';
+import { type Part, Refresher } from './refresher';
 import { ScheduleFilter } from './schedule-filter';
 import { Timeline, VIEWS, type ViewName } from './timeline';
 
 const TAB_ID = 'media-spaces';
+const HOUR_MS = 3_600_000;
 const READ = 'media-spaces.read';
 const NO_PERMISSION = 'No permission: your user lacks media-spaces.read.';
 
@@ -20,25 +21,31 @@ export function createTab(): void {
   const timeline = new Timeline({
     reveal,
     act: (schedule, action) =>
-      confirmAndAct(schedule, action, timeline.now(), (snapshot) => refresher.accept(snapshot)),
+      confirmAndAct(schedule, action, timeline.now(), aheadHours(), (wire) => refresher.accept(wire)),
   });
   const inflight = new InFlight(reveal, workflowName);
   const body = el('div', 'ms-body');
   body.append(el('div', 'ms-heading', 'Timeline'), timeline.root, inflight.root);
   const asRun = new AsRunView();
   content.append(toolbar, message, body, asRun.root);
-  viewButtons(toolbar, timeline);
+  // the route sends the planned starts the view shows: a longer view fetches them
+  const aheadHours = () => VIEWS[timeline.currentView].ahead / HOUR_MS;
+  viewButtons(toolbar, timeline, () => refresher.viewChanged());
   asRunButton(toolbar, content, asRun);
   const filter = new ScheduleFilter(() => view.refilter());
   toolbar.append(filter.root);
 
   const view = renderer(content, message, timeline, inflight, filter);
   const apply = view.apply;
-  const refresher = new Refresher(apply, (refusal) => {
-    const denied = refusal.status === 401 || refusal.status === 403;
-    content.classList.toggle('ms-denied', denied);
-    setText(message, denied ? NO_PERMISSION : `Activity unavailable: ${refusal.message}`);
-  });
+  const refresher = new Refresher(
+    apply,
+    (refusal) => {
+      const denied = refusal.status === 401 || refusal.status === 403;
+      content.classList.toggle('ms-denied', denied);
+      setText(message, denied ? NO_PERMISSION : `Activity unavailable: ${refusal.message}`);
+    },
+    aheadHours,
+  );
 
   RED.sidebar.addTab({
     id: TAB_ID,
@@ -79,7 +86,7 @@ function workflowName(workflowId: string): string | undefined {
   return name;
 }
 
-function viewButtons(toolbar: HTMLElement, timeline: Timeline): void {
+function viewButtons(toolbar: HTMLElement, timeline: Timeline, changed: () => void): void {
   const show = (view: ViewName) => {
     for (const b of toolbar.querySelectorAll<HTMLElement>('.ms-view')) {
       b.classList.toggle('selected', b.dataset.view === view);
@@ -90,7 +97,10 @@ function viewButtons(toolbar: HTMLElement, timeline: Timeline): void {
     const button = el('button', 'red-ui-button red-ui-button-small ms-view', view.replace(/(\d+)/, '$1 '));
     button.type = 'button';
     button.dataset.view = view;
-    button.addEventListener('click', () => show(view));
+    button.addEventListener('click', () => {
+      show(view);
+      changed();
+    });
     toolbar.append(button);
   }
   show('24h');
@@ -128,13 +138,15 @@ function renderer(
     timeline.render(shown === snapshot.schedules ? snapshot : { ...snapshot, schedules: shown });
     inflight.updateSchedules(shown, timeline.now());
   };
-  const apply = (snapshot: ActivitySnapshot, part: 'all' | 'jobs') => {
+  /** how many of each part the runtime has, once it said */
+  const counts = new Map<Part, number>();
+  const apply = (snapshot: ActivitySnapshot, part: Part) => {
     const started = performance.now();
-    if (part === 'all') {
+    if (part === 'schedules') {
       schedules = snapshot;
       showSchedules(snapshot);
-    }
-    inflight.updateJobs(snapshot.jobs);
+    } else inflight.updateJobs(snapshot.jobs);
+    counts.set(part, part === 'schedules' ? snapshot.schedules.length : snapshot.jobs.length);
     renders += 1;
     if (renders === 1) {
       content.dataset.firstShownMs = (performance.now() - createdAt).toFixed(1);
@@ -144,7 +156,7 @@ function renderer(
     content.dataset.lastRenderMs = (performance.now() - started).toFixed(2);
     content.dataset.lastPart = part;
     content.classList.remove('ms-denied');
-    const empty = part === 'all' && snapshot.schedules.length === 0 && snapshot.jobs.length === 0;
+    const empty = counts.get('schedules') === 0 && counts.get('jobs') === 0;
     setText(message, empty ? 'Nothing deployed reports here yet.' : '');
   };
   return {

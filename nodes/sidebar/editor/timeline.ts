@@ -129,6 +129,7 @@ export class Timeline {
     this.axis.textContent = '';
     const step = VIEWS[this.view].tick;
     if (step === 0) {
+      const partial: HTMLElement[] = [];
       for (const day of days) {
         if (day.timezone !== zone || day.end <= from || day.start >= to) continue;
         const start = Math.max(day.start, from);
@@ -142,7 +143,10 @@ export class Timeline {
         cell.title = `${dayIn(day.start + HOUR, zone)} (${zone})`;
         place(cell, start - from, shown, to - from);
         this.axis.append(cell);
+        if (shown < day.end - day.start && cell.textContent) partial.push(cell);
       }
+      // a day partly in view may still be too narrow for its name in a narrow pane: unnamed, its title names it
+      for (const cell of partial) if (cell.scrollWidth > cell.clientWidth) cell.textContent = '';
       return;
     }
     for (let t = Math.ceil(from / step) * step; t < to; t += step) {

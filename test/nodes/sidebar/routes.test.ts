@@ -1,7 +1,9 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeActivity } from '../../../nodes/sidebar/activity-decode';
 import type { ActivitySignal, ActivitySnapshot } from '../../../nodes/sidebar/activity-types';
+import type { WireSnapshot } from '../../../nodes/sidebar/activity-wire';
 import {
   httpJson,
   type NodeRedProcess,
@@ -20,6 +22,13 @@ interface Socket {
   close(): void;
 }
 const WebSocket = require('ws') as new (url: string) => Socket;
+
+/** The route's answer as the tab unpacks it. */
+function unpacked(json: unknown): ActivitySnapshot {
+  const wire = json as WireSnapshot;
+  expect(wire.format).toBe(2);
+  return decodeActivity(wire, wire.now);
+}
 
 /**
  * The sidebar's admin endpoints in a real Node-RED (this package linked
@@ -70,7 +79,7 @@ describe('sidebar admin routes under adminAuth', () => {
     for (const user of ['admin', 'viewer', 'operator'] as const) {
       const r = await activity(user);
       expect(r.status, user).toBe(200);
-      const snap = r.json as ActivitySnapshot;
+      const snap = unpacked(r.json);
       const [schedule] = snap.schedules;
       expect(schedule).toMatchObject({ nodeId: 'sidebarsched0001', name: 'News schedule', paused: false });
       expect(schedule.actions).toEqual(['pause', 'resume', 'start', 'skip']);
@@ -80,6 +89,42 @@ describe('sidebar admin routes under adminAuth', () => {
       expect(local.format(next?.start)).toBe('18:00');
       expect((next?.end ?? 0) - (next?.start ?? 0)).toBe(3_600_000);
     }
+  });
+
+  it('sends the planned starts the view asks for, and a 304 with nothing to a poll naming the answer it holds', async () => {
+    const get = (query: string, token: string, etag?: string) =>
+      fetch(`${red.url}/media-spaces/activity${query}`, {
+        headers: { authorization: `Bearer ${token}`, ...(etag ? { 'if-none-match': etag } : {}) },
+      });
+    const week = await get('', tokens.viewer);
+    const weekWire = (await week.json()) as WireSnapshot;
+    const day = await get('?ahead=24', tokens.viewer);
+    const dayWire = (await day.json()) as WireSnapshot;
+    const starts = (w: WireSnapshot) =>
+      decodeActivity(w, w.now).schedules[0].slots.filter((s) => s.phase === 'upcoming');
+    // the daily Evening news: 7 or 8 starts in the week, 1 or 2 in the next day and its hour
+    expect(starts(weekWire).length).toBeGreaterThanOrEqual(7);
+    expect(starts(dayWire).length).toBeLessThanOrEqual(2);
+    expect(starts(dayWire)[0]).toEqual(starts(weekWire)[0]);
+    const etag = day.headers.get('etag') ?? '';
+    expect(etag).not.toBe(week.headers.get('etag'));
+    expect(day.headers.get('cache-control')).toContain('no-cache');
+
+    const again = await get('?ahead=24', tokens.viewer, etag);
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+    // another view is another answer
+    expect((await get('', tokens.viewer, etag)).status).toBe(200);
+    // a user without read permission learns nothing, even naming the answer
+    const outsider = await get('?ahead=24', tokens.outsider, etag);
+    expect(outsider.status).toBe(403);
+    expect(outsider.headers.get('etag')).toBeNull();
+    // a change is a new answer
+    expect((await action('admin', 'sidebarsched0001', 'pause')).status).toBe(200);
+    expect((await action('admin', 'sidebarsched0001', 'resume')).status).toBe(200);
+    const changed = await get('?ahead=24', tokens.viewer, etag);
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('etag')).not.toBe(etag);
   });
 
   it('refuses: 401 without a token, 403 to a signed-in user without media-spaces.read, and nothing is leaked', async () => {
@@ -100,18 +145,18 @@ describe('sidebar admin routes under adminAuth', () => {
       const r = await action(user, 'sidebarsched0001', 'pause');
       expect(r.status, user).toBe(403);
     }
-    const after = (await activity('admin')).json as ActivitySnapshot;
+    const after = unpacked((await activity('admin')).json);
     expect(after.schedules[0].paused).toBe(false);
   });
 
   it('pauses and resumes through the schedule control for a user with media-spaces.write', async () => {
     const paused = await action('operator', 'sidebarsched0001', 'pause');
     expect(paused.status, paused.text).toBe(200);
-    expect((paused.json as { snapshot: ActivitySnapshot }).snapshot.schedules[0].paused).toBe(true);
-    expect(((await activity('viewer')).json as ActivitySnapshot).schedules[0].paused).toBe(true);
+    expect(unpacked((paused.json as { snapshot: unknown }).snapshot).schedules[0].paused).toBe(true);
+    expect(unpacked((await activity('viewer')).json).schedules[0].paused).toBe(true);
     const resumed = await action('admin', 'sidebarsched0001', 'resume');
     expect(resumed.status).toBe(200);
-    expect(((await activity('viewer')).json as ActivitySnapshot).schedules[0].paused).toBe(false);
+    expect(unpacked((await activity('viewer')).json).schedules[0].paused).toBe(false);
   });
 
   it('answers 404 for an unknown schedule or action, with a sentence saying which', async () => {

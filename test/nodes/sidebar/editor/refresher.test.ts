@@ -1,17 +1,18 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ActivitySignal, ActivitySnapshot } from '../../../../nodes/sidebar/activity-types';
+import type { ActivitySignal } from '../../../../nodes/sidebar/activity-types';
+import type { WireSnapshot } from '../../../../nodes/sidebar/activity-wire';
 import type { Fetched } from '../../../../nodes/sidebar/editor/api';
-import { Refresher } from '../../../../nodes/sidebar/editor/refresher';
+import { type Part, Refresher } from '../../../../nodes/sidebar/editor/refresher';
 
 /** The runtime's side: its revision counters, and the fetches the tab made, answered when a test says. */
 const runtime = vi.hoisted(() => ({
   revs: { epoch: 1, rev: 0, schedulesRev: 0, jobsRev: 0 },
-  pending: [] as { part: 'all' | 'jobs'; answer: (fetched: Fetched) => void }[],
+  pending: [] as { part: 'schedules' | 'jobs'; ahead: number; etag?: string; answer: (fetched: Fetched) => void }[],
 }));
 
 vi.mock('../../../../nodes/sidebar/editor/api', () => ({
-  fetchActivity: (part: 'all' | 'jobs') =>
-    new Promise<Fetched>((resolve) => runtime.pending.push({ part, answer: resolve })),
+  fetchActivity: (part: 'schedules' | 'jobs', ahead: number, etag?: string) =>
+    new Promise<Fetched>((resolve) => runtime.pending.push({ part, ahead, etag, answer: resolve })),
 }));
 
 function change(part: 'schedules' | 'jobs'): ActivitySignal {
@@ -21,12 +22,27 @@ function change(part: 'schedules' | 'jobs'): ActivitySignal {
   return { ...runtime.revs };
 }
 
-function snapshot(): ActivitySnapshot {
-  return { signal: { ...runtime.revs } } as ActivitySnapshot;
+/** The runtime's answer as it is now: one schedule with one planned start 30 s from `now`. */
+function snapshot(): WireSnapshot {
+  const now = Date.now();
+  const schedule = { nodeId: 's', name: 'S', paused: false, actions: [], windows: [], reported: [] };
+  return {
+    format: 2,
+    now,
+    signal: { ...runtime.revs },
+    range: { from: now - 1000, to: now + 3_600_000 },
+    base: now,
+    looks: [],
+    schedules: [{ ...schedule, planned: [{ window: 'w', starts: [30], lengths: 60 }] }],
+    jobs: [],
+    days: [],
+  };
 }
 
 /** Answers the oldest fetch with the runtime's state as it is now; returns the part it asked for. */
-async function answer(fetched: Fetched = { ok: true, snapshot: snapshot() }): Promise<string> {
+async function answer(
+  fetched: Fetched = { ok: true, wire: snapshot(), etag: `"${runtime.revs.rev}"` },
+): Promise<string> {
   const next = runtime.pending.shift();
   if (!next) throw new Error('no fetch is waiting');
   next.answer(fetched);
@@ -34,92 +50,100 @@ async function answer(fetched: Fetched = { ok: true, snapshot: snapshot() }): Pr
   return next.part;
 }
 
-describe('sidebar refresher: change signals into fetches', () => {
-  /** what the tab showed: the part and the revision it was at */
-  let shown: [string, number][];
-  const parts = () => shown.map(([part]) => part);
-  let refused: number[];
-  let refresher: Refresher;
+let shown: [Part, number][];
+let phases: string[];
+let refused: (number | string)[];
+let view: number;
+let refresher: Refresher;
+const parts = () => shown.map(([part]) => part);
 
-  beforeEach(async () => {
-    runtime.revs = { epoch: 1, rev: 0, schedulesRev: 0, jobsRev: 0 };
-    runtime.pending = [];
-    shown = [];
-    refused = [];
-    refresher = new Refresher(
-      (snapshot, part) => shown.push([part, snapshot.signal.rev]),
-      (result) => refused.push(result.status),
-    );
-    refresher.signal();
-    expect(await answer()).toBe('all');
-  });
+beforeEach(async () => {
+  runtime.revs = { epoch: 1, rev: 0, schedulesRev: 0, jobsRev: 0 };
+  runtime.pending = [];
+  shown = [];
+  phases = [];
+  refused = [];
+  view = 24;
+  refresher = new Refresher(
+    (snapshot, part) => {
+      shown.push([part, snapshot.signal.rev]);
+      if (part === 'schedules') for (const slot of snapshot.schedules[0]?.slots ?? []) phases.push(slot.phase);
+    },
+    (result) => refused.push(result.status === 0 ? result.message : result.status),
+    () => view,
+  );
+  // the tab opens: both parts, the schedules with the view's hours of planned starts
+  refresher.signal();
+  expect(runtime.pending[0]).toMatchObject({ part: 'schedules', ahead: 24, etag: undefined });
+  expect(await answer()).toBe('schedules');
+  expect(await answer()).toBe('jobs');
+});
 
-  it('fetches only the jobs when only jobs changed, and nothing for a signal already seen', async () => {
+describe('sidebar refresher: change signals into fetches of the parts that changed', () => {
+  it('fetches only the jobs when only jobs changed, only the schedules when only they did, nothing for a signal seen', async () => {
     const s = change('jobs');
     refresher.signal(s);
     expect(await answer()).toBe('jobs');
     refresher.signal(s);
     expect(runtime.pending).toEqual([]);
-    expect(parts()).toEqual(['all', 'jobs']);
+    refresher.signal(change('schedules'));
+    expect(await answer()).toBe('schedules');
+    expect(runtime.pending).toEqual([]);
+    expect(parts()).toEqual(['schedules', 'jobs', 'jobs', 'schedules']);
   });
 
-  it('fetches everything when the schedules changed or the runtime restarted', async () => {
-    refresher.signal(change('schedules'));
-    expect(await answer()).toBe('all');
+  it('fetches both parts when the runtime restarted, even with an earlier epoch', async () => {
     runtime.revs = { epoch: 2, rev: 1, schedulesRev: 0, jobsRev: 1 };
     refresher.signal({ ...runtime.revs });
-    expect(await answer()).toBe('all');
+    expect(await answer()).toBe('schedules');
+    expect(await answer()).toBe('jobs');
     // a runtime started while the clock was set back has an earlier epoch: still a new runtime
     runtime.revs = { epoch: 0, rev: 0, schedulesRev: 0, jobsRev: 0 };
     refresher.signal({ ...runtime.revs });
-    expect(await answer()).toBe('all');
-    expect(shown.at(-1)).toEqual(['all', 0]);
-    expect(shown).toHaveLength(4);
+    expect(await answer()).toBe('schedules');
+    expect(await answer()).toBe('jobs');
+    expect(shown.at(-2)).toEqual(['schedules', 0]);
+    expect(shown).toHaveLength(6);
   });
 
-  it('merges the signals that arrive during a fetch into one more fetch, the whole state if any asked for it', async () => {
+  it('merges the signals that arrive during a fetch into one more fetch of each part', async () => {
     refresher.signal(change('jobs'));
     refresher.signal(change('jobs'));
     refresher.signal(change('schedules'));
     refresher.signal(change('jobs'));
     expect(runtime.pending.map((p) => p.part)).toEqual(['jobs']);
     expect(await answer()).toBe('jobs');
-    expect(await answer()).toBe('all');
+    expect(await answer()).toBe('schedules');
     expect(runtime.pending).toEqual([]);
   });
 
-  it('a schedule change answered inside a jobs fetch, before its own signal, still gets the schedules fetched', async () => {
+  it('a schedule change made during a jobs fetch gets the schedules fetched when its signal comes', async () => {
     refresher.signal(change('jobs'));
     // a schedule is paused while the jobs are fetched; its signal is published up to 500 ms later
     const paused = change('schedules');
     expect(await answer()).toBe('jobs');
-    expect(await answer()).toBe('all');
     refresher.signal(paused);
-    expect(runtime.pending).toEqual([]);
-    expect(parts()).toEqual(['all', 'jobs', 'all']);
+    expect(await answer()).toBe('schedules');
+    expect(parts()).toEqual(['schedules', 'jobs', 'jobs', 'schedules']);
 
-    // the same when the whole-state fetch fails: the next signal asks for everything again
-    refresher.signal(change('jobs'));
+    // a failed fetch of the schedules: the next signal asks for them again
     const pausedAgain = change('schedules');
-    expect(await answer()).toBe('jobs');
-    expect(await answer({ ok: false, status: 500, message: 'busy' })).toBe('all');
     refresher.signal(pausedAgain);
-    expect(await answer()).toBe('all');
+    expect(await answer({ ok: false, status: 500, message: 'busy' })).toBe('schedules');
+    refresher.signal(pausedAgain);
+    expect(await answer()).toBe('schedules');
     expect(refused).toEqual([500]);
   });
 
-  it("an answer older than an action's answer shown meanwhile is not applied", async () => {
+  it("a schedules answer older than an action's answer shown meanwhile is not applied", async () => {
     refresher.signal(change('schedules'));
     const before = snapshot();
     // the user pauses a schedule while that fetch is out; the pause answers with the new state
     const paused = change('schedules');
     refresher.accept(snapshot());
     refresher.signal(paused);
-    expect(await answer({ ok: true, snapshot: before })).toBe('all');
-    expect(shown).toEqual([
-      ['all', 0],
-      ['all', 2],
-    ]);
+    expect(await answer({ ok: true, wire: before })).toBe('schedules');
+    expect(shown.slice(2)).toEqual([['schedules', 2]]);
     expect(runtime.pending).toEqual([]);
 
     // newer answers are applied as before
@@ -134,5 +158,44 @@ describe('sidebar refresher: change signals into fetches', () => {
     refresher.signal(change('schedules'));
     expect(runtime.pending).toEqual([]);
     expect(refused).toEqual([403]);
+  });
+});
+
+describe('sidebar refresher: what it asks for, and an answer not modified', () => {
+  it("names the answers it holds on the minute's poll, and on a 304 draws the schedules again at the later time", async () => {
+    vi.useFakeTimers({ now: Date.now(), toFake: ['Date'] });
+    try {
+      refresher.signal();
+      expect(runtime.pending[0]).toMatchObject({ part: 'schedules', ahead: 24, etag: '"0"' });
+      // the planned start 30 s after the answer was made has passed: it is drawn due, not upcoming
+      vi.setSystemTime(Date.now() + 45_000);
+      expect(await answer({ ok: true, unchanged: true })).toBe('schedules');
+      expect(runtime.pending[0]).toMatchObject({ part: 'jobs', etag: '"0"' });
+      expect(await answer({ ok: true, unchanged: true })).toBe('jobs');
+      expect(parts()).toEqual(['schedules', 'jobs', 'schedules']);
+      expect(phases).toEqual(['upcoming', 'due']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('fetches a longer view than the answer holds (7 days), and nothing for a shorter one', async () => {
+    view = 6;
+    refresher.viewChanged();
+    expect(runtime.pending).toEqual([]);
+    view = 168;
+    refresher.viewChanged();
+    expect(runtime.pending[0]).toMatchObject({ part: 'schedules', ahead: 168, etag: undefined });
+    await answer();
+    view = 24;
+    refresher.viewChanged();
+    expect(runtime.pending).toEqual([]);
+  });
+
+  it('says so rather than misreading an answer of another format', async () => {
+    refresher.signal(change('schedules'));
+    expect(await answer({ ok: true, wire: { ...snapshot(), format: 1 as 2 } })).toBe('schedules');
+    expect(refused).toEqual(['the runtime answers in another format: reload the editor']);
+    expect(parts()).toEqual(['schedules', 'jobs']);
   });
 });
