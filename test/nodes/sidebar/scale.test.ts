@@ -11,12 +11,12 @@ function ms(started: bigint): number {
 }
 
 /**
- * The runtime's cost at the issue's scale: 50 schedules of 20 windows and
- * 500 followed jobs. Prints the figures; the bounds only catch a cost that
- * grew by an order of magnitude.
+ * The runtime's state at scale: 50 schedules of 20 windows and 500 followed
+ * jobs. Asserts what the state holds and how often it is published; the times
+ * are printed only (bench/day-at-scale.mjs measures them against goals).
  */
 describe('activity feed at scale (50 schedules x 20 windows, 500 jobs)', () => {
-  it('builds the state quickly, serves job updates without the timeline, and publishes at most twice a second', async () => {
+  it('builds the whole state, serves job updates without the timeline, and publishes at most twice a second', async () => {
     const clock = new ManualClock(Date.UTC(2026, 2, 27, 12));
     let published = 0;
     const feed = new ActivityFeed(() => void published++, clock);
@@ -71,8 +71,5 @@ describe('activity feed at scale (50 schedules x 20 windows, 500 jobs)', () => {
         `[sidebar scale] comms publishes for 10 s of 500 updates/s: ${published}`,
       ].join('\n'),
     );
-    expect(coldMs).toBeLessThan(5000);
-    expect(warmMs).toBeLessThan(1000);
-    expect(reportMs / 5000).toBeLessThan(1);
   });
 });
