@@ -25,6 +25,8 @@ export class AsRunSender {
   private readonly sent = new Set<string>();
   private count = 0;
   private closed = false;
+  /** records go out in the order their slots finished, whichever log read answers first */
+  private inOrder: Promise<void> = Promise.resolve();
   private readonly listener = (message: unknown) => this.heard(message as SlotTransition);
 
   constructor(
@@ -54,16 +56,21 @@ export class AsRunSender {
     if (this.closed || !this.wants(t) || this.sent.has(t.slot)) return;
     this.sent.add(t.slot);
     if (this.sent.size > REMEMBERED) this.sent.delete(this.sent.values().next().value as string);
-    this.log.finished(t).then(
-      ({ record, repeated }) => {
-        if (!repeated) this.send(record);
-      },
-      (error: unknown) => {
-        // the log could not be read: the final transition alone still says what happened and why
-        this.node.warn(`media-spaces-as-run: the as-run log could not be read (${String(error)})`);
-        this.send(recordOfTransition(t));
-      },
+    const read = this.log.finished(t);
+    this.inOrder = this.inOrder.then(() =>
+      read.then(
+        ({ record, repeated }) => {
+          if (!repeated) this.send(record);
+        },
+        (error: unknown) => {
+          // the log could not be read: the final transition alone still says what happened and why
+          this.node.warn(`media-spaces-as-run: the as-run log could not be read (${String(error)})`);
+          this.send(recordOfTransition(t));
+        },
+      ),
     );
+    // a send that throws (a wired node's own fault) must not hold back the records after it
+    this.inOrder = this.inOrder.catch((error: unknown) => this.node.error(`media-spaces-as-run: ${String(error)}`));
   }
 
   private send(record: AsRunRecord): void {
