@@ -12,9 +12,10 @@
 //
 //   npm run build && node bench/top-of-hour.mjs [--schedules 50] [--quick] [--json] [--profile]
 //   --no-journal: settings.js mediaSpaces.journal false (what the schedules' write-ahead state file costs)
-//   --profile: the Node-RED process runs with --cpu-prof (bench/profiles/top-of-hour-*.cpuprofile)
+//   --profile: the Node-RED process runs with --cpu-prof (bench/profiles/top-of-hour-*.cpuprofile, and beside it
+//   *.cpuprofile.json: its clock anchor and the bursts, for bench/profile-burst.mjs)
 // Goal: without faults, every channel request within 100 ms of the start instant.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -259,6 +260,8 @@ try {
 
 if (opt.profile && existsSync(profileFile)) {
   const profile = JSON.parse(readFileSync(profileFile, 'utf8'));
+  // beside the profile: its clock anchor and the bursts, to read other windows of it later (bench/profile-burst.mjs)
+  writeFileSync(`${profileFile}.json`, JSON.stringify({ anchor, bursts: results }));
   // from the start instant to the last start message at create channel, then to the last channel request
   for (const [k, r] of results.entries()) {
     const at = Date.parse(r.startInstant);

@@ -12,3 +12,13 @@ export function channelWithId(value: unknown): IdentifiedChannel | undefined {
   const id = (value as { id?: unknown }).id;
   return typeof id === 'string' && id.trim() !== '' ? (value as IdentifiedChannel) : undefined;
 }
+
+/**
+ * Whether two channels read alike (the same object, or the same JSON): create channel tells a schedule of
+ * its channel, then routes the same channel back, and the second telling has nothing new to keep.
+ */
+export function sameChannel(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  const id = channelWithId(a)?.id;
+  return id !== undefined && id === channelWithId(b)?.id && JSON.stringify(a) === JSON.stringify(b);
+}

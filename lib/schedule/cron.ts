@@ -189,11 +189,18 @@ export function nextOccurrence(spec: CronSpec, after: number, timeZone: string):
   // Wall-clock times before this one resolve to a gap's end that is not after `after`.
   let skipBelow = Number.NEGATIVE_INFINITY;
   let dayMs = Date.UTC(start.year, start.month - 1, start.day);
-  for (let i = 0; i < MAX_DAYS; i++, dayMs += DAY) {
+  const lastDayMs = dayMs + MAX_DAYS * DAY;
+  for (; dayMs < lastDayMs; dayMs += DAY) {
     const d = new Date(dayMs);
     const year = d.getUTCFullYear();
     const month = d.getUTCMonth() + 1;
     const day = d.getUTCDate();
+    if (!spec.fields.month.includes(month)) {
+      // a month the expression never names is passed whole: a once-a-year start is found in a dozen
+      // steps, not 365, and every window's next start is read again on each tick
+      dayMs = Date.UTC(year, month, 1) - DAY;
+      continue;
+    }
     if (dayMs + DAY - minOffset <= after) continue;
     if (!matchesDay(spec, year, month, day)) continue;
     for (const hour of hours) {

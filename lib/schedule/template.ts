@@ -22,9 +22,24 @@ const PATH = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$-]*|\[\d+\]|\["[^"\]]*"\]|\['[
 
 export type TemplateContext = Record<string, unknown>;
 
+/**
+ * The paths read so far, split: a schedule's templates are few and each start renders them again (50
+ * windows opening at one second render the same ones 50 times).
+ */
+const pathsRead = new Map<string, readonly (string | number)[] | null>();
+const PATHS_KEPT = 1024;
+
 /** The segments of a path such as `channel.recording.outputs[0].location_url`. */
-export function pathSegments(path: string): (string | number)[] | undefined {
-  if (!PATH.test(path)) return undefined;
+export function pathSegments(path: string): readonly (string | number)[] | undefined {
+  const known = pathsRead.get(path);
+  if (known !== undefined) return known ?? undefined;
+  const segments = PATH.test(path) ? Object.freeze(splitPath(path)) : null;
+  if (pathsRead.size >= PATHS_KEPT) pathsRead.clear();
+  pathsRead.set(path, segments);
+  return segments ?? undefined;
+}
+
+function splitPath(path: string): (string | number)[] {
   const out: (string | number)[] = [];
   for (const m of path.matchAll(/([A-Za-z_$][\w$-]*)|\[(\d+)\]|\["([^"\]]*)"\]|\['([^'\]]*)'\]/g)) {
     if (m[1] !== undefined) out.push(m[1]);

@@ -215,7 +215,20 @@ export function formatLocalIso(instant: number, timeZone: string): string {
   );
 }
 
+/**
+ * The texts isoSeconds gave, by second: a start names its slot's start and end a dozen times over (key,
+ * message, transitions, sidebar), and 50 windows starting at one second share them.
+ */
+const isoWritten = new Map<number, string>();
+const ISO_KEPT = 4096;
+
 /** ISO 8601 in UTC without milliseconds: `2024-11-22T18:00:00Z`. */
 export function isoSeconds(instant: number): string {
-  return new Date(Math.floor(instant / SECOND) * SECOND).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(instant / SECOND);
+  const known = isoWritten.get(second);
+  if (known !== undefined) return known;
+  const text = new Date(second * SECOND).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  if (isoWritten.size >= ISO_KEPT) isoWritten.clear();
+  isoWritten.set(second, text);
+  return text;
 }

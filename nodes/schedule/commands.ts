@@ -1,4 +1,4 @@
-import { channelWithId } from '../../lib/channel-ref';
+import { channelWithId, sameChannel } from '../../lib/channel-ref';
 import { MediaSpacesError, quoteShort } from '../../lib/errors';
 import { isPlainObject } from '../../lib/guards';
 import { formatShort, isoSeconds, type ScheduleConfig, type Scheduler } from '../../lib/schedule';
@@ -143,7 +143,10 @@ function rememberChannel(host: CommandHost, msg: NodeMessage, slotKey: string): 
     );
   }
   const completed = host.channelReturned?.(slotKey, channel) === true;
-  if (!host.scheduler.rememberChannel(slotKey, channel)) {
+  // told already (create channel reports it before routing it back): no second journal write
+  const kept =
+    host.scheduler.emitted(slotKey)?.phase === 'start' && sameChannel(host.scheduler.channelOf(slotKey), channel);
+  if (!kept && !host.scheduler.rememberChannel(slotKey, channel)) {
     // a start this instance led whose window ended here meanwhile: the channel is kept in Redis for the end
     if (completed) return reply(msg, 'channel', { slotKey, channel_id: channel.id, remembered: false, completed });
     // create-channel told the schedule of this channel first, and the window's end already used it

@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { sameChannel } from '../../lib/channel-ref';
 import { MediaSpacesError } from '../../lib/errors';
 import {
   isoSeconds,
@@ -17,6 +18,8 @@ import { safeId } from '../shared/node-state';
 import { clientFor } from '../shared/server-client';
 import { dialogLabels, settingsWithWarnings } from '../shared/settings';
 import { StatusBoard } from '../shared/status-board';
+import { FINAL_STAGES } from '../sidebar/activity-types';
+import { AfterSends } from './after-sends';
 import { type CommandHost, handleControl } from './commands';
 import { ConfigSource } from './config-source';
 import { ConflictWatch } from './conflict-report';
@@ -60,8 +63,8 @@ export class ScheduleController {
   private readonly store: ScheduleStateStore;
   private readonly board: StatusBoard;
   private started = false;
-  /** a badge update is due at the end of this turn (changedSoon) */
-  private changePending = false;
+  /** the badge, the sidebar and the gauge, once the requests of this turn's starts are out */
+  private readonly after = new AfterSends((err) => this.node.error(asMediaSpacesError(err, 'Schedule').message));
   private readonly cancelStart: () => void;
   private sidebar: ScheduleSidebar | undefined;
   /** per window: the next start last published as planned */
@@ -177,6 +180,7 @@ export class ScheduleController {
   }
 
   close(removed: boolean): void {
+    this.after.close();
     this.closed = true;
     this.closing.abort();
     this.lives.close();
@@ -228,7 +232,7 @@ export class ScheduleController {
     const slot = this.scheduler?.activeSlots().find((s) => s.key === key);
     // a channel the window already lost (its report came late) is not taken for the recording again
     const lost = this.lives.view(key)?.earlier.some((c) => c.id === (channel as { id?: unknown })?.id) === true;
-    if (slot && !lost && this.scheduler?.rememberChannel(key, channel)) {
+    if (slot && !lost && (sameChannel(slot.channel, channel) || this.scheduler?.rememberChannel(key, channel))) {
       this.lives.recording(slot, channel);
       const gaps = this.lives.view(key)?.gaps;
       if (gaps?.length) this.scheduler?.rememberGaps(key, [...gaps]);
@@ -239,8 +243,13 @@ export class ScheduleController {
   /** The slots' state machines, and what their transitions do through this node. */
   private slotLives(emitter: Emitter): SlotLives {
     return new SlotLives({
-      show: (slot, life, channel) => this.sidebar?.show(slot, life, channel),
-      changed: () => this.slotsChanged(),
+      show: (slot, life, channel) => {
+        const work = () => this.sidebar?.show(slot, life, channel);
+        // a slot's final stage is told at its end, with its report on output 3 or its follow-up
+        if (FINAL_STAGES.includes(life.stage)) this.after.now(work);
+        else this.after.add(work);
+      },
+      changed: () => this.after.settle(this.refresh),
       channelCreated: (slot, channel) => this.channelCreated(slot.key, channel),
       startAttempted: (slot) => this.coordination?.startAttempted(slot.key),
       startFailed: (slot, reason, attempts) => {
@@ -301,20 +310,17 @@ export class ScheduleController {
     }
   }
 
-  /**
-   * The badge, the sidebar and the next planned starts, once the messages of this turn are on their way:
-   * 50 windows starting at one second each tick in turn, and none should wait for another's badge.
-   */
+  /** The scheduler's state changed: the badge, the sidebar and the next planned starts, after the sends. */
   private changedSoon(): void {
-    if (this.changePending) return;
-    this.changePending = true;
-    setImmediate(() => {
-      this.changePending = false;
-      if (this.closed) return;
-      this.updateStatus();
-      this.publishPlanned();
-    });
+    this.after.settle(this.refresh);
   }
+
+  /** What a slot's move or the scheduler's change shows: the badge, the channels watched, the next starts. */
+  private readonly refresh = (): void => {
+    if (this.closed) return;
+    this.slotsChanged();
+    this.publishPlanned();
+  };
 
   /** The plan against max_channels: a `conflict` report when the occurrences over it changed. */
   private checkConflicts(): void {
@@ -339,10 +345,12 @@ export class ScheduleController {
 
   /** Who a slot is, as its transitions name it. */
   private identity(slot: Slot): SlotIdentity {
-    const window = this.windowOf(slot.key) ?? this.config.windows.find((w) => w.id === slot.windowId);
+    // one read of the slots in progress (each read copies and sorts them): every move of every slot asks
+    const active = this.scheduler?.activeSlots().find((s) => s.key === slot.key);
+    const window = active?.window ?? this.config.windows.find((w) => w.id === slot.windowId);
     const start = isoSeconds(slot.start);
     const end = isoSeconds(slot.end);
-    const p = slot.programme ?? this.scheduler?.activeSlots().find((s) => s.key === slot.key)?.programme;
+    const p = slot.programme ?? active?.programme;
     return {
       schedule: { id: this.node.id, name: this.node.name ?? '' },
       window: { id: slot.windowId, zone: window?.timezone ?? this.config.timezone },

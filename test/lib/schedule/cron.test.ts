@@ -257,6 +257,19 @@ describe('the search limit covers the rarest dates', () => {
     expect(iso(nextOccurrence(parseCron('0 0 * 2 1L'), Date.UTC(2072, 2, 1), 'UTC'))).toBe('2073-02-27T00:00:00.000Z');
   });
 
+  it('passes the months a cron never names, across the year end and in a zone with daylight saving', () => {
+    // once a year: from just after this year's start, next year's
+    const yearly = parseCron('1 26 17 26 11 *');
+    expect(iso(nextOccurrence(yearly, Date.UTC(2026, 10, 26, 17, 26, 1), 'UTC'))).toBe('2027-11-26T17:26:01.000Z');
+    expect(iso(nextOccurrence(parseCron('0 9 1 1,12 *'), Date.UTC(2026, 11, 2), 'UTC'))).toBe(
+      '2027-01-01T09:00:00.000Z',
+    );
+    // 09:00 in London: BST (UTC+1) in June, GMT in December
+    const london = parseCron('0 9 15 6,12 *');
+    expect(iso(nextOccurrence(london, Date.UTC(2026, 0, 1), 'Europe/London'))).toBe('2026-06-15T08:00:00.000Z');
+    expect(iso(nextOccurrence(london, Date.UTC(2026, 5, 16), 'Europe/London'))).toBe('2026-12-15T09:00:00.000Z');
+  });
+
   it('returns null for a day that never comes (29 February as the first Monday)', () => {
     expect(nextOccurrence(parseCron('0 0 29 2 1#1'), Date.UTC(2024, 0, 1), 'UTC')).toBeNull();
   });
