@@ -106,6 +106,8 @@ export async function createChannel(
     progress(`starting, attempt ${attempts}: ${reason}`);
     reportStart(slot.key, { kind: 'attempt', attempt: attempts, reason, retryInMs: notice.delayMs });
   };
+  // the schedule's end waits for this answer when it comes first (a start caught up just before the end)
+  reportStart(slot.key, { kind: 'requesting' });
   try {
     const response = await client.createChannel(request, { idempotencyKey, signal, deadline: slot.end, onRetry });
     const lateMs = Math.max(0, Date.now() - slot.start);

@@ -206,6 +206,7 @@ export class ScheduleController {
       scheduler,
       config: this.config,
       source: this.settings.source,
+      slotInLife: (key) => this.lives.view(key) !== undefined,
       reload: () => this.reload(),
       updateStatus: () => this.updateStatus(),
       channelReturned: (key, channel) => this.channelCreated(key, channel),

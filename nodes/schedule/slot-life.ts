@@ -57,6 +57,10 @@ interface SlotRun {
   channelState?: { id: string; state: string };
   /** started by this instance alone while Redis could not be used: its end needs no done record */
   alone?: boolean;
+  /** create channel's first request for the channel is out, unanswered */
+  requesting?: boolean;
+  /** called once that request is answered (or given up on) */
+  answered: (() => void)[];
   stopListening: () => void;
 }
 
@@ -85,6 +89,7 @@ const FINAL: readonly SlotPhase[] = ['finished', 'partial', 'missed', 'skipped',
  */
 export class SlotLives {
   private readonly runs = new Map<string, SlotRun>();
+  private closed = false;
 
   constructor(private readonly host: SlotLifeHost) {}
 
@@ -277,26 +282,60 @@ export class SlotLives {
     if (!run) return;
     run.stopListening();
     this.clearAlarm(run);
+    this.answer(run);
     this.runs.delete(key);
     this.host.show(run.slot, { stage: 'finished', note: 'ended by another instance' }, this.shownChannel(run));
     this.host.changed();
   }
 
   close(): void {
+    this.closed = true;
     for (const run of this.runs.values()) {
       run.stopListening();
       this.clearAlarm(run);
+      this.answer(run);
     }
     this.runs.clear();
   }
 
+  /** Whether create channel's first request for the slot's channel is out and unanswered. */
+  requesting(key: string): boolean {
+    return this.runs.get(key)?.requesting === true;
+  }
+
+  /**
+   * Resolves once that request is answered (a channel, a failed attempt, given up), or after `ms`; then it is
+   * no longer waited for. True when the lives are still open.
+   */
+  whenAnswered(key: string, ms: number): Promise<boolean> {
+    const run = this.runs.get(key);
+    if (!run?.requesting) return Promise.resolve(!this.closed);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.answer(run), ms);
+      run.answered.push(() => {
+        clearTimeout(timer);
+        resolve(!this.closed);
+      });
+    });
+  }
+
   private create(slot: Slot, parts: Pick<SlotRun, 'earlier' | 'gaps'>): SlotRun {
-    return { slot, phase: 'planned', attempts: 0, heard: false, alarmed: false, stopListening: () => {}, ...parts };
+    return {
+      slot,
+      phase: 'planned',
+      attempts: 0,
+      heard: false,
+      alarmed: false,
+      answered: [],
+      stopListening: () => {},
+      ...parts,
+    };
   }
 
   private end(run: SlotRun, phase: SlotPhase, extra: { why?: string; note?: string; gaps?: Gap[] }): void {
     run.stopListening();
     this.clearAlarm(run);
+    this.answer(run);
     this.runs.delete(run.slot.key);
     this.move(run, phase, { why: extra.why, note: extra.note, gaps: extra.gaps });
   }
@@ -378,6 +417,12 @@ export class SlotLives {
     return { ...channel, state: read.state };
   }
 
+  private answer(run: SlotRun): void {
+    run.requesting = false;
+    const waiting = run.answered.splice(0);
+    for (const resolve of waiting) resolve();
+  }
+
   private clearAlarm(run: SlotRun): void {
     if (run.alarmTimer) clearTimeout(run.alarmTimer);
     run.alarmTimer = undefined;
@@ -388,6 +433,12 @@ export class SlotLives {
     if (!run) return;
     run.heard = true;
     const { slot } = run;
+    if (report.kind === 'requesting') {
+      run.requesting = true;
+      return;
+    }
+    // an answer (or a failure to get one) ends the wait of an end that came first: it reads the slot after this
+    queueMicrotask(() => this.answer(run));
     if (report.kind === 'attempt') {
       run.attempts = report.attempt;
       run.lastFailure = report.reason;

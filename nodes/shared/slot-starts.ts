@@ -10,6 +10,8 @@
  * `msg.window.slotKey`); a schedule listens from its start until its end.
  */
 export type StartReport =
+  /** the first request for the channel is on its way */
+  | { kind: 'requesting' }
   | { kind: 'attempt'; attempt: number; reason: string; retryInMs: number }
   | { kind: 'started'; channel: Record<string, unknown>; attempts: number; lateMs: number }
   | { kind: 'failed'; reason: string; attempts: number };

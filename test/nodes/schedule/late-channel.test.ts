@@ -55,4 +55,37 @@ describe('a channel that comes back after its window ended', () => {
     expect((end.channel as { id: string }).id).toBe(late.payload?.channel_id);
     expect(seen.caught).toEqual([]);
   }, 40_000);
+
+  it("a new schedule's first window, its channel answered after the end: the end waits for it, stops it and follows it up", async () => {
+    // nothing has come back yet, so the end does not know the flow creates channels: only create channel's request,
+    // still out at the end, says so
+    sim.addFault({ route: 'create_channel', kind: 'latency', latency_ms: 3000, count: 1 });
+    const seen = await loadScheduleChain(sim, {
+      yaml: `windows:
+  - id: w
+    name: Slow first
+    cron: "*/5 * * * * *"
+    timezone: UTC
+    duration: 2s
+`,
+      scheduleId: `late-first-${process.pid}-${Date.now()}`,
+      timeout: 10_000,
+    });
+    await waitFor(() => seen.end.length > 0, 15_000);
+    const end = seen.end[0] as Msg;
+    const channelId = (end.channel as { id?: string } | undefined)?.id;
+    expect(channelId).toEqual(expect.any(String));
+    const space = sim.info().spaces[0].space_id;
+    const stops = sim
+      .requests()
+      .filter((r) => r.route === 'stop_channel' && r.path.includes(`/channels/${channelId}/`));
+    expect(stops.length).toBeGreaterThanOrEqual(1);
+    const channels = (await (await fetch(`${sim.adminUrl}/spaces/${space}/channels`)).json()) as {
+      channels: { id: string; state: string }[];
+    };
+    expect(channels.channels.find((c) => c.id === channelId)?.state).not.toBe('RECORDING');
+    // the channel routed back after the end (create channel answers it after telling the schedule) is no error
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(seen.caught).toEqual([]);
+  }, 40_000);
 });
