@@ -446,6 +446,25 @@ export class Scheduler {
   }
 
   /**
+   * A request for the slot's channel is out (create channel's first attempt): its end waits for the answer, up
+   * to channelWaitMs past the end, even in a flow that has never routed a channel back (a start caught up just
+   * before the end). Kept in memory until the next save: a journal write per start would slow every start.
+   */
+  awaitChannel(key: string): void {
+    const slot = this.state.active.find((s) => s.key === key);
+    if (!slot || slot.channel !== undefined || slot.startFailure || slot.earlier?.length) return;
+    slot.channelWaitUntil = Math.max(slot.end, this.clock.now()) + this.channelWaitMs;
+  }
+
+  /** The request for the slot's channel failed and is tried again: its end waits as any other's. */
+  channelRequestFailed(key: string): void {
+    const slot = this.state.active.find((s) => s.key === key);
+    if (slot?.channelWaitUntil === undefined) return;
+    delete slot.channelWaitUntil;
+    if (this.running) this.tick();
+  }
+
+  /**
    * The slot's recording was interrupted: its channel so far joins the earlier ones and a gap opens until a
    * replacement records (rememberChannel); kept across restarts. False when the slot is not in progress.
    */
@@ -852,10 +871,9 @@ export class Scheduler {
    * channels back and this slot's has not come back, up to channelWaitMs later.
    */
   private endDue(slot: ActiveSlot): number {
-    if (!this.state.routesChannels || slot.channel !== undefined || slot.startFailure || slot.earlier?.length) {
-      return slot.end;
-    }
-    return slot.channelWaitUntil ?? slot.end + this.channelWaitMs;
+    if (slot.channel !== undefined || slot.startFailure || slot.earlier?.length) return slot.end;
+    if (slot.channelWaitUntil !== undefined) return slot.channelWaitUntil;
+    return this.state.routesChannels ? slot.end + this.channelWaitMs : slot.end;
   }
 
   private prune(now: number): boolean {

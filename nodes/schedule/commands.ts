@@ -14,8 +14,6 @@ export interface CommandHost {
   readonly scheduler: Scheduler;
   readonly config: ScheduleConfig;
   readonly source: ScheduleSettings['source'];
-  /** whether the slot's state machine still follows it (an end waiting for its channel) */
-  slotInLife?(key: string): boolean;
   /** reloads the windows from their source; the error when that failed */
   reload(): MediaSpacesError | undefined;
   updateStatus(): void;
@@ -155,10 +153,6 @@ function rememberChannel(host: CommandHost, msg: NodeMessage, slotKey: string): 
     const known = host.scheduler.channelOf(slotKey);
     if (isPlainObject(known) && known.id === channel.id) {
       return reply(msg, 'channel', { slotKey, channel_id: channel.id, remembered: false, known: true });
-    }
-    // the window's end came first and waits for this very channel (slot-life.ts): it stops and follows it up
-    if (host.slotInLife?.(slotKey)) {
-      return reply(msg, 'channel', { slotKey, channel_id: channel.id, remembered: false, ending: true });
     }
     throw MediaSpacesError.invalidInput(
       `no window of this schedule is in progress for slot ${slotKey}: the channel came back after the window ended, or belongs to another schedule`,

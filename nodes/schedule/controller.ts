@@ -206,7 +206,6 @@ export class ScheduleController {
       scheduler,
       config: this.config,
       source: this.settings.source,
-      slotInLife: (key) => this.lives.view(key) !== undefined,
       reload: () => this.reload(),
       updateStatus: () => this.updateStatus(),
       channelReturned: (key, channel) => this.channelCreated(key, channel),
@@ -252,7 +251,11 @@ export class ScheduleController {
       },
       changed: () => this.after.settle(this.refresh),
       channelCreated: (slot, channel) => this.channelCreated(slot.key, channel),
-      startAttempted: (slot) => this.coordination?.startAttempted(slot.key),
+      channelRequested: (slot) => this.scheduler?.awaitChannel(slot.key),
+      startAttempted: (slot) => {
+        this.scheduler?.channelRequestFailed(slot.key);
+        this.coordination?.startAttempted(slot.key);
+      },
       startFailed: (slot, reason, attempts) => {
         this.coordination?.startFailed(slot.key, reason);
         this.scheduler?.rememberStartFailure(slot.key, { message: reason, attempts });

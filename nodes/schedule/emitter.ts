@@ -3,7 +3,6 @@ import { isPlainObject } from '../../lib/guards';
 import {
   buildEndMessage,
   buildStartMessage,
-  DEFAULT_CHANNEL_WAIT_MS,
   type EndEvent,
   type EndMessage,
   isoSeconds,
@@ -145,10 +144,6 @@ export class Emitter {
       routesChannels: this.host.scheduler?.routesChannels === true,
       coordinated,
     });
-    if (verdict.kind !== 'recorded' && this.host.lives.requesting(event.slot.key)) {
-      this.afterAnswer(event, after, coordinated);
-      return;
-    }
     if (verdict.kind === 'missed') {
       this.emitMissed(event, verdict.why, verdict.reason);
       after(true, verdict.reason);
@@ -165,19 +160,6 @@ export class Emitter {
       return;
     }
     this.finishRecording(event, segments, after);
-  }
-
-  /**
-   * A start caught up just before the end: create channel's first request for the channel is still out. The end
-   * waits for its answer (up to the channel wait), so that a channel it creates is stopped and followed up
-   * rather than left recording with a follow-up that does not name it.
-   */
-  private afterAnswer(event: EndEvent, after: Delivered, coordinated?: RecordingFacts['coordinated']): void {
-    const key = event.slot.key;
-    void this.host.lives.whenAnswered(key, DEFAULT_CHANNEL_WAIT_MS).then((open) => {
-      if (!open || this.host.closed) return;
-      this.emitEnd({ ...event, channel: this.host.lives.view(key)?.channel ?? event.channel }, after, coordinated);
-    });
   }
 
   /**

@@ -25,6 +25,8 @@ interface SlotLifeHost {
   changed(): void;
   /** create channel created the slot's channel (a replacement too) */
   channelCreated(slot: Slot, channel: Channel): void;
+  /** create channel's first request for the slot's channel went out */
+  channelRequested(slot: Slot): void;
   /** create channel failed an attempt and tries again */
   startAttempted(slot: Slot): void;
   /** create channel gave the start up */
@@ -57,10 +59,6 @@ interface SlotRun {
   channelState?: { id: string; state: string };
   /** started by this instance alone while Redis could not be used: its end needs no done record */
   alone?: boolean;
-  /** create channel's first request for the channel is out, unanswered */
-  requesting?: boolean;
-  /** called once that request is answered (or given up on) */
-  answered: (() => void)[];
   stopListening: () => void;
 }
 
@@ -89,7 +87,6 @@ const FINAL: readonly SlotPhase[] = ['finished', 'partial', 'missed', 'skipped',
  */
 export class SlotLives {
   private readonly runs = new Map<string, SlotRun>();
-  private closed = false;
 
   constructor(private readonly host: SlotLifeHost) {}
 
@@ -282,60 +279,26 @@ export class SlotLives {
     if (!run) return;
     run.stopListening();
     this.clearAlarm(run);
-    this.answer(run);
     this.runs.delete(key);
     this.host.show(run.slot, { stage: 'finished', note: 'ended by another instance' }, this.shownChannel(run));
     this.host.changed();
   }
 
   close(): void {
-    this.closed = true;
     for (const run of this.runs.values()) {
       run.stopListening();
       this.clearAlarm(run);
-      this.answer(run);
     }
     this.runs.clear();
   }
 
-  /** Whether create channel's first request for the slot's channel is out and unanswered. */
-  requesting(key: string): boolean {
-    return this.runs.get(key)?.requesting === true;
-  }
-
-  /**
-   * Resolves once that request is answered (a channel, a failed attempt, given up), or after `ms`; then it is
-   * no longer waited for. True when the lives are still open.
-   */
-  whenAnswered(key: string, ms: number): Promise<boolean> {
-    const run = this.runs.get(key);
-    if (!run?.requesting) return Promise.resolve(!this.closed);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => this.answer(run), ms);
-      run.answered.push(() => {
-        clearTimeout(timer);
-        resolve(!this.closed);
-      });
-    });
-  }
-
   private create(slot: Slot, parts: Pick<SlotRun, 'earlier' | 'gaps'>): SlotRun {
-    return {
-      slot,
-      phase: 'planned',
-      attempts: 0,
-      heard: false,
-      alarmed: false,
-      answered: [],
-      stopListening: () => {},
-      ...parts,
-    };
+    return { slot, phase: 'planned', attempts: 0, heard: false, alarmed: false, stopListening: () => {}, ...parts };
   }
 
   private end(run: SlotRun, phase: SlotPhase, extra: { why?: string; note?: string; gaps?: Gap[] }): void {
     run.stopListening();
     this.clearAlarm(run);
-    this.answer(run);
     this.runs.delete(run.slot.key);
     this.move(run, phase, { why: extra.why, note: extra.note, gaps: extra.gaps });
   }
@@ -417,12 +380,6 @@ export class SlotLives {
     return { ...channel, state: read.state };
   }
 
-  private answer(run: SlotRun): void {
-    run.requesting = false;
-    const waiting = run.answered.splice(0);
-    for (const resolve of waiting) resolve();
-  }
-
   private clearAlarm(run: SlotRun): void {
     if (run.alarmTimer) clearTimeout(run.alarmTimer);
     run.alarmTimer = undefined;
@@ -434,11 +391,9 @@ export class SlotLives {
     run.heard = true;
     const { slot } = run;
     if (report.kind === 'requesting') {
-      run.requesting = true;
+      this.host.channelRequested(slot);
       return;
     }
-    // an answer (or a failure to get one) ends the wait of an end that came first: it reads the slot after this
-    queueMicrotask(() => this.answer(run));
     if (report.kind === 'attempt') {
       run.attempts = report.attempt;
       run.lastFailure = report.reason;

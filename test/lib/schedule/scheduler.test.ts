@@ -294,6 +294,32 @@ describe('Scheduler with a controlled clock', () => {
     expect(h.scheduler.rememberStartFailure(next, { message: 'late', attempts: 1 })).toBe(false);
   });
 
+  it('waits for a channel requested before its end, in a flow that never routed one back, until it comes', async () => {
+    const clock = manualClock(T('2024-11-22T17:59:00Z'));
+    const h = await harness(clock, new MemoryStore());
+    await clock.advance(60_000);
+    const key = 'sched:news:2024-11-22T18:00:00Z';
+    // create channel's first request is out at the end (a slow service): the end waits for its answer
+    h.scheduler.awaitChannel(key);
+    await clock.advance(90 * 60_000);
+    expect(h.ends).toHaveLength(0);
+    await clock.advance(5_000);
+    expect(h.scheduler.rememberChannel(key, { id: 'late' })).toBe(true);
+    await clock.advance(1);
+    expect(h.ends.map((e) => [e.slot.key, (e.channel as { id: string }).id])).toEqual([[key, 'late']]);
+  });
+
+  it('a requested channel whose request failed: the end waits no longer than any other', async () => {
+    const clock = manualClock(T('2024-11-22T17:59:00Z'));
+    const h = await harness(clock, new MemoryStore());
+    await clock.advance(60_000);
+    const key = 'sched:news:2024-11-22T18:00:00Z';
+    h.scheduler.awaitChannel(key);
+    h.scheduler.channelRequestFailed(key);
+    await clock.advance(90 * 60_000);
+    expect(h.ends.map((e) => e.slot.key)).toEqual([key]);
+  });
+
   it('triggers a window now, with its own slot, and ends it after the duration', async () => {
     const clock = manualClock(T('2024-11-22T10:00:00.250Z'));
     const h = await harness(clock, new MemoryStore());

@@ -60,6 +60,7 @@ describe('a channel that comes back after its window ended', () => {
     // nothing has come back yet, so the end does not know the flow creates channels: only create channel's request,
     // still out at the end, says so
     sim.addFault({ route: 'create_channel', kind: 'latency', latency_ms: 3000, count: 1 });
+    const scheduleId = `late-first-${process.pid}-${Date.now()}`;
     const seen = await loadScheduleChain(sim, {
       yaml: `windows:
   - id: w
@@ -68,11 +69,13 @@ describe('a channel that comes back after its window ended', () => {
     timezone: UTC
     duration: 2s
 `,
-      scheduleId: `late-first-${process.pid}-${Date.now()}`,
+      scheduleId,
       timeout: 10_000,
     });
-    await waitFor(() => seen.end.length > 0, 15_000);
-    const end = seen.end[0] as Msg;
+    // this schedule's own end (the node id is the last test's: its journal may replay that one's end first)
+    const own = () => seen.end.find((m) => String((m.window as { slotKey?: string }).slotKey).startsWith(scheduleId));
+    await waitFor(() => own() !== undefined, 15_000);
+    const end = own() as Msg;
     const channelId = (end.channel as { id?: string } | undefined)?.id;
     expect(channelId).toEqual(expect.any(String));
     const space = sim.info().spaces[0].space_id;
@@ -84,8 +87,8 @@ describe('a channel that comes back after its window ended', () => {
       channels: { id: string; state: string }[];
     };
     expect(channels.channels.find((c) => c.id === channelId)?.state).not.toBe('RECORDING');
-    // the channel routed back after the end (create channel answers it after telling the schedule) is no error
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // the channel routed back (create channel answers it after telling the schedule) is acknowledged, no error
+    await waitFor(() => seen.ctl.some((m) => m.topic === 'channel' && m.payload?.channel_id === channelId), 5_000);
     expect(seen.caught).toEqual([]);
   }, 40_000);
 });

@@ -19,6 +19,7 @@ function lives() {
     show: (s, life, channel) => shown.push({ key: s.key, life, ...(channel ? { channel: channel as Channel } : {}) }),
     changed: () => undefined,
     channelCreated: () => undefined,
+    channelRequested: () => undefined,
     startAttempted: () => undefined,
     startFailed: () => undefined,
     startFailing: () => undefined,
