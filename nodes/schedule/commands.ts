@@ -1,4 +1,4 @@
-import { channelWithId, sameChannel } from '../../lib/channel-ref';
+import { channelWithId } from '../../lib/channel-ref';
 import { MediaSpacesError, quoteShort } from '../../lib/errors';
 import { isPlainObject } from '../../lib/guards';
 import { formatShort, isoSeconds, type ScheduleConfig, type Scheduler } from '../../lib/schedule';
@@ -10,6 +10,16 @@ const COMMANDS = ['trigger', 'pause', 'resume', 'skip', 'reload', 'list', 'windo
 type Command = (typeof COMMANDS)[number];
 
 /** What the commands act on. */
+/** What the schedule did with a channel told to it. */
+export interface ChannelTold {
+  /** this instance led the slot's start (coordination completed it with the channel) */
+  led: boolean;
+  /** the slot in progress has this channel now */
+  kept: boolean;
+  /** the window lost this channel already: an interruption replaced it */
+  lost: boolean;
+}
+
 export interface CommandHost {
   readonly scheduler: Scheduler;
   readonly config: ScheduleConfig;
@@ -18,7 +28,8 @@ export interface CommandHost {
   reload(): MediaSpacesError | undefined;
   updateStatus(): void;
   /** a created channel came back: true when coordination completed the slot's start with it */
-  channelReturned?(slotKey: string, channel: unknown): boolean | undefined;
+  /** a channel routed back: the schedule takes it (controller.ts channelCreated) */
+  channelReturned(slotKey: string, channel: unknown): ChannelTold;
   /** the control message's window_id (trigger, skip), read by the one resolver */
   windowId(msg: NodeMessage): string | undefined;
   /** the control message's count (list), read by the one resolver */
@@ -142,11 +153,10 @@ function rememberChannel(host: CommandHost, msg: NodeMessage, slotKey: string): 
       { payload: 'is not a channel' },
     );
   }
-  const completed = host.channelReturned?.(slotKey, channel) === true;
-  // told already (create channel reports it before routing it back): no second journal write
-  const kept =
-    host.scheduler.emitted(slotKey)?.phase === 'start' && sameChannel(host.scheduler.channelOf(slotKey), channel);
-  if (!kept && !host.scheduler.rememberChannel(slotKey, channel)) {
+  const { led: completed, kept, lost } = host.channelReturned(slotKey, channel);
+  if (!kept) {
+    // a channel an interruption replaced, reported late: the window records on its replacement
+    if (lost) return reply(msg, 'channel', { slotKey, channel_id: channel.id, remembered: false, lost: true });
     // a start this instance led whose window ended here meanwhile: the channel is kept in Redis for the end
     if (completed) return reply(msg, 'channel', { slotKey, channel_id: channel.id, remembered: false, completed });
     // create-channel told the schedule of this channel first, and the window's end already used it

@@ -20,7 +20,7 @@ import { dialogLabels, settingsWithWarnings } from '../shared/settings';
 import { StatusBoard } from '../shared/status-board';
 import { FINAL_STAGES } from '../sidebar/activity-types';
 import { AfterSends } from './after-sends';
-import { type CommandHost, handleControl } from './commands';
+import { type ChannelTold, type CommandHost, handleControl } from './commands';
 import { ConfigSource } from './config-source';
 import { ConflictWatch } from './conflict-report';
 import { Emitter } from './emitter';
@@ -225,19 +225,22 @@ export class ScheduleController {
   /**
    * A slot's channel exists (create-channel told, or it was routed back):
    * coordination completes the start with it, the scheduler keeps it for the
-   * end. True when this instance led the start.
+   * end (once: the same channel told twice is kept once). `led` when this
+   * instance led the start; `kept` when the slot in progress has it now;
+   * `lost` when the window lost it already (an interruption replaced it).
    */
-  private channelCreated(key: string, channel: unknown): boolean {
+  private channelCreated(key: string, channel: unknown): ChannelTold {
     const led = this.coordination?.channelReturned(key, channel) === true;
     const slot = this.scheduler?.activeSlots().find((s) => s.key === key);
     // a channel the window already lost (its report came late) is not taken for the recording again
     const lost = this.lives.view(key)?.earlier.some((c) => c.id === (channel as { id?: unknown })?.id) === true;
-    if (slot && !lost && (sameChannel(slot.channel, channel) || this.scheduler?.rememberChannel(key, channel))) {
-      this.lives.recording(slot, channel);
-      const gaps = this.lives.view(key)?.gaps;
-      if (gaps?.length) this.scheduler?.rememberGaps(key, [...gaps]);
-    }
-    return led;
+    if (!slot || lost) return { led, kept: false, lost };
+    if (sameChannel(slot.channel, channel)) return { led, kept: true, lost };
+    if (!this.scheduler?.rememberChannel(key, channel)) return { led, kept: false, lost };
+    this.lives.recording(slot, channel);
+    const gaps = this.lives.view(key)?.gaps;
+    if (gaps?.length) this.scheduler?.rememberGaps(key, [...gaps]);
+    return { led, kept: true, lost };
   }
 
   /** The slots' state machines, and what their transitions do through this node. */
