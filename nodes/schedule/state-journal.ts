@@ -4,7 +4,7 @@ import { isPlainObject } from '../../lib/guards';
 import { safeId } from '../shared/node-state';
 
 /**
- * A synchronous copy of a node's saved state in a file of its own.
+ * A synchronous copy of a node's saved state, in files of its own.
  *
  * Node-RED's file context store (localfilesystem) keeps writes in memory and
  * flushes them every `flushInterval` seconds (30 by default), so a process
@@ -12,8 +12,17 @@ import { safeId } from '../shared/node-state';
  * whatever was set since the last flush. For the schedule that meant a
  * window started, its channel created, and then no record of it: no end, no
  * follow-up. The journal is written before the node acts on a change (write
- * ahead), atomically (temporary file, then rename), and read back at start
- * when it is newer than the context copy.
+ * ahead), and read back at start when it is newer than the context copy.
+ *
+ * Two copies are written in turn, each overwritten in place, and the newer
+ * whole one is read back: a write cut short (a kill between the write and
+ * the truncate, a power cut that keeps part of a page) leaves a copy that
+ * does not parse, and the other one holds the state before it, which nothing
+ * has acted on since. That costs about an eighth of a temporary file and a rename
+ * (ext4 flushes a file renamed over another one): at the top of the hour,
+ * fifty schedules write twice each within a few milliseconds.
+ * `schedule-<id>.json`, the single file of earlier releases, is still read,
+ * and removed at the first write.
  *
  * The slots' state is the schedule's own durable data, so the journal is
  * kept whatever the context store: with localfilesystem in a dot-folder of
@@ -26,22 +35,25 @@ import { safeId } from '../shared/node-state';
  * progress, as the memory store does).
  */
 export class StateJournal {
+  /** the two copies, `<name>.1.json` and `<name>.2.json` */
+  readonly copies: readonly [string, string];
   private dirReady = false;
+  private legacyRemoved = false;
+  /** the copy written next: the one not holding the newest state; known once the journal was read */
+  private next: 0 | 1 | undefined;
 
-  constructor(readonly file: string) {}
+  /** `file`: `<dir>/<name>.json`, the single file of earlier releases */
+  constructor(readonly file: string) {
+    const base = file.replace(/\.json$/, '');
+    this.copies = [`${base}.1.json`, `${base}.2.json`];
+  }
 
+  /** The newest whole state of the two copies and the earlier releases' file, by its `savedAt`. */
   read(): unknown {
-    let text: string;
-    try {
-      text = fs.readFileSync(this.file, 'utf8');
-    } catch {
-      return undefined;
-    }
-    try {
-      return JSON.parse(text);
-    } catch {
-      return undefined;
-    }
+    const [a, b, legacy] = [readJson(this.copies[0]), readJson(this.copies[1]), readJson(this.file)];
+    const newest = newerState(newerState(legacy, a), b);
+    this.next = newest !== undefined && newest === a ? 1 : 0;
+    return newest;
   }
 
   /** Throws when the file cannot be written (the caller reports it). */
@@ -50,17 +62,52 @@ export class StateJournal {
       fs.mkdirSync(path.dirname(this.file), { recursive: true });
       this.dirReady = true;
     }
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, JSON.stringify(value));
-    fs.renameSync(tmp, this.file);
+    if (this.next === undefined) this.read();
+    const target = this.next ?? 0;
+    const text = Buffer.from(JSON.stringify(value));
+    // not O_TRUNC: a truncate to zero makes ext4 flush the file, as a rename over it does
+    const fd = fs.openSync(this.copies[target], fs.constants.O_WRONLY | fs.constants.O_CREAT, 0o600);
+    try {
+      fs.writeSync(fd, text, 0, text.length, 0);
+      fs.ftruncateSync(fd, text.length);
+    } finally {
+      fs.closeSync(fd);
+    }
+    this.next = target === 0 ? 1 : 0;
+    if (!this.legacyRemoved) {
+      this.legacyRemoved = true;
+      try {
+        fs.rmSync(this.file, { force: true });
+      } catch {
+        // read again at the next start, where the copies are newer
+      }
+    }
   }
 
   remove(): void {
-    try {
-      fs.rmSync(this.file, { force: true });
-    } catch {
-      // nothing to remove
+    for (const file of [...this.copies, this.file]) {
+      try {
+        fs.rmSync(file, { force: true });
+      } catch {
+        // nothing to remove
+      }
     }
+    this.next = 0;
+  }
+}
+
+/** A file's JSON, or undefined when it is missing or not whole. */
+function readJson(file: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }
 

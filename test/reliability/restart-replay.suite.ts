@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -309,18 +309,57 @@ describe('schedule journal', () => {
     expect(stateJournal({ contextStorage: { default: { module: 'memory' } } }, 'schedule', 'x')).toBeUndefined();
   });
 
-  it('writes atomically, reads back, and the newer copy wins', () => {
+  it('writes its two copies in turn, reads back the newer, and the newer copy wins over the context', () => {
     const dir = mkdtempSync(join(tmpdir(), 'journal-'));
     dirs.push(dir);
     const journal = new StateJournal(join(dir, 'deep', 'j.json'));
+    expect(journal.copies).toEqual([join(dir, 'deep', 'j.1.json'), join(dir, 'deep', 'j.2.json')]);
     expect(journal.read()).toBeUndefined();
     journal.write({ savedAt: 2, active: [] });
     expect(journal.read()).toEqual({ savedAt: 2, active: [] });
-    expect(newerState({ savedAt: 1 }, journal.read())).toEqual({ savedAt: 2, active: [] });
-    expect(newerState({ savedAt: 3 }, journal.read())).toEqual({ savedAt: 3 });
+    journal.write({ savedAt: 3, active: [{ key: 'k' }] });
+    // each copy holds one state: the newer is read
+    expect(JSON.parse(readFileSync(journal.copies[0], 'utf8'))).toEqual({ savedAt: 2, active: [] });
+    expect(JSON.parse(readFileSync(journal.copies[1], 'utf8'))).toEqual({ savedAt: 3, active: [{ key: 'k' }] });
+    expect(journal.read()).toEqual({ savedAt: 3, active: [{ key: 'k' }] });
+    // a shorter state overwrites the older copy in place, with nothing of the longer one left after it
+    journal.write({ savedAt: 4 });
+    expect(readFileSync(journal.copies[0], 'utf8')).toBe('{"savedAt":4}');
+    expect(new StateJournal(join(dir, 'deep', 'j.json')).read()).toEqual({ savedAt: 4 });
+    expect(newerState({ savedAt: 1 }, journal.read())).toEqual({ savedAt: 4 });
+    expect(newerState({ savedAt: 5 }, journal.read())).toEqual({ savedAt: 5 });
     expect(newerState(undefined, { savedAt: 1 })).toEqual({ savedAt: 1 });
     expect(newerState({ active: [] }, undefined)).toEqual({ active: [] });
     journal.remove();
     expect(journal.read()).toBeUndefined();
+    expect(readdirSync(join(dir, 'deep'))).toEqual([]);
+  });
+
+  it('a write cut short leaves the state before it: the copy that does not parse is passed over', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'journal-'));
+    dirs.push(dir);
+    const journal = new StateJournal(join(dir, 'j.json'));
+    journal.write({ savedAt: 1, active: [{ key: 'before' }] });
+    journal.write({ savedAt: 2, active: [{ key: 'newest' }] });
+    // killed between the write and the truncate: the newer copy ends in the longer state's tail
+    writeFileSync(journal.copies[1], '{"savedAt":3}tive":[{"key":"newest"}]}');
+    const restarted = new StateJournal(join(dir, 'j.json'));
+    expect(restarted.read()).toEqual({ savedAt: 1, active: [{ key: 'before' }] });
+    // and the next write goes to the broken copy, not over the whole one
+    restarted.write({ savedAt: 4 });
+    expect(JSON.parse(readFileSync(journal.copies[0], 'utf8'))).toEqual({ savedAt: 1, active: [{ key: 'before' }] });
+    expect(restarted.read()).toEqual({ savedAt: 4 });
+  });
+
+  it('the single file of earlier releases is read, wins when newer, and is removed at the first write', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'journal-'));
+    dirs.push(dir);
+    const legacy = join(dir, 'schedule-n1.json');
+    writeFileSync(legacy, JSON.stringify({ savedAt: 7, active: [{ key: 'old release' }] }));
+    const journal = new StateJournal(legacy);
+    expect(journal.read()).toEqual({ savedAt: 7, active: [{ key: 'old release' }] });
+    journal.write({ savedAt: 8, active: [] });
+    expect(existsSync(legacy)).toBe(false);
+    expect(journal.read()).toEqual({ savedAt: 8, active: [] });
   });
 });

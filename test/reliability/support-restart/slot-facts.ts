@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RequestLogEntry, Simulator } from '../../../lib/simulator';
+import { StateJournal } from '../../../nodes/schedule/state-journal';
 import { channelName, jobName, SCHEDULE_NODE } from './recording-flow';
 
 /**
@@ -88,14 +88,8 @@ export async function adminJson<T>(sim: Simulator, path: string): Promise<T> {
  */
 export function journalChannel(userDir: string, key: string, store: 'file' | 'other' = 'file'): string | undefined {
   const dir = store === 'file' ? join(userDir, 'context', '.media-spaces') : join(userDir, '.media-spaces');
-  const file = join(dir, `schedule-${SCHEDULE_NODE}.json`);
-  if (!existsSync(file)) return undefined;
-  try {
-    const state = JSON.parse(readFileSync(file, 'utf8')) as {
-      active?: Array<{ key: string; channel?: { id?: string } }>;
-    };
-    return state.active?.find((s) => s.key === key)?.channel?.id;
-  } catch {
-    return undefined; // caught between the write of the temporary file and its rename: read again
-  }
+  const state = new StateJournal(join(dir, `schedule-${SCHEDULE_NODE}.json`)).read() as
+    | { active?: Array<{ key: string; channel?: { id?: string } }> }
+    | undefined;
+  return state?.active?.find((s) => s.key === key)?.channel?.id;
 }
