@@ -1,4 +1,5 @@
 import type { NodeDef } from '../shared/node-red-types';
+import { startMonitoringSoon } from '../sidebar/monitoring';
 import { registerPreviewRoute } from './preview-route';
 import { listenForFlowsStarted } from './start-gate';
 import { registerTestFeedRoute } from './test-feed-route';
@@ -18,6 +19,7 @@ export = function register(RED: ScheduleAPI): void {
     // required on first deploy, not at Node-RED start: a flow without a schedule never loads yaml or node-cron
     const { start } = require('./controller') as typeof import('./controller');
     start(RED, this, def);
+    startMonitoringSoon();
   }
 
   // feeds: per window id, a private feed address and the feed's user and password or token (JSON text)

@@ -24,6 +24,9 @@ const CHANNELS = MONITORED_CHANNELS.map((name) => diagnostics_channel.channel(na
 
 let started: Started | undefined;
 let waiting: ((message: unknown, name: string | symbol) => void) | undefined;
+/** the runtime the routes were registered with, for an early start */
+let host: MonitoringHost | undefined;
+let early: NodeJS.Timeout | undefined;
 
 /**
  * The metrics and the as-run recorder (monitoring-runtime.ts), loaded on the
@@ -46,8 +49,24 @@ export function asRunLog(RED: MonitoringHost): Started['recorder'] {
   return start(RED).recorder;
 }
 
+/**
+ * Starts monitoring a second from now, unless an event or a scrape starts it first: called when a
+ * schedule is deployed, whose first slot would otherwise load it. That slot may be one of fifty
+ * opening at the same second, and loading the metrics and the as-run log (a few milliseconds)
+ * then delays the channel requests of the others.
+ */
+export function startMonitoringSoon(): void {
+  if (started || early || !host) return;
+  early = setTimeout(() => {
+    early = undefined;
+    if (host) start(host);
+  }, 1000);
+  early.unref();
+}
+
 /** Listens on every channel until the first event, which starts monitoring (once per process). */
 function watchLazily(RED: MonitoringHost): void {
+  host = RED;
   if (started || waiting) return;
   const first = (message: unknown, name: string | symbol) => {
     const now = start(RED);

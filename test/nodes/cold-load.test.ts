@@ -23,13 +23,16 @@ interface Probe {
   routes: string[];
   atStart: string[];
   afterDeploy: string[];
+  /** this package's modules (dist/…) loaded right after the deploy, and `waitMs` later */
+  ownAfterDeploy: string[];
+  later?: string[];
   deployErrors: string[];
 }
 
-function probe(files: string[], deploy: { type: string; def: Record<string, unknown> }[] = []): Probe {
+function probe(files: string[], deploy: { type: string; def: Record<string, unknown> }[] = [], waitMs = 0): Probe {
   const run = spawnSync(
     process.execPath,
-    [join(ROOT, 'test/support/cold-load-probe.cjs'), JSON.stringify({ files, deploy })],
+    [join(ROOT, 'test/support/cold-load-probe.cjs'), JSON.stringify({ files, deploy, waitMs })],
     {
       cwd: ROOT,
       encoding: 'utf8',
@@ -74,5 +77,17 @@ describe('cold load: what registering the package loads', () => {
     expect(result.deployErrors).toEqual([]);
     expect(result.afterDeploy).toEqual(expect.arrayContaining(['yaml', 'node-cron']));
     expect(result.afterDeploy).not.toContain('@redis/client');
+  });
+
+  it('a deployed schedule starts monitoring (metrics, as-run log) a second later, not with its first slot', () => {
+    const runtime = 'dist/nodes/sidebar/monitoring-runtime.js';
+    expect(probe(ENTRIES).ownAfterDeploy).not.toContain(runtime);
+    const result = probe(ENTRIES, [{ type: 'media-spaces-schedule', def: { id: 'schedule' } }], 1500);
+    expect(result.deployErrors).toEqual([]);
+    expect(result.ownAfterDeploy).not.toContain(runtime);
+    expect(result.later).toContain(runtime);
+    // a runtime without a schedule does not load it
+    const other = probe(ENTRIES, [{ type: 'media-spaces-submit-job', def: { id: 'submit', server: 'config' } }], 1500);
+    expect(other.later).not.toContain(runtime);
   });
 });

@@ -2,7 +2,8 @@
 // node/plugin files with a stand-in of the RED API the way Node-RED does at
 // start, optionally constructs one node of a type (a deploy), and prints what
 // got registered and which packages are in require.cache, as one JSON line.
-//   node cold-load-probe.cjs '{"files":[...],"deploy":[{"type":"...","def":{...}}]}'
+//   node cold-load-probe.cjs '{"files":[...],"deploy":[{"type":"...","def":{...}}],"waitMs":0}'
+// waitMs: also lists this package's modules loaded that long after the deploy (`later`).
 const { EventEmitter } = require('node:events');
 const path = require('node:path');
 
@@ -61,4 +62,11 @@ for (const { type, def } of request.deploy ?? []) {
   }
   node.emit('close', false, noop);
 }
-process.stdout.write(`${JSON.stringify({ ...registered, atStart, afterDeploy: packagesLoaded(), deployErrors })}\n`);
+const ownLoaded = () =>
+  Object.keys(require.cache)
+    .filter((f) => f.includes(`${path.sep}dist${path.sep}`) && !f.includes('node_modules'))
+    .map((f) => f.slice(f.lastIndexOf(`${path.sep}dist${path.sep}`) + 1).replaceAll('\\', '/'));
+const result = { ...registered, atStart, afterDeploy: packagesLoaded(), ownAfterDeploy: ownLoaded(), deployErrors };
+const print = (more) => process.stdout.write(`${JSON.stringify({ ...result, ...more })}\n`);
+if (request.waitMs) setTimeout(() => print({ later: ownLoaded() }), request.waitMs);
+else print({});
