@@ -4,20 +4,25 @@
 // for large documents, while perf_hooks.monitorEventLoopDelay watches its event
 // loop: the longest the loop was held during each answer (a schedule's timers
 // wait that long), the time to the answer and its size.
-//   node bench/preview-stall.mjs [--reps 3] [--json]
+//   node bench/preview-stall.mjs [--reps 3] [--json] [--profile 'list model']
+// --profile TEXT: CPU profile of the runs of the cases whose label holds TEXT, and what ran in the longest
+// stretch without a turn of the event loop (bench/profiles/preview-*.cpuprofile).
 // Goals: the loop never held over 50 ms at a time; an answer under 200 ms.
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { embeddedSettings, fmt, installedUserDir, median, sleep } from './lib/common.mjs';
+import { BENCH_DIR, embeddedSettings, fmt, installedUserDir, median, sleep, startProfile } from './lib/common.mjs';
+import { longestBusy } from './lib/profile-busy.mjs';
 
 const require = createRequire(import.meta.url);
 const argv = process.argv.slice(2);
 const repsAt = argv.indexOf('--reps');
 const REPS = repsAt >= 0 ? Number(argv[repsAt + 1]) : 3;
 const JSON_OUT = argv.includes('--json');
+const profileAt = argv.indexOf('--profile');
+const PROFILE = profileAt >= 0 ? argv[profileAt + 1] : undefined;
 const GOAL_DELAY_MS = 50;
 const GOAL_ANSWER_MS = 200;
 
@@ -92,6 +97,11 @@ const cases = [
 ].flatMap(([label, doc]) => [
   { label: `${label}, YAML`, body: { yaml: stringify(doc), count: 5 } },
   { label: `${label}, list model`, body: { model: doc, count: 5 } },
+  // what the editor sends of a long list: the windows the preview reads, and the list's length
+  {
+    label: `${label}, list as the editor sends it`,
+    body: { model: { ...doc, windows: doc.windows.slice(0, 50) }, total: doc.windows.length, count: 5 },
+  },
 ]);
 
 const red = await startNodeRed();
@@ -102,11 +112,22 @@ try {
   rows.push({ label: 'first preview after start (loads the schedule code)', runs: [first] });
   for (const c of cases) {
     const runs = [];
+    const stopProfile = PROFILE !== undefined && c.label.includes(PROFILE) ? await startProfile() : undefined;
     for (let rep = 0; rep < REPS; rep++) {
       runs.push(await preview(red.url, c.body));
       await sleep(50);
     }
     rows.push({ label: c.label, runs });
+    if (stopProfile) {
+      mkdirSync(path.join(BENCH_DIR, 'profiles'), { recursive: true });
+      const file = await stopProfile(path.join(BENCH_DIR, 'profiles', `preview-${Date.now()}.cpuprofile`));
+      const busy = longestBusy(JSON.parse(readFileSync(file, 'utf8')), 20);
+      console.error(
+        `${c.label}: profile ${path.relative(BENCH_DIR, file)}; longest stretch without idle: ${fmt(busy.ms)} ms`,
+      );
+      for (const f of busy.functions) console.error(`  ${fmt(f.ms).padStart(7)} ms self  ${f.fn}`);
+      for (const f of busy.inclusive) console.error(`  ${fmt(f.ms).padStart(7)} ms incl  ${f.fn}`);
+    }
   }
 } finally {
   await red.stop();

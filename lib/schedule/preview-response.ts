@@ -2,6 +2,13 @@ import type { ScheduleIssue } from './issues';
 
 /** What the editor's preview shows (a pure module: the editor bundle reads its types). */
 
+/**
+ * Windows a preview checks and lists; the rest of a document are counted. The editor sends no more of
+ * its list than this, with the list's length (`total`): a list of 20,000 windows is 2.8 MB of JSON, which
+ * Node-RED's body parser would read in one go, holding the event loop before the preview runs.
+ */
+export const PREVIEW_WINDOWS = 50;
+
 export interface PreviewWindow {
   id: string;
   name: string;

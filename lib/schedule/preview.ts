@@ -11,7 +11,13 @@ import {
 import { compileCron, describeCron, nextOccurrences } from './cron';
 import { formatDuration } from './duration';
 import type { ScheduleIssue } from './issues';
-import type { PreviewLimits, PreviewOmitted, PreviewResponse, PreviewWindow } from './preview-response';
+import {
+  PREVIEW_WINDOWS,
+  type PreviewLimits,
+  type PreviewOmitted,
+  type PreviewResponse,
+  type PreviewWindow,
+} from './preview-response';
 import { formatLocalIso, formatShort, isoSeconds } from './tz';
 import { lineInWhole, scanWindows, type TextPart, textWith } from './window-cut';
 
@@ -20,6 +26,8 @@ export interface PreviewRequest {
   yaml?: unknown;
   /** or the object model the editor's list builds */
   model?: unknown;
+  /** windows in the whole list, when `model` holds only its first ones (the editor sends at most PREVIEW_WINDOWS) */
+  total?: unknown;
   /** zone of windows that name none */
   timezone?: unknown;
   /** starts per window (1-20, default 5) */
@@ -37,7 +45,7 @@ export type { PreviewLimits, PreviewOmitted, PreviewResponse, PreviewWindow };
  * window's starts) takes a few milliseconds and the whole preview tens.
  */
 export const PREVIEW_LIMITS: Readonly<PreviewLimits> = Object.freeze({
-  windows: 50,
+  windows: PREVIEW_WINDOWS,
   occurrences: 250,
   issues: 50,
   bytes: 256 * 1024,
@@ -105,10 +113,11 @@ function* previewSteps(request: PreviewRequest, limits: PreviewLimits): Generato
       omitted.echo = true;
     } else if (result.raw !== undefined) response.model = result.raw;
   } else if (request.model !== undefined) {
-    const total = windowCount(request.model);
+    const sent = windowCount(request.model);
+    const total = listLength(request.model, request.total);
     response.total_windows = total;
     result = yield* checkModel(request.model, limits, defaultTimezone);
-    if (total === undefined || total <= limits.windows) {
+    if (total === undefined || (total <= limits.windows && total === sent)) {
       try {
         response.yaml = scheduleToYaml(request.model);
       } catch {
@@ -116,7 +125,8 @@ function* previewSteps(request: PreviewRequest, limits: PreviewLimits): Generato
       }
       yield;
     } else {
-      omitted.windows = total - limits.windows;
+      // the YAML of the windows read is not the whole list's
+      omitted.windows = total - Math.min(sent ?? 0, limits.windows);
       omitted.echo = true;
     }
   } else {
@@ -223,6 +233,13 @@ function jsonBytes(value: unknown): number {
 
 function windowCount(doc: unknown): number | undefined {
   return isPlainObject(doc) && Array.isArray(doc.windows) ? doc.windows.length : undefined;
+}
+
+/** The windows of the editor's whole list: those sent, or the count it gave when it sent only the first. */
+function listLength(model: unknown, total: unknown): number | undefined {
+  const sent = windowCount(model);
+  if (sent === undefined) return undefined;
+  return typeof total === 'number' && Number.isSafeInteger(total) && total > sent ? total : sent;
 }
 
 /** Windows checked per step: a step parses and checks five windows, a few milliseconds. */

@@ -20,6 +20,7 @@ export function registerPreviewRoute(RED: ScheduleAPI): void {
       const request = {
         yaml: typeof query.yaml === 'string' ? query.yaml : body.yaml,
         model: body.model,
+        total: body.total,
         timezone: query.timezone ?? body.timezone,
         count: query.count ?? body.count,
       };

@@ -9,6 +9,7 @@ import { type Stack, startStack } from './support/stack';
  */
 
 const SCHEDULE = 'e2e0schedbig0001';
+const LISTED = 'e2e0schedbig0002';
 const WINDOWS = 60;
 /** A window name that would be markup if it were ever written as HTML. */
 const HOSTILE = '<img src=x onerror="window.__injected=1">';
@@ -38,6 +39,21 @@ beforeAll(async () => {
       yaml: YAML,
       x: 180,
       y: 120,
+      wires: [[], [], []],
+    },
+    {
+      id: LISTED,
+      type: 'media-spaces-schedule',
+      name: 'A long list',
+      source: 'editor',
+      windows: Array.from({ length: WINDOWS }, (_, i) => ({
+        id: `l${i}`,
+        name: `Listed ${i}`,
+        cron: `${i} 7 * * *`,
+        duration: '30m',
+      })),
+      x: 180,
+      y: 200,
       wires: [[], [], []],
     },
   ]);
@@ -78,6 +94,33 @@ describe('schedule dialog, a document over the preview limits', () => {
     expect(saved?.source).toBe('yaml');
     expect(saved?.yaml).toBe(YAML);
     expect(await page.evaluate(() => (window as unknown as { __injected?: number }).__injected)).toBeUndefined();
+  });
+
+  it('a long window list sends the preview its first 50 windows and its length, and is previewed as a whole', async () => {
+    const { page } = stack;
+    const bodies: unknown[] = [];
+    const listen = (request: { url(): string; postData(): string | null }) => {
+      if (request.url().endsWith('/media-spaces/schedule/preview'))
+        bodies.push(JSON.parse(request.postData() ?? 'null'));
+    };
+    page.on('request', listen);
+    try {
+      await openNode(page, LISTED);
+      const summary = page.locator('#ms-schedule-preview .ms-schedule-omitted');
+      await summary.waitFor({ timeout: 10_000 });
+      expect((await summary.textContent())?.trim()).toBe(
+        'Previewed the first 50 of 60 windows; the other 10 are neither checked nor listed here (deploying checks every window).',
+      );
+      expect(await page.locator('#ms-schedule-preview ol').count()).toBe(50);
+      const sent = bodies.at(-1) as { model: { windows: { id: string }[] }; total: number };
+      expect(sent.total).toBe(WINDOWS);
+      expect(sent.model.windows.map((w) => w.id)).toEqual(Array.from({ length: 50 }, (_, i) => `l${i}`));
+      await closeNode(page);
+      // the list itself is kept whole
+      expect((await editorNode(page, LISTED))?.windows).toHaveLength(WINDOWS);
+    } finally {
+      page.off('request', listen);
+    }
   });
 
   it('the editor showed no script errors', () => {

@@ -1,12 +1,15 @@
-import type { PreviewResponse } from '../../../lib/schedule/preview-response';
+import { PREVIEW_WINDOWS, type PreviewResponse } from '../../../lib/schedule/preview-response';
 import type { WindowModel } from './types';
 
 /** What the preview endpoint is asked: the YAML text or the editor list, in the dialog's default zone. */
 export type PreviewBody = { yaml: string } | { model: { windows: WindowModel[] } };
 
-/** Asks the runtime to check the schedule (the same parser as at deploy) and list each window's next starts. */
+/**
+ * Asks the runtime to check the schedule (the same parser as at deploy) and list each window's next starts.
+ * Of a long list only the windows the preview reads are sent, with the list's length.
+ */
 export function requestPreview(body: PreviewBody, callback: (res: PreviewResponse) => void): void {
-  const request = { ...body, timezone: $('#node-input-timezone').val(), count: 5 };
+  const request = { ...bounded(body), timezone: $('#node-input-timezone').val(), count: 5 };
   $.ajax({
     url: 'media-spaces/schedule/preview',
     type: 'POST',
@@ -22,6 +25,12 @@ export function requestPreview(body: PreviewBody, callback: (res: PreviewRespons
       callback((xhr.responseJSON as PreviewResponse | undefined) ?? failed);
     },
   });
+}
+
+function bounded(body: PreviewBody): PreviewBody | { model: { windows: WindowModel[] }; total: number } {
+  if (!('model' in body) || body.model.windows.length <= PREVIEW_WINDOWS) return body;
+  const windows = body.model.windows;
+  return { model: { ...body.model, windows: windows.slice(0, PREVIEW_WINDOWS) }, total: windows.length };
 }
 
 /** The issues (with their lines), or each window in words with its next starts; then what the preview left out. */

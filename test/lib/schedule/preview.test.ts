@@ -69,6 +69,22 @@ describe('editor preview of a large schedule', () => {
     expect(preview.yaml).toBeUndefined();
   });
 
+  it('takes the first windows of a list with its length as the whole list: the same answer, no YAML of a part', () => {
+    const whole = previewSchedule({ model: document(20_000), now: NOW });
+    const first = document(PREVIEW_LIMITS.windows);
+    const sent = previewSchedule({ model: first, total: 20_000, now: NOW });
+    expect(sent).toEqual(whole);
+    // a count below what was sent is not believed; a part of a short list is not echoed as the list
+    expect(previewSchedule({ model: document(3), total: 1, now: NOW })).toMatchObject({ total_windows: 3 });
+    const part = previewSchedule({ model: document(10), total: 40, now: NOW });
+    expect(part).toMatchObject({ ok: true, total_windows: 40, omitted: { windows: 30, echo: true } });
+    expect(part.windows).toHaveLength(10);
+    expect(part.yaml).toBeUndefined();
+    for (const total of ['40', 40.5, -1, Number.POSITIVE_INFINITY]) {
+      expect(previewSchedule({ model: document(10), total, now: NOW }).total_windows).toBe(10);
+    }
+  });
+
   it('finds, a few windows at a time, exactly the issues a deploy finds, with their lines', () => {
     const doc = {
       windows: document(37, (i) => ({

@@ -70,4 +70,21 @@ describe('POST /media-spaces/schedule/preview', () => {
     expect(body.windows).toHaveLength(PREVIEW_LIMITS.windows);
     expect(body.yaml).toBeUndefined();
   });
+
+  it('answers the editor, which sends the first windows of a long list and its length, as for the whole list', async () => {
+    await helper.load([scheduleNode], [TAB]);
+    const whole = await helper
+      .request()
+      .post('/media-spaces/schedule/preview')
+      .send({ model: document(20_000) });
+    const first = { ...document(20_000), windows: document(PREVIEW_LIMITS.windows).windows };
+    const sent = await helper.request().post('/media-spaces/schedule/preview').send({ model: first, total: 20_000 });
+    expect(sent.status).toBe(200);
+    const body = sent.body as PreviewResponse;
+    expect(body).toMatchObject({ ok: true, total_windows: 20_000, omitted: { windows: 19_950, echo: true } });
+    // the next starts are of "now": the two answers match but for the instant they were asked
+    const shape = (r: PreviewResponse) => ({ ...r, windows: r.windows.map((w) => ({ ...w, next: w.next.length })) });
+    expect(shape(body)).toEqual(shape(whole.body as PreviewResponse));
+    expect(Buffer.byteLength(JSON.stringify(first))).toBeLessThan(10_000);
+  });
 });
