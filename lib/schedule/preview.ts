@@ -72,7 +72,8 @@ export function previewSchedule(request: PreviewRequest, limits: Partial<Preview
 /**
  * previewSchedule, giving the event loop a turn (setImmediate) whenever it
  * has computed for `sliceMs`: a preview never holds up the runtime's timers
- * (a schedule's starts and ends) for long.
+ * (a schedule's starts and ends) for long. The first turn is given before
+ * it starts: the request's body was parsed in this one, as long as that took.
  */
 export async function previewScheduleAsync(
   request: PreviewRequest,
@@ -80,6 +81,7 @@ export async function previewScheduleAsync(
   sliceMs = 5,
 ): Promise<PreviewResponse> {
   const work = previewSteps(request, { ...PREVIEW_LIMITS, ...limits });
+  await new Promise<void>((resolve) => setImmediate(resolve));
   let sliceStart = performance.now();
   for (;;) {
     const step = work.next();

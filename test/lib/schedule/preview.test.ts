@@ -210,6 +210,20 @@ describe('editor preview of a large schedule', () => {
     expect(turns).toBeGreaterThan(0);
     expect(preview).toEqual(previewSchedule(request));
   });
+
+  it('does nothing in the turn it is asked in: the request body was parsed there', async () => {
+    let read = false;
+    const request = {
+      get yaml() {
+        read = true;
+        return 'windows: []\n';
+      },
+    };
+    const answer = previewScheduleAsync(request, {}, 60_000);
+    expect(read).toBe(false);
+    expect((await answer).ok).toBe(true);
+    expect(read).toBe(true);
+  });
 });
 
 describe('the windows of a YAML text, by lines', () => {
