@@ -34,10 +34,16 @@ const { values: opt } = parseArgs({
 });
 const QUICK = opt.quick;
 const N = Number(opt.schedules ?? (QUICK ? 20 : 50));
-/** window length: long enough for a channel created after two 429s (4 s) to be RECORDING (2 s) before its stop */
-const DURATION_S = 10;
-/** between two bursts: the previous one's follow-ups have gone */
-const GAP_S = QUICK ? 18 : 25;
+/**
+ * Window length: a clean burst's, long enough for a channel to be RECORDING before its stop. A burst
+ * with faults has longer windows: a start rejected with 429 and Retry-After: 2 is tried again every 2 s
+ * until its window's end, so a 10 s window allows 5 attempts, and with one request in three rejected
+ * some schedule of the 16 rejected at first is rejected on all 5 about one burst in five (16 × 3^-4).
+ * That is arithmetic, not a starved schedule; 20 s allows 10 attempts (16 × 3^-9: one burst in 1,200).
+ */
+const DURATION_S = { clean: 10, faults: 20 };
+/** after a window's end, before the next burst: the follow-ups have gone */
+const GAP_AFTER_END_S = QUICK ? 8 : 15;
 /** Node-RED's start with N schedules comes first */
 const LEAD_S = QUICK ? 8 : 12;
 const BURSTS = QUICK ? ['clean', 'faults'] : ['clean', 'clean', 'faults', 'faults'];
@@ -91,12 +97,13 @@ function startProxy(target) {
 function scheduleYaml(i, instants, followupWorkflow) {
   const lines = ['timezone: UTC', 'windows:'];
   instants.forEach((at, k) => {
+    const durationS = DURATION_S[BURSTS[k]];
     const d = new Date(at);
     lines.push(
       `  - id: b${k + 1}`,
       `    name: Burst ${k + 1} of ${i}`,
       `    cron: "${d.getUTCSeconds()} ${d.getUTCMinutes()} ${d.getUTCHours()} ${d.getUTCDate()} ${d.getUTCMonth() + 1} *"`,
-      `    duration: ${DURATION_S}s`,
+      `    duration: ${durationS}s`,
       '    channel:',
       '      name: "{{window.name}} {{slot.local_start}}"',
       '      continuous_recording: false',
@@ -128,7 +135,7 @@ function spread(values) {
 /** The figures of one burst, from the proxy's log, the host's events and its samples. */
 function figures({ burst, k, at, seen, events, host }) {
   const tag = `:b${k + 1}:`;
-  const end = at + DURATION_S * 1000;
+  const end = at + DURATION_S[burst] * 1000;
   const creates = seen.filter((r) => isCreate(r) && r.key?.includes(tag));
   const firstTry = new Map();
   const created = new Map();
@@ -198,7 +205,10 @@ try {
   proxy = await startProxy(live.origin);
   const liveCaptureUrl = `${proxy.url}${live.pathname === '/' ? '' : live.pathname}`;
   const firstAt = Math.ceil(Date.now() / 1000) * 1000 + LEAD_S * 1000;
-  const instants = BURSTS.map((_, k) => firstAt + k * GAP_S * 1000);
+  const instants = [];
+  for (let k = 0; k < BURSTS.length; k++) {
+    instants.push(k === 0 ? firstAt : instants[k - 1] + (DURATION_S[BURSTS[k - 1]] + GAP_AFTER_END_S) * 1000);
+  }
   const yamls = Array.from({ length: N }, (_, i) => scheduleYaml(i, instants, simInfo.followupWorkflow));
   const events = [];
   const profileDir = path.join(BENCH_DIR, 'profiles');
@@ -229,13 +239,13 @@ try {
       await admin(simInfo.info, 'POST', '/faults', FAULT);
     }
     const tag = `:b${k + 1}:`;
-    const deadline = at + DURATION_S * 1000 + FINISH_WITHIN_MS;
+    const deadline = at + DURATION_S[burst] * 1000 + FINISH_WITHIN_MS;
     // a window whose channel never came is reported missed (output 3) instead of followed up
     const done = () =>
       events.filter((e) => (e.kind === 'end' || e.kind === 'missed') && e.slot?.includes(tag)).length >= N;
     while (!done() && Date.now() < deadline) await sleep(100);
     if (faulted) await admin(simInfo.info, 'DELETE', '/faults');
-    const hostWindow = await host.call('window', { from: at - 1500, to: at + DURATION_S * 1000 });
+    const hostWindow = await host.call('window', { from: at - 1500, to: at + DURATION_S[burst] * 1000 });
     const f = figures({ burst, k, at, seen: proxy.seen, events, host: hostWindow });
     results.push(f);
     log(
