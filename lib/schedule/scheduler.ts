@@ -297,9 +297,10 @@ export class Scheduler {
       this.state = {
         version: 1,
         paused: loaded.paused === true,
-        active: loaded.active.filter(isActiveSlot),
+        // the slots are changed in place from here on: not the loaded state's (a context store may hold it)
+        active: loaded.active.filter(isActiveSlot).map((slot) => ({ ...slot })),
         emitted: { ...loaded.emitted },
-        ended: Array.isArray(loaded.ended) ? loaded.ended.filter(isEndedSlot) : [],
+        ended: Array.isArray(loaded.ended) ? loaded.ended.filter(isEndedSlot).map((slot) => ({ ...slot })) : [],
         routesChannels: loaded.routesChannels === true,
         ...(isSkipRecord(loaded.skipped) ? { skipped: { ...loaded.skipped } } : {}),
         ...(isListedRecord(loaded.listed) ? { listed: structuredClone(loaded.listed) } : {}),
@@ -675,9 +676,22 @@ export class Scheduler {
     return plan;
   }
 
-  /** The current state (a copy), as saved. */
+  /**
+   * The current state (a copy), as saved. The slots and the records are copied; what a slot holds (its
+   * window, channel, programme, earlier recordings) is replaced when it changes, never changed in
+   * place, so the copy shares it. A deep copy on every save was the largest single cost of a schedule's
+   * start when fifty windows open at the same second.
+   */
   snapshot(): SchedulerState {
-    return structuredClone(this.state);
+    const s = this.state;
+    return {
+      ...s,
+      active: s.active.map((slot) => ({ ...slot })),
+      emitted: { ...s.emitted },
+      ...(s.ended ? { ended: s.ended.map((slot) => ({ ...slot })) } : {}),
+      ...(s.skipped ? { skipped: { ...s.skipped } } : {}),
+      ...(s.listed ? { listed: { ...s.listed } } : {}),
+    };
   }
 
   // ------------------------------------------------------------ internals
@@ -711,7 +725,7 @@ export class Scheduler {
       slot.end = end;
       if (listed?.programme) slot.programme = listed.programme;
       const record = this.state.emitted[slot.key];
-      if (record) record.end = end;
+      if (record) this.state.emitted[slot.key] = { ...record, end };
     }
     return moved;
   }

@@ -86,6 +86,24 @@ async function harness(
 }
 
 describe('Scheduler with a controlled clock', () => {
+  it('a saved state is not changed by what the scheduler does after it (a store may keep it as given)', async () => {
+    const clock = manualClock(T('2024-11-22T17:59:00Z'));
+    const saved: SchedulerState[] = [];
+    const keeping: SchedulerStore = { load: () => undefined, save: (state) => void saved.push(state) };
+    const h = await harness(clock, keeping as MemoryStore);
+    await clock.advance(60_000);
+    const key = 'sched:news:2024-11-22T18:00:00Z';
+    const atStart = saved.at(-1) as SchedulerState;
+    const asSaved = structuredClone(atStart);
+    h.scheduler.rememberChannel(key, { id: 'ch-1', name: 'news' });
+    await clock.advance(90 * 60_000);
+    h.scheduler.rememberEnd(key, { payload: { workflow_id: 'w' } });
+    expect(saved.length).toBeGreaterThan(2);
+    expect(atStart).toEqual(asSaved);
+    expect(atStart.active.map((s) => [s.key, s.channel])).toEqual([[key, undefined]]);
+    expect(atStart.emitted[key]).toEqual({ phase: 'start', end: T('2024-11-22T19:30:00Z') });
+  });
+
   it('emits start and end at the right instants', async () => {
     const clock = manualClock(T('2024-11-22T12:00:00Z'));
     const store = new MemoryStore();
