@@ -41,6 +41,8 @@ export class StateJournal {
   private legacyRemoved = false;
   /** the copy written next: the one not holding the newest state; known once the journal was read */
   private next: 0 | 1 | undefined;
+  /** the number of the last write: the newer copy is the one with the higher, whatever the clock did */
+  private written = 0;
 
   /** `file`: `<dir>/<name>.json`, the single file of earlier releases */
   constructor(readonly file: string) {
@@ -48,12 +50,16 @@ export class StateJournal {
     this.copies = [`${base}.1.json`, `${base}.2.json`];
   }
 
-  /** The newest whole state of the two copies and the earlier releases' file, by its `savedAt`. */
+  /**
+   * The newer whole copy (by its write number: a clock set back between two writes does not make the
+   * older one win), or the earlier releases' file when its `savedAt` is newer.
+   */
   read(): unknown {
-    const [a, b, legacy] = [readJson(this.copies[0]), readJson(this.copies[1]), readJson(this.file)];
-    const newest = newerState(newerState(legacy, a), b);
-    this.next = newest !== undefined && newest === a ? 1 : 0;
-    return newest;
+    const [a, b] = [readJson(this.copies[0]), readJson(this.copies[1])];
+    const copy = a === undefined || (b !== undefined && writeNumber(b) > writeNumber(a)) ? b : a;
+    this.written = Math.max(this.written, writeNumber(a), writeNumber(b));
+    this.next = copy !== undefined && copy === a ? 1 : 0;
+    return newerState(readJson(this.file), copy);
   }
 
   /** Throws when the file cannot be written (the caller reports it). */
@@ -64,7 +70,8 @@ export class StateJournal {
     }
     if (this.next === undefined) this.read();
     const target = this.next ?? 0;
-    const text = Buffer.from(JSON.stringify(value));
+    this.written++;
+    const text = Buffer.from(JSON.stringify(isPlainObject(value) ? { ...value, [WRITE_NUMBER]: this.written } : value));
     // not O_TRUNC: a truncate to zero makes ext4 flush the file, as a rename over it does
     const fd = fs.openSync(this.copies[target], fs.constants.O_WRONLY | fs.constants.O_CREAT, 0o600);
     try {
@@ -94,6 +101,13 @@ export class StateJournal {
     }
     this.next = 0;
   }
+}
+
+/** The field of a copy that numbers the journal's writes. */
+const WRITE_NUMBER = 'journalWrite';
+
+function writeNumber(copy: unknown): number {
+  return isPlainObject(copy) && typeof copy[WRITE_NUMBER] === 'number' ? copy[WRITE_NUMBER] : 0;
 }
 
 /** A file's JSON, or undefined when it is missing or not whole. */

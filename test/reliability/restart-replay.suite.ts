@@ -316,23 +316,36 @@ describe('schedule journal', () => {
     expect(journal.copies).toEqual([join(dir, 'deep', 'j.1.json'), join(dir, 'deep', 'j.2.json')]);
     expect(journal.read()).toBeUndefined();
     journal.write({ savedAt: 2, active: [] });
-    expect(journal.read()).toEqual({ savedAt: 2, active: [] });
+    expect(journal.read()).toEqual({ savedAt: 2, active: [], journalWrite: 1 });
     journal.write({ savedAt: 3, active: [{ key: 'k' }] });
-    // each copy holds one state: the newer is read
-    expect(JSON.parse(readFileSync(journal.copies[0], 'utf8'))).toEqual({ savedAt: 2, active: [] });
-    expect(JSON.parse(readFileSync(journal.copies[1], 'utf8'))).toEqual({ savedAt: 3, active: [{ key: 'k' }] });
-    expect(journal.read()).toEqual({ savedAt: 3, active: [{ key: 'k' }] });
+    // each copy holds one state, numbered: the newer is read
+    expect(JSON.parse(readFileSync(journal.copies[0], 'utf8'))).toEqual({ savedAt: 2, active: [], journalWrite: 1 });
+    expect(JSON.parse(readFileSync(journal.copies[1], 'utf8'))).toMatchObject({ savedAt: 3, journalWrite: 2 });
+    expect(journal.read()).toMatchObject({ savedAt: 3, active: [{ key: 'k' }] });
     // a shorter state overwrites the older copy in place, with nothing of the longer one left after it
     journal.write({ savedAt: 4 });
-    expect(readFileSync(journal.copies[0], 'utf8')).toBe('{"savedAt":4}');
-    expect(new StateJournal(join(dir, 'deep', 'j.json')).read()).toEqual({ savedAt: 4 });
-    expect(newerState({ savedAt: 1 }, journal.read())).toEqual({ savedAt: 4 });
+    expect(readFileSync(journal.copies[0], 'utf8')).toBe('{"savedAt":4,"journalWrite":3}');
+    expect(new StateJournal(join(dir, 'deep', 'j.json')).read()).toEqual({ savedAt: 4, journalWrite: 3 });
+    expect(newerState({ savedAt: 1 }, journal.read())).toMatchObject({ savedAt: 4 });
     expect(newerState({ savedAt: 5 }, journal.read())).toEqual({ savedAt: 5 });
     expect(newerState(undefined, { savedAt: 1 })).toEqual({ savedAt: 1 });
     expect(newerState({ active: [] }, undefined)).toEqual({ active: [] });
     journal.remove();
     expect(journal.read()).toBeUndefined();
     expect(readdirSync(join(dir, 'deep'))).toEqual([]);
+  });
+
+  it('the last write is read back even when the clock was set back between two writes', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'journal-'));
+    dirs.push(dir);
+    const journal = new StateJournal(join(dir, 'j.json'));
+    journal.write({ savedAt: 10_000, active: [{ key: 'earlier' }] });
+    journal.write({ savedAt: 9_000, active: [{ key: 'last' }] });
+    const restarted = new StateJournal(join(dir, 'j.json'));
+    expect(restarted.read()).toMatchObject({ active: [{ key: 'last' }] });
+    // and its writes go on from the numbers it read
+    restarted.write({ savedAt: 8_000, active: [{ key: 'after the restart' }] });
+    expect(new StateJournal(join(dir, 'j.json')).read()).toMatchObject({ active: [{ key: 'after the restart' }] });
   });
 
   it('a write cut short leaves the state before it: the copy that does not parse is passed over', () => {
@@ -342,13 +355,13 @@ describe('schedule journal', () => {
     journal.write({ savedAt: 1, active: [{ key: 'before' }] });
     journal.write({ savedAt: 2, active: [{ key: 'newest' }] });
     // killed between the write and the truncate: the newer copy ends in the longer state's tail
-    writeFileSync(journal.copies[1], '{"savedAt":3}tive":[{"key":"newest"}]}');
+    writeFileSync(journal.copies[1], '{"savedAt":3,"journalWrite":3}y":"newest"}]}');
     const restarted = new StateJournal(join(dir, 'j.json'));
-    expect(restarted.read()).toEqual({ savedAt: 1, active: [{ key: 'before' }] });
+    expect(restarted.read()).toEqual({ savedAt: 1, active: [{ key: 'before' }], journalWrite: 1 });
     // and the next write goes to the broken copy, not over the whole one
     restarted.write({ savedAt: 4 });
-    expect(JSON.parse(readFileSync(journal.copies[0], 'utf8'))).toEqual({ savedAt: 1, active: [{ key: 'before' }] });
-    expect(restarted.read()).toEqual({ savedAt: 4 });
+    expect(JSON.parse(readFileSync(journal.copies[0], 'utf8'))).toMatchObject({ active: [{ key: 'before' }] });
+    expect(restarted.read()).toMatchObject({ savedAt: 4 });
   });
 
   it('the single file of earlier releases is read, wins when newer, and is removed at the first write', () => {
@@ -360,6 +373,6 @@ describe('schedule journal', () => {
     expect(journal.read()).toEqual({ savedAt: 7, active: [{ key: 'old release' }] });
     journal.write({ savedAt: 8, active: [] });
     expect(existsSync(legacy)).toBe(false);
-    expect(journal.read()).toEqual({ savedAt: 8, active: [] });
+    expect(journal.read()).toMatchObject({ savedAt: 8, active: [] });
   });
 });
