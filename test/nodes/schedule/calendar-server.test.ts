@@ -25,9 +25,11 @@ let dir = '';
 const NEWSROOM = { user: 'newsroom', password: 'unused' };
 
 beforeAll(async () => {
-  helper.init(require.resolve('node-red'));
-  sim = await startSimulator();
   dir = mkdtempSync(path.join(os.tmpdir(), 'calendar-server-'));
+  // a user directory of its own: without one, feeds keep their last good copy in a folder of the system's
+  // temporary directory, by window and address, and a radicale of an earlier run on the same port left one
+  helper.init(require.resolve('node-red'), { userDir: dir });
+  sim = await startSimulator();
   // rights "public": the calendar is read without a user, as a published calendar address is
   const started = await startRadicale(dir, undefined, 'public');
   radicale = started.child;
