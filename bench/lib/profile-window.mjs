@@ -11,14 +11,7 @@ export function profileWindow(profile, { fromMs, toMs, anchor, top = 20 }) {
   const toUs = (ms) => anchor.hrtimeUs + (ms - anchor.epochMs) * 1000;
   const from = toUs(fromMs);
   const to = toUs(toMs);
-  const parent = new Map();
-  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const name = (id) => {
-    const f = byId.get(id).callFrame;
-    const url = f.url.replace(/^.*\/(node_modules|dist)\//, '$1/').replace(/^file:\/\//, '');
-    return `${f.functionName || '(anonymous)'} ${url}:${f.lineNumber + 1}`;
-  };
+  const frames = profileFrames(profile);
   const samples = [];
   const deltas = [];
   const inclusive = new Map();
@@ -29,13 +22,7 @@ export function profileWindow(profile, { fromMs, toMs, anchor, top = 20 }) {
     const dt = profile.timeDeltas[i + 1] ?? 0;
     samples.push(profile.samples[i]);
     deltas.push(dt);
-    const seen = new Set();
-    for (let id = profile.samples[i]; id !== undefined; id = parent.get(id)) {
-      const fn = name(id);
-      if (seen.has(fn)) continue;
-      seen.add(fn);
-      inclusive.set(fn, (inclusive.get(fn) ?? 0) + dt);
-    }
+    frames.addInclusive(inclusive, profile.samples[i], dt);
   }
   // summarise() charges each sample its own delta: shift them so a sample carries the time until the next one
   const self = summarise({ ...profile, samples, timeDeltas: deltas }, top);
@@ -53,4 +40,29 @@ export function profileWindow(profile, { fromMs, toMs, anchor, top = 20 }) {
     self: self.functions,
     inclusive: busy,
   };
+}
+
+/**
+ * A profile's frames by name (`fn url:line`, paths from node_modules/ or dist/), and the inclusive time of a
+ * sample: `dt` added once to every function on its stack.
+ */
+export function profileFrames(profile) {
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const name = (id) => {
+    const f = byId.get(id).callFrame;
+    const url = f.url.replace(/^.*\/(node_modules|dist)\//, '$1/').replace(/^file:\/\//, '');
+    return `${f.functionName || '(anonymous)'} ${url}:${f.lineNumber + 1}`;
+  };
+  const addInclusive = (inclusive, sample, dt) => {
+    const seen = new Set();
+    for (let id = sample; id !== undefined; id = parent.get(id)) {
+      const fn = name(id);
+      if (seen.has(fn)) continue;
+      seen.add(fn);
+      inclusive.set(fn, (inclusive.get(fn) ?? 0) + dt);
+    }
+  };
+  return { name, isIdle: (id) => byId.get(id).callFrame.functionName === '(idle)', addInclusive };
 }
