@@ -9,14 +9,19 @@ const FILE = /^as-run-(\d{4}-\d{2}-\d{2})\.jsonl$/;
 
 /**
  * The as-run log of this instance: one append-only JSON Lines file per UTC
- * day of writing (`as-run-YYYY-MM-DD.jsonl`), one entry a line, each written
- * with a single append as it happens, so a crash loses at most the line
- * being written (a torn last line is skipped on reading). Files older than
- * the retention are deleted when a new day's file is first written.
+ * day of writing (`as-run-YYYY-MM-DD.jsonl`), one entry a line, written as it
+ * happens, so a crash loses at most the lines being written (a torn last line
+ * is skipped on reading). Lines that come while an append is under way go
+ * together in the next one: fifty windows opening at one second are a few
+ * appends, not fifty opens and closes of the file in the middle of their
+ * starts. Files older than the retention are deleted when a new day's file is
+ * first written.
  */
 export class JsonlAsRunStore {
   private queue: Promise<void> = Promise.resolve();
   private lastDate: string | undefined;
+  /** the append queued and not begun yet, which lines of its day join */
+  private waiting: Batch | undefined;
 
   constructor(
     readonly dir: string,
@@ -24,23 +29,34 @@ export class JsonlAsRunStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Appends in order; never rejects (a failed write is reported to onError and the next goes on). */
+  /** Appends in order; never rejects (a failed write is reported to each of its entries' onError, and the next goes on). */
   append(entry: AsRunEntry, onError: (error: unknown) => void = () => undefined): Promise<void> {
     const date = new Date(this.now()).toISOString().slice(0, 10);
     const line = `${JSON.stringify(entry)}\n`;
-    this.queue = this.queue.then(async () => {
-      try {
-        if (date !== this.lastDate) {
-          await mkdir(this.dir, { recursive: true });
-          await this.prune();
-          this.lastDate = date;
-        }
-        await appendFile(this.fileOf(date), line, 'utf8');
-      } catch (error) {
-        onError(error);
-      }
-    });
+    let batch = this.waiting;
+    if (batch?.date !== date) {
+      const fresh: Batch = { date, lines: [], onErrors: [] };
+      batch = fresh;
+      this.waiting = fresh;
+      this.queue = this.queue.then(() => this.write(fresh));
+    }
+    batch.lines.push(line);
+    batch.onErrors.push(onError);
     return this.queue;
+  }
+
+  private async write(batch: Batch): Promise<void> {
+    if (this.waiting === batch) this.waiting = undefined;
+    try {
+      if (batch.date !== this.lastDate) {
+        await mkdir(this.dir, { recursive: true });
+        await this.prune();
+        this.lastDate = batch.date;
+      }
+      await appendFile(this.fileOf(batch.date), batch.lines.join(''), 'utf8');
+    } catch (error) {
+      for (const onError of batch.onErrors) onError(error);
+    }
   }
 
   /** Resolves when every entry appended so far is written (or failed). */
@@ -86,6 +102,13 @@ export class JsonlAsRunStore {
   private fileOf(date: string): string {
     return path.join(this.dir, `as-run-${date}.jsonl`);
   }
+}
+
+/** Lines of one day waiting for their append. */
+interface Batch {
+  date: string;
+  lines: string[];
+  onErrors: Array<(error: unknown) => void>;
 }
 
 /** One line back into an entry; anything else (a torn line, a hand edit) is skipped. */

@@ -576,13 +576,32 @@ export class Scheduler {
     let best: { window: ScheduleWindow; start: number } | undefined;
     for (const w of this.config.windows) {
       if (!w.enabled) continue;
-      let next = this.nextStartOf(w);
-      while (next !== null && this.state.skipped?.[slotKey(this.scheduleId, w.id, next.id)] !== undefined) {
-        next = this.planOf(w).next(next.start);
-      }
+      const next = this.nextUnskipped(w);
       if (next !== null && (!best || next.start < best.start)) best = { window: w, start: next.start };
     }
     return best;
+  }
+
+  /**
+   * The next start of one enabled window that is not skipped, paused or not. It is the occurrence the timer
+   * is armed for, read again only when the plan or the cursor moved: a badge or gauge refreshed on every
+   * slot move asks for it often, and a window that fires once a year is a search of months each time.
+   */
+  nextStartOfWindow(windowId: string): { start: number; end: number; slotKey: string } | undefined {
+    const w = this.config.windows.find((x) => x.id === windowId);
+    if (!w?.enabled) return undefined;
+    const next = this.nextUnskipped(w);
+    return next === null
+      ? undefined
+      : { start: next.start, end: next.end, slotKey: slotKey(this.scheduleId, w.id, next.id) };
+  }
+
+  private nextUnskipped(w: ScheduleWindow): PlannedOccurrence | null {
+    let next = this.nextStartOf(w);
+    while (next !== null && this.state.skipped?.[slotKey(this.scheduleId, w.id, next.id)] !== undefined) {
+      next = this.planOf(w).next(next.start);
+    }
+    return next;
   }
 
   /**

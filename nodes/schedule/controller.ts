@@ -303,7 +303,7 @@ export class ScheduleController {
     const scheduler = this.scheduler;
     if (!scheduler || !slotTransitions.hasSubscribers) return;
     for (const w of this.config.windows) {
-      const next = scheduler.upcoming(1, Date.now(), w.id, false)[0];
+      const next = scheduler.nextStartOfWindow(w.id);
       if (!next || this.plannedStarts.get(w.id) === next.start) continue;
       this.plannedStarts.set(w.id, next.start);
       const slot: Slot = { key: next.slotKey, windowId: w.id, start: next.start, end: next.end, reason: 'scheduled' };

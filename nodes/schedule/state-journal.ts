@@ -38,7 +38,8 @@ export class StateJournal {
   /** the two copies, `<name>.1.json` and `<name>.2.json` */
   readonly copies: readonly [string, string];
   private dirReady = false;
-  private legacyRemoved = false;
+  /** whether the earlier releases' file was there when the journal was read: removed at the first write then */
+  private legacyFound = false;
   /** the copy written next: the one not holding the newest state; known once the journal was read */
   private next: 0 | 1 | undefined;
   /** the number of the last write: the newer copy is the one with the higher, whatever the clock did */
@@ -59,7 +60,9 @@ export class StateJournal {
     const copy = a === undefined || (b !== undefined && writeNumber(b) > writeNumber(a)) ? b : a;
     this.written = Math.max(this.written, writeNumber(a), writeNumber(b));
     this.next = copy !== undefined && copy === a ? 1 : 0;
-    return newerState(readJson(this.file), copy);
+    const legacy = readText(this.file);
+    this.legacyFound = legacy !== undefined;
+    return newerState(parseJson(legacy), copy);
   }
 
   /** Throws when the file cannot be written (the caller reports it). */
@@ -81,8 +84,10 @@ export class StateJournal {
       fs.closeSync(fd);
     }
     this.next = target === 0 ? 1 : 0;
-    if (!this.legacyRemoved) {
-      this.legacyRemoved = true;
+    // only when it was found: removing a file that is not there throws inside rmSync, and costs more than the
+    // write itself, fifty times at the top of the hour
+    if (this.legacyFound) {
+      this.legacyFound = false;
       try {
         fs.rmSync(this.file, { force: true });
       } catch {
@@ -112,12 +117,20 @@ function writeNumber(copy: unknown): number {
 
 /** A file's JSON, or undefined when it is missing or not whole. */
 function readJson(file: string): unknown {
-  let text: string;
+  return parseJson(readText(file));
+}
+
+/** A file's text, or undefined when it cannot be read (missing, most often). */
+function readText(file: string): string | undefined {
   try {
-    text = fs.readFileSync(file, 'utf8');
+    return fs.readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
+}
+
+function parseJson(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
   try {
     return JSON.parse(text);
   } catch {

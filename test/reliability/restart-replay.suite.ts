@@ -375,4 +375,20 @@ describe('schedule journal', () => {
     expect(existsSync(legacy)).toBe(false);
     expect(journal.read()).toMatchObject({ savedAt: 8, active: [] });
   });
+
+  it("the earlier releases' file is removed at the first write when it does not parse, or was not read first", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'journal-'));
+    dirs.push(dir);
+    const broken = join(dir, 'schedule-n2.json');
+    writeFileSync(broken, '{"savedAt":7,"act');
+    const journal = new StateJournal(broken);
+    expect(journal.read()).toBeUndefined();
+    journal.write({ savedAt: 8, active: [] });
+    expect(existsSync(broken)).toBe(false);
+    const unread = join(dir, 'schedule-n3.json');
+    writeFileSync(unread, JSON.stringify({ savedAt: 7, active: [{ key: 'old release' }] }));
+    new StateJournal(unread).write({ savedAt: 9, active: [] });
+    expect(existsSync(unread)).toBe(false);
+    expect(new StateJournal(unread).read()).toMatchObject({ savedAt: 9, active: [] });
+  });
 });

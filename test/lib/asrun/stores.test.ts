@@ -42,6 +42,37 @@ describe('JSON Lines store', () => {
     expect(read.map((e) => (e.kind === 'slot' ? e.event.to : ''))).toEqual(['starting', 'recording']);
   });
 
+  it('writes entries that come at once in their order, to their days, and tells each of a failed write', async () => {
+    let now = Date.parse('2026-11-26T23:59:59Z');
+    const store = new JsonlAsRunStore(dir, 90, () => now);
+    const s = new SlotStory({ start: '2026-11-26T23:50:00Z' });
+    const events = Array.from({ length: 50 }, (_, i) => s.to('starting', i));
+    const pending = events.map((event, i) => {
+      if (i === 30) now += 2000; // past midnight: the rest go to the next day's file
+      return store.append({ kind: 'slot', event });
+    });
+    await Promise.all(pending);
+    const lines = (date: string) =>
+      readFileSync(path.join(dir, `as-run-${date}.jsonl`), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).event);
+    expect(lines('2026-11-26')).toEqual(events.slice(0, 30));
+    expect(lines('2026-11-27')).toEqual(events.slice(30));
+
+    const blocked = path.join(dir, 'not-a-directory');
+    writeFileSync(blocked, '');
+    const failing = new JsonlAsRunStore(path.join(blocked, 'as-run'), 90, () => now);
+    const told: number[] = [];
+    await Promise.all(
+      events.slice(0, 3).map((event, i) => failing.append({ kind: 'slot', event }, () => told.push(i))),
+    );
+    expect(told).toEqual([0, 1, 2]);
+    // and the next append is tried again
+    await failing.append({ kind: 'slot', event: events[3] }, () => told.push(3));
+    expect(told).toEqual([0, 1, 2, 3]);
+  });
+
   it('skips a line torn by a crash mid-write and goes on appending after it', async () => {
     const now = Date.parse('2026-11-26T12:00:00Z');
     const store = new JsonlAsRunStore(dir, 90, () => now);

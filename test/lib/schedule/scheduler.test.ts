@@ -293,6 +293,35 @@ describe('Scheduler with a controlled clock', () => {
     expect(h.missed).toHaveLength(1);
   });
 
+  it("gives a window's next start as the timer reads it, past skipped starts, without a new search each time", async () => {
+    const clock = manualClock(T('2024-11-22T17:00:00Z'));
+    const h = await harness(clock, new MemoryStore());
+    expect(h.scheduler.nextStartOfWindow('news')).toEqual({
+      start: T('2024-11-22T18:00:00Z'),
+      end: T('2024-11-22T19:30:00Z'),
+      slotKey: 'sched:news:2024-11-22T18:00:00Z',
+    });
+    expect(h.scheduler.nextStartOfWindow('weekly')?.start).toBe(T('2024-11-25T14:00:00Z'));
+    expect(h.scheduler.nextStartOfWindow('nope')).toBeUndefined();
+    h.scheduler.skipNext('news');
+    expect(h.scheduler.nextStartOfWindow('news')?.slotKey).toBe('sched:news:2024-11-23T18:00:00Z');
+    await clock.advance(25 * 3600_000);
+    expect(h.scheduler.nextStartOfWindow('news')?.slotKey).toBe('sched:news:2024-11-24T18:00:00Z');
+    // the same answer as the timeline's, from the occurrence the timer is armed for: a refreshed badge asks
+    // again on every slot move, and the plan is not searched again while nothing moved
+    const plan = h.scheduler.planOf(loadScheduleYaml(YAML).windows[0]);
+    const search = plan.next.bind(plan);
+    let searches = 0;
+    plan.next = (after: number) => {
+      searches++;
+      return search(after);
+    };
+    for (let i = 0; i < 10; i++) h.scheduler.nextStartOfWindow('news');
+    expect(searches).toBe(0);
+    expect(h.scheduler.upcoming(1, clock.now(), 'news', false)[0]?.slotKey).toBe('sched:news:2024-11-24T18:00:00Z');
+    expect(searches).toBeGreaterThan(0);
+  });
+
   it('ends a slot whose start was given up at its end, without waiting for a channel, and says why', async () => {
     const clock = manualClock(T('2024-11-22T17:59:00Z'));
     const h = await harness(clock, new MemoryStore());
