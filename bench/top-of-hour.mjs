@@ -11,6 +11,7 @@
 // its window's end, and the most any one schedule waited for its channel.
 //
 //   npm run build && node bench/top-of-hour.mjs [--schedules 50] [--quick] [--json] [--profile]
+//   --package-root DIR: Node-RED loads the package built in DIR (another commit, to compare) instead of this checkout
 //   --no-journal: settings.js mediaSpaces.journal false (what the schedules' write-ahead state file costs)
 //   --profile: the Node-RED process runs with --cpu-prof (bench/profiles/top-of-hour-*.cpuprofile, and beside it
 //   *.cpuprofile.json: its clock anchor and the bursts, for bench/profile-burst.mjs)
@@ -30,6 +31,7 @@ const { values: opt } = parseArgs({
     json: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     'no-journal': { type: 'boolean', default: false },
+    'package-root': { type: 'string' },
   },
 });
 const QUICK = opt.quick;
@@ -226,6 +228,7 @@ try {
     keys: simInfo.keys,
     yamls,
     journal: !opt['no-journal'],
+    packageRoot: opt['package-root'] && path.resolve(opt['package-root']),
   }));
   if (Date.now() > firstAt - 1000) throw new Error('Node-RED started less than 1 s before the first burst');
   log(

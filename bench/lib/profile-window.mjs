@@ -64,5 +64,11 @@ export function profileFrames(profile) {
       inclusive.set(fn, (inclusive.get(fn) ?? 0) + dt);
     }
   };
-  return { name, isIdle: (id) => byId.get(id).callFrame.functionName === '(idle)', addInclusive };
+  /** A sample's frames by name, from the sampled function out to the root. */
+  const stack = (sample) => {
+    const names = [];
+    for (let id = sample; id !== undefined; id = parent.get(id)) names.push(name(id));
+    return names;
+  };
+  return { name, isIdle: (id) => byId.get(id).callFrame.functionName === '(idle)', addInclusive, stack };
 }

@@ -106,7 +106,8 @@ const emit = (event) => process.send({ event });
 const slotOf = (msg) => (typeof msg?.window?.slotKey === 'string' ? msg.window.slotKey : undefined);
 
 async function start(args) {
-  userDir = installedUserDir('ms-burst-nr-');
+  // packageRoot: another build of the package (to compare two commits); default this checkout
+  userDir = installedUserDir('ms-burst-nr-', args.packageRoot);
   writeFileSync(path.join(userDir, 'flows.json'), JSON.stringify(flows(args)));
   writeFileSync(
     path.join(userDir, 'flows_cred.json'),
