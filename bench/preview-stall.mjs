@@ -1,12 +1,15 @@
 // Does the editor's schedule preview hold up the runtime? A real Node-RED
 // runtime (embedded, the package loaded as installed, one schedule node
-// deployed so that its routes exist) answers POST /media-spaces/schedule/preview
-// for large documents, while perf_hooks.monitorEventLoopDelay watches its event
-// loop: the longest the loop was held during each answer (a schedule's timers
-// wait that long), the time to the answer and its size.
-//   node bench/preview-stall.mjs [--reps 3] [--json] [--profile 'list model']
+// deployed whose windows open every minute, so that a schedule records while
+// the previews run) answers POST /media-spaces/schedule/preview for large
+// documents, while perf_hooks.monitorEventLoopDelay watches its event loop: the
+// longest the loop was held during each answer (the schedule's timers wait
+// that long), the time to the answer and its size.
+//   node bench/preview-stall.mjs [--reps 3] [--json] [--profile 'list model'] [--nothing-deployed] [--first-only]
 // --profile TEXT: CPU profile of the runs of the cases whose label holds TEXT, and what ran in the longest
 // stretch without a turn of the event loop (bench/profiles/preview-*.cpuprofile).
+// --nothing-deployed: an empty flow instead (the first preview then loads the schedule's code);
+// --first-only: the first preview after start alone.
 // Goals: the loop never held over 50 ms at a time; an answer under 200 ms.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -23,6 +26,8 @@ const REPS = repsAt >= 0 ? Number(argv[repsAt + 1]) : 3;
 const JSON_OUT = argv.includes('--json');
 const profileAt = argv.indexOf('--profile');
 const PROFILE = profileAt >= 0 ? argv[profileAt + 1] : undefined;
+const NOTHING_DEPLOYED = argv.includes('--nothing-deployed');
+const FIRST_ONLY = argv.includes('--first-only');
 const GOAL_DELAY_MS = 50;
 const GOAL_ANSWER_MS = 200;
 
@@ -43,9 +48,35 @@ function documentOf(n, cronOf) {
 const daily = (i) => `${i % 60} ${Math.floor(i / 60) % 24} * * *`;
 const everySecond = () => '* * * * * *';
 
+/**
+ * One schedule whose windows open every minute and last 50 s: most of the time a slot is recording and the
+ * next start's timer is armed. No server and nothing wired: its starts go nowhere, as in a flow being built.
+ */
+function recordingSchedule() {
+  const yaml = 'windows:\n  - id: every-minute\n    cron: "* * * * *"\n    duration: 50s\n    timezone: UTC\n';
+  return [
+    { id: 'bench-tab', type: 'tab', label: 'bench' },
+    {
+      id: 'bench-schedule',
+      z: 'bench-tab',
+      type: 'media-spaces-schedule',
+      name: 'recording',
+      source: 'yaml',
+      yaml,
+      scheduleId: 'bench',
+      catchUp: true,
+      server: '',
+      coordination: '',
+      x: 200,
+      y: 100,
+      wires: [[], [], []],
+    },
+  ];
+}
+
 async function startNodeRed() {
   const userDir = installedUserDir('ms-bench-preview-');
-  writeFileSync(path.join(userDir, 'flows.json'), '[]');
+  writeFileSync(path.join(userDir, 'flows.json'), JSON.stringify(NOTHING_DEPLOYED ? [] : recordingSchedule()));
   const RED = require('node-red');
   // embedded: the admin routes are served by the embedding app, mounted at httpAdminRoot
   const app = require('express')();
@@ -107,10 +138,16 @@ const cases = [
 const red = await startNodeRed();
 const rows = [];
 try {
-  // the first preview loads yaml, zod and the cron code: reported apart
+  // with nothing deployed, the first preview loads yaml, zod and the cron code; a deployed schedule has
+  await sleep(1500); // the schedule's monitoring starts a second after its deploy
   const first = await preview(red.url, { yaml: 'windows:\n  - id: a\n    cron: "0 6 * * *"\n    duration: 1h\n' });
-  rows.push({ label: 'first preview after start (loads the schedule code)', runs: [first] });
-  for (const c of cases) {
+  rows.push({
+    label: NOTHING_DEPLOYED
+      ? 'first preview after start, nothing deployed (loads the schedule code)'
+      : 'first preview after start, a schedule recording',
+    runs: [first],
+  });
+  for (const c of FIRST_ONLY ? [] : cases) {
     const runs = [];
     const stopProfile = PROFILE !== undefined && c.label.includes(PROFILE) ? await startProfile() : undefined;
     for (let rep = 0; rep < REPS; rep++) {
