@@ -73,7 +73,8 @@ export function previewSchedule(request: PreviewRequest, limits: Partial<Preview
  * previewSchedule, giving the event loop a turn (setImmediate) whenever it
  * has computed for `sliceMs`: a preview never holds up the runtime's timers
  * (a schedule's starts and ends) for long. The first turn is given before
- * it starts: the request's body was parsed in this one, as long as that took.
+ * it starts, timers included: the request's body was parsed in this one, as
+ * long as that took.
  */
 export async function previewScheduleAsync(
   request: PreviewRequest,
@@ -81,7 +82,9 @@ export async function previewScheduleAsync(
   sliceMs = 5,
 ): Promise<PreviewResponse> {
   const work = previewSteps(request, { ...PREVIEW_LIMITS, ...limits });
-  await new Promise<void>((resolve) => setImmediate(resolve));
+  // two check phases: the route runs in the poll phase that parsed the body, and a single setImmediate would
+  // start the preview in that same turn of the loop, before the timers that waited for the parse
+  await new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
   let sliceStart = performance.now();
   for (;;) {
     const step = work.next();

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { parseScheduleObject, parseScheduleYaml } from '../../../lib/schedule/config';
@@ -223,6 +224,31 @@ describe('editor preview of a large schedule', () => {
     expect(read).toBe(false);
     expect((await answer).ok).toBe(true);
     expect(read).toBe(true);
+  });
+
+  it('lets a timer that waited for the body parse run before it starts, when asked for in an I/O callback', async () => {
+    const order: string[] = [];
+    const request = {
+      get yaml() {
+        if (!order.includes('preview reads the request')) order.push('preview reads the request');
+        return 'windows: []\n';
+      },
+    };
+    // as the route: in the poll phase, right after a parse that held the loop past a timer's instant
+    let answer: Promise<PreviewResponse> | undefined;
+    await new Promise<void>((resolve) => {
+      stat('.', () => {
+        setTimeout(() => order.push('timer'), 1);
+        const until = performance.now() + 5;
+        while (performance.now() < until) {
+          // the body parse
+        }
+        answer = previewScheduleAsync(request, {}, 60_000);
+        resolve();
+      });
+    });
+    expect((await answer)?.ok).toBe(true);
+    expect(order).toEqual(['timer', 'preview reads the request']);
   });
 });
 
