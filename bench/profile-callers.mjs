@@ -6,7 +6,7 @@
 //   the last channel request. <function>: a function name as the profile has it (e.g. lstatSync, publish).
 import { readFileSync } from 'node:fs';
 import { fmt } from './lib/common.mjs';
-import { profileFrames } from './lib/profile-window.mjs';
+import { profileFrames, profileUs } from './lib/profile-window.mjs';
 
 const [file, burstArg, part, ...functions] = process.argv.slice(2);
 if (!file || !burstArg || !['start', 'requests'].includes(part) || functions.length === 0) {
@@ -21,8 +21,7 @@ const [fromMs, toMs] =
   part === 'start'
     ? [at, at + b.startMessageAtCreateChannelMs.last]
     : [at + b.startMessageAtCreateChannelMs.last, at + b.channelRequestMs.last];
-const toUs = (ms) => anchor.hrtimeUs + (ms - anchor.epochMs) * 1000;
-const [from, to] = [toUs(fromMs), toUs(toMs)];
+const [from, to] = [profileUs(anchor, fromMs), profileUs(anchor, toMs)];
 const frames = profileFrames(profile);
 const chains = new Map(functions.map((f) => [f, new Map()]));
 let t = profile.startTime;

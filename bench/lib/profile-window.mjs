@@ -8,9 +8,8 @@ import { summarise } from './profile-summary.mjs';
 
 /** `[fromMs, toMs)` in epoch ms; `anchor` = { hrtimeUs, epochMs } read together in the profiled process. */
 export function profileWindow(profile, { fromMs, toMs, anchor, top = 20 }) {
-  const toUs = (ms) => anchor.hrtimeUs + (ms - anchor.epochMs) * 1000;
-  const from = toUs(fromMs);
-  const to = toUs(toMs);
+  const from = profileUs(anchor, fromMs);
+  const to = profileUs(anchor, toMs);
   const frames = profileFrames(profile);
   const samples = [];
   const deltas = [];
@@ -71,4 +70,9 @@ export function profileFrames(profile) {
     return names;
   };
   return { name, isIdle: (id) => byId.get(id).callFrame.functionName === '(idle)', addInclusive, stack };
+}
+
+/** An epoch instant (ms) on the profile's clock (µs), through the anchor the profiled process reported. */
+export function profileUs(anchor, epochMs) {
+  return anchor.hrtimeUs + (epochMs - anchor.epochMs) * 1000;
 }
