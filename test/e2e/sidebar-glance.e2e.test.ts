@@ -1,4 +1,6 @@
+import type { Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REQUEST_TIMEOUT_MS } from '../../nodes/sidebar/editor/api';
 import { openSidebar, SHORT_TAB_PX, type SidebarStack, startSidebarStack, tabSize } from './support/sidebar-stack';
 import { showSidebarTab } from './support/sidebar-tabs';
 import { screenshot } from './support/stack';
@@ -170,6 +172,41 @@ describe('Media Spaces sidebar at a glance', () => {
     await filter.selectOption('');
     await page.locator(`.ms-tl-row[data-node="${DEMO}"]`).waitFor();
     expect(await page.locator('.ms-tl-row').count()).toBe(2);
+    expect(stack.pageErrors).toEqual([]);
+  });
+
+  it('gives up a request the runtime holds unanswered, says so, and draws again at the next change', async () => {
+    const { page } = stack;
+    const report = (start: number) =>
+      fetch(`${stack.nodeRed.url}/media-spaces-test/slots/${STUDIO}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify([{ windowId: 'news', start, end: start + 60_000, outcome: { channel: 'created' } }]),
+      });
+    const isSchedules = (url: URL) =>
+      url.pathname.endsWith('/media-spaces/activity') && url.searchParams.get('part') === 'schedules';
+    // the schedules request goes out and nothing ever comes back (a connection held across a restart)
+    const held: Route[] = [];
+    await page.route(isSchedules, (route) => {
+      held.push(route);
+    });
+    const message = page.locator('.ms-sidebar .ms-message');
+    await report(Date.now() - 7_200_000);
+    await expect.poll(() => held.length).toBe(1);
+    await expect
+      .poll(() => message.textContent(), { timeout: REQUEST_TIMEOUT_MS + 10_000 })
+      .toBe(`Activity unavailable: no answer within ${REQUEST_TIMEOUT_MS / 1000} s`);
+    await page.unroute(isSchedules);
+    // the next schedule change is fetched and drawn at once, not at the minute's poll
+    const renders = Number(await page.locator('.ms-sidebar').getAttribute('data-renders'));
+    await report(Date.now() - 5_400_000);
+    await page.waitForFunction(
+      (before) => Number(document.querySelector('.ms-sidebar')?.getAttribute('data-renders')) > before,
+      renders,
+    );
+    await expect.poll(() => message.textContent()).toBe('');
+    const studio = page.locator(`.ms-fl-windows .ms-fl-group[data-node="${STUDIO}"] .ms-fl-item`);
+    await expect.poll(() => studio.count()).toBe(4);
     expect(stack.pageErrors).toEqual([]);
   });
 });

@@ -263,13 +263,18 @@ describe('Media Spaces sidebar', () => {
     const seen: number[] = [];
     let shot = false;
     for (let i = 0; i < 150; i++) {
-      const value = Number(await item.locator('.ms-fl-progress').getAttribute('aria-valuenow'));
+      // one read of both: the tab renders a job's state and progress together, and two reads could fall on
+      // either side of a render (97, then "succeeded")
+      const { value, state } = await item.evaluate((root) => ({
+        value: Number(root.querySelector('.ms-fl-progress')?.getAttribute('aria-valuenow')),
+        state: root.getAttribute('data-state'),
+      }));
       if (seen.at(-1) !== value) seen.push(value);
       if (!shot && value >= 30) {
         await screenshot(page, 'sidebar-jobs.png');
         shot = true;
       }
-      if ((await item.getAttribute('data-state')) === 'succeeded') break;
+      if (state === 'succeeded') break;
       await page.waitForTimeout(150);
     }
     expect(seen.length, `progress seen: ${seen.join(', ')}`).toBeGreaterThanOrEqual(4);

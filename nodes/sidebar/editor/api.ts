@@ -8,6 +8,13 @@ export type Fetched =
   | { ok: false; status: number; message: string };
 
 /**
+ * A request the runtime never answers (its connection held open across a
+ * restart) would hold the tab's fetches behind it until a reload; after this
+ * it counts as failed and the next signal asks again.
+ */
+export const REQUEST_TIMEOUT_MS = 20_000;
+
+/**
  * Calls through jQuery, not fetch: the editor's ajax setup adds the
  * signed-in user's token to every request.
  */
@@ -18,6 +25,7 @@ function call(method: 'GET' | 'POST', url: string, data?: unknown, etag?: string
       method,
       dataType: 'json',
       cache: false,
+      timeout: REQUEST_TIMEOUT_MS,
       ...(etag ? { headers: { 'If-None-Match': etag } } : {}),
       ...(data === undefined ? {} : { contentType: 'application/json', data: JSON.stringify(data) }),
     }).then(
@@ -29,9 +37,11 @@ function call(method: 'GET' | 'POST', url: string, data?: unknown, etag?: string
         const wire = method === 'POST' ? (body.snapshot as WireSnapshot) : body;
         resolve({ ok: true, wire, etag: xhr.getResponseHeader('ETag') ?? undefined });
       },
-      (xhr: JQuery.jqXHR) => {
+      (xhr: JQuery.jqXHR, textStatus: string) => {
         const message = (xhr.responseJSON as { error?: { message?: string } } | undefined)?.error?.message;
-        resolve({ ok: false, status: xhr.status, message: message ?? (xhr.statusText || 'no answer') });
+        // jQuery's statusText of a timeout is the bare word "timeout"
+        const none = textStatus === 'timeout' ? `no answer within ${REQUEST_TIMEOUT_MS / 1000} s` : xhr.statusText;
+        resolve({ ok: false, status: xhr.status, message: message ?? (none || 'no answer') });
       },
     );
   });

@@ -80,12 +80,21 @@ export class Refresher {
     const etag = part === 'jobs' ? this.jobsTag : this.held?.ahead === ahead ? this.held.etag : undefined;
     fetchActivity(part, ahead, etag).then((result) => {
       this.running = false;
-      this.received(part, result, ahead);
-      const [next] = this.queued;
-      if (!next) return;
-      this.queued.delete(next[0]);
-      this.request(next[0], next[1]);
+      // an answer that fails to draw must not hold the fetches queued behind it until the minute's poll
+      try {
+        this.received(part, result, ahead);
+      } catch (error) {
+        console.error('Media Spaces: the activity could not be shown', error);
+      }
+      this.next();
     });
+  }
+
+  private next(): void {
+    const [next] = this.queued;
+    if (!next) return;
+    this.queued.delete(next[0]);
+    this.request(next[0], next[1]);
   }
 
   private received(part: Part, result: Fetched, ahead: number): void {

@@ -152,6 +152,26 @@ describe('sidebar refresher: change signals into fetches of the parts that chang
     expect(shown.at(-1)).toEqual(['jobs', 3]);
   });
 
+  it('an answer that fails to draw still lets the fetches queued behind it run, and says so on the console', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const failing = new Refresher(
+      (_snapshot, part) => {
+        if (part === 'schedules') throw new Error('cannot draw');
+        shown.push([part, runtime.revs.rev]);
+      },
+      () => undefined,
+      () => view,
+    );
+    failing.signal();
+    failing.signal(change('jobs'));
+    expect(runtime.pending.map((p) => p.part)).toEqual(['schedules']);
+    expect(await answer()).toBe('schedules');
+    expect(await answer()).toBe('jobs');
+    expect(shown.at(-1)).toEqual(['jobs', runtime.revs.rev]);
+    expect(logged).toHaveBeenCalledWith('Media Spaces: the activity could not be shown', new Error('cannot draw'));
+    logged.mockRestore();
+  });
+
   it('stops asking once the user may not read', async () => {
     refresher.signal(change('jobs'));
     expect(await answer({ ok: false, status: 403, message: 'no permission' })).toBe('jobs');
