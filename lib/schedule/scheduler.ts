@@ -583,17 +583,25 @@ export class Scheduler {
   }
 
   /**
-   * The next start of one enabled window that is not skipped, paused or not. It is the occurrence the timer
-   * is armed for, read again only when the plan or the cursor moved: a badge or gauge refreshed on every
-   * slot move asks for it often, and a window that fires once a year is a search of months each time.
+   * Each enabled window's next start that is not skipped, paused or not, in one pass over the windows. It is
+   * the occurrence the timer is armed for, read again only when the plan or the cursor moved: a gauge
+   * refreshed on every slot move asks for it often, a window that fires once a year is a search of months
+   * each time, and a schedule of 2,000 windows asked window by window is 2,000 lookups of 2,000.
    */
-  nextStartOfWindow(windowId: string): { start: number; end: number; slotKey: string } | undefined {
-    const w = this.config.windows.find((x) => x.id === windowId);
-    if (!w?.enabled) return undefined;
-    const next = this.nextUnskipped(w);
-    return next === null
-      ? undefined
-      : { start: next.start, end: next.end, slotKey: slotKey(this.scheduleId, w.id, next.id) };
+  nextStartsOfWindows(): { windowId: string; start: number; end: number; slotKey: string }[] {
+    const out: { windowId: string; start: number; end: number; slotKey: string }[] = [];
+    for (const w of this.config.windows) {
+      if (!w.enabled) continue;
+      const next = this.nextUnskipped(w);
+      if (next !== null)
+        out.push({
+          windowId: w.id,
+          start: next.start,
+          end: next.end,
+          slotKey: slotKey(this.scheduleId, w.id, next.id),
+        });
+    }
+    return out;
   }
 
   private nextUnskipped(w: ScheduleWindow): PlannedOccurrence | null {

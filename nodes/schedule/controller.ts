@@ -302,11 +302,11 @@ export class ScheduleController {
   private publishPlanned(): void {
     const scheduler = this.scheduler;
     if (!scheduler || !slotTransitions.hasSubscribers) return;
-    for (const w of this.config.windows) {
-      const next = scheduler.nextStartOfWindow(w.id);
-      if (!next || this.plannedStarts.get(w.id) === next.start) continue;
-      this.plannedStarts.set(w.id, next.start);
-      const slot: Slot = { key: next.slotKey, windowId: w.id, start: next.start, end: next.end, reason: 'scheduled' };
+    for (const next of scheduler.nextStartsOfWindows()) {
+      const windowId = next.windowId;
+      if (this.plannedStarts.get(windowId) === next.start) continue;
+      this.plannedStarts.set(windowId, next.start);
+      const slot: Slot = { key: next.slotKey, windowId, start: next.start, end: next.end, reason: 'scheduled' };
       slotTransitions.publish({
         slot: slot.key,
         ...this.identity(slot),
