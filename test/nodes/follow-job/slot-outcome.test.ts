@@ -1,8 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type SlotJobOutcome, slotJobs } from '../../../lib/schedule/slot-events';
 import { type Simulator, startSimulator } from '../../../lib/simulator';
 import { runtimeFeed } from '../../support/activity-feed';
 import { nodeModule } from '../../support/node-modules';
+import { pinClock, unpinClock } from '../../support/pinned-clock';
 import {
   config,
   credentials,
@@ -45,7 +46,9 @@ afterAll(async () => {
   slotJobs.unsubscribe(listen);
   await sim.close();
 });
+beforeEach(() => pinClock('2026-11-26T18:01:00Z'));
 afterEach(async () => {
+  unpinClock();
   seen.length = 0;
   await helper.unload();
 });
