@@ -35,9 +35,11 @@ function call(route, query = {}) {
     routes.get(route)({ query }, res, () => undefined);
   });
 }
-const base = { slot: 's:w:2026-11-26T10:00:00Z', schedule: { id: 's', name: 'S' }, window: { id: 'w', zone: 'UTC' },
-  occurrence: { id: 'o', start: '2026-11-26T10:00:00Z', end: '2026-11-26T11:00:00Z' },
-  scheduled: { start: '2026-11-26T10:00:00Z', end: '2026-11-26T11:00:00Z' }, at: '2026-11-26T10:00:00Z' };
+// today's date, not a literal: the as-run log is read by the day its lines were written on
+const day = new Date().toISOString().slice(0, 10);
+const start = day + 'T00:00:00Z', end = day + 'T00:01:00Z';
+const base = { slot: 's:w:' + start, schedule: { id: 's', name: 'S' }, window: { id: 'w', zone: 'UTC' },
+  occurrence: { id: 'o', start, end }, scheduled: { start, end }, at: start };
 function heap() { global.gc(); global.gc(); return process.memoryUsage().heapUsed; }
 (async () => {
   let at20 = 0;
@@ -47,16 +49,16 @@ function heap() { global.gc(); global.gc(); return process.memoryUsage().heapUse
     slotTransitions.publish({ ...base, from: 'starting', to: 'missed', why: 'round ' + i });
     requestEvents.publish({ operation: 'Get job', method: 'GET', status: 200, duration: 1, attempt: 1 });
     await call('GET /media-spaces/metrics');
-    if (i % 50 === 0) await call('GET /media-spaces/as-run', { day: '2026-11-26', zone: 'UTC' });
+    if (i % 50 === 0) await call('GET /media-spaces/as-run', { day, zone: 'UTC' });
     if (i === 20) at20 = heap();
   }
   const text = await call('GET /media-spaces/metrics');
-  const asRun = await call('GET /media-spaces/as-run', { day: '2026-11-26', zone: 'UTC' });
+  const asRun = await call('GET /media-spaces/as-run', { day, zone: 'UTC' });
   const missed = /media_spaces_slots_total\\{schedule="s",window="w",outcome="missed"\\} (\\d+)/.exec(text)[1];
   const requests = /media_spaces_requests_total\\{operation="get_job",status_class="2xx"\\} (\\d+)/.exec(text)[1];
   console.log(JSON.stringify({ missed: Number(missed), requests: Number(requests), records: asRun.records.length,
     reason: asRun.records[0].reason, growth: heap() - at20, size: metrics().size,
-    lines: require('fs').readFileSync(require('path').join(userDir, 'media-spaces-as-run', 'as-run-' + new Date().toISOString().slice(0, 10) + '.jsonl'), 'utf8').trim().split('\\n').length }));
+    lines: require('fs').readFileSync(require('path').join(userDir, 'media-spaces-as-run', 'as-run-' + day + '.jsonl'), 'utf8').trim().split('\\n').length }));
 })();
 `;
 
