@@ -5,7 +5,7 @@ import type { AsRunQuery } from '../../lib/asrun/recorder';
 import { AsRunRecorder } from '../../lib/asrun/recorder';
 import { RedisAsRunStore } from '../../lib/asrun/redis-store';
 import type { Coordinator } from '../../lib/coordination';
-import { CONTENT_TYPE } from '../../lib/metrics/exposition';
+import { type MetricsRegistry, metricsRegistry } from '../../lib/metrics/registry';
 import { metrics, type SlotMetrics } from '../../lib/metrics/slot-metrics';
 import { isCoordinationProvider } from '../shared/coordination-provider';
 import type { HttpRequest, HttpResponse, NodeAPI } from '../shared/node-red-types';
@@ -94,8 +94,13 @@ export function startMonitoring(RED: MonitoringHost): { metrics: SlotMetrics; re
   return { metrics: metrics(), recorder: asRunRecorder(RED) };
 }
 
-export function serveMetrics(counted: SlotMetrics, res: HttpResponse): void {
-  res.status(200).set('content-type', CONTENT_TYPE).send(counted.render());
+let registry: MetricsRegistry | undefined;
+
+/** GET /media-spaces/metrics: prom-client (and its process collectors) loaded at the first scrape, once per process. */
+export async function serveMetrics(counted: SlotMetrics, res: HttpResponse): Promise<void> {
+  registry ??= metricsRegistry(counted);
+  const text = await registry.text();
+  res.status(200).set('content-type', registry.contentType).send(text);
 }
 
 /** GET /media-spaces/as-run: a day of the log, as JSON, CSV or JSON Lines. */
