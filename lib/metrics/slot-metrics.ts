@@ -138,7 +138,8 @@ export class SlotMetrics {
       s = {
         schedule,
         window,
-        name: name ?? schedule,
+        // a schedule node without a name is named by its id: schedule_name is never empty (an empty label is none)
+        name: name || schedule,
         slots: Object.fromEntries(OUTCOMES.map((o) => [o, 0])),
         lateness: new Histogram(LATENESS_BUCKETS),
         interruptions: 0,
@@ -147,7 +148,7 @@ export class SlotMetrics {
         jobDuration: new Histogram(JOB_DURATION_BUCKETS),
       };
       this.windows.set(key, s);
-    } else if (name !== undefined) s.name = name;
+    } else if (name !== undefined) s.name = name || schedule;
     return s;
   }
 
