@@ -16,8 +16,8 @@ import { adminAuthSettings, PASSWORDS, signInBody } from './support';
  * environment; Debian's prometheus scrapes it with docs/prometheus/ (1 s
  * intervals). A slot records; then the simulator refuses every channel
  * creation (the README's "Drill"), so the next slot records nothing. The
- * missed-slot rule has no `for:`, so it fires on the first evaluation that
- * sees the count rise; the shipped rule file is used as it is.
+ * missed-slot rule is pending for its `for: 30s`, then fires, named by the
+ * schedule's name; the shipped rule file is used as it is.
  */
 const TOKEN = 'scrape-token-from-the-environment-8d2e';
 
@@ -104,9 +104,10 @@ describe('Prometheus scraping the demo wiring, as docs/monitoring.md says', () =
       async () =>
         (await p.alerts()).find((a) => a.labels.alertname === 'MediaSpacesSlotMissed' && a.state === 'firing'),
       'the missed-slot alert firing',
-      { timeoutMs: 30_000 },
+      { timeoutMs: 75_000 },
     );
     expect(firing.labels).toMatchObject({ ...L, outcome: 'missed', severity: 'page' });
+    expect(firing.labels.schedule_name).toBeTruthy();
     const values = async (expr: string) => (await p.query(expr)).map((r) => r.value);
     const recorded = await values(`media_spaces_slots_total{outcome="recorded",schedule="${DEMO_SCHEDULE}"}`);
     expect(recorded).toHaveLength(1);
@@ -119,7 +120,7 @@ describe('Prometheus scraping the demo wiring, as docs/monitoring.md says', () =
     expect(sum[0]).toBeGreaterThanOrEqual(0);
     expect((await p.targets()).map((t) => [t.health, t.lastError])).toEqual([['up', '']]);
     expect(demo.red.output()).not.toMatch(/already (been )?registered/i);
-  }, 150_000);
+  }, 200_000);
 
   it('ten redeploys and a restart: nothing registered twice, counts go on across redeploys, start again from 0 after the restart without the ends the schedule replays', async () => {
     const signIn = await httpJson(`${demo.red.url}/auth/token`, {
