@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { recordsToCsv, recordsToJsonl } from '../../lib/asrun/export';
+import { exportFileName, recordsToCsv, recordsToJsonl } from '../../lib/asrun/export';
 import { AS_RUN_OUTCOMES, type AsRunOutcome } from '../../lib/asrun/record';
 import type { AsRunQuery } from '../../lib/asrun/recorder';
 import { AsRunRecorder } from '../../lib/asrun/recorder';
@@ -129,7 +129,7 @@ export async function serveAsRun(log: AsRunRecorder, req: HttpRequest, res: Http
     res.status(200).json({ day, zone, records, ...(warnings.length > 0 ? { warnings } : {}) });
     return;
   }
-  const name = `as-run-${day}.${format}`;
+  const name = exportFileName({ day, zone, schedule: query.schedule, outcome, format });
   res
     .status(200)
     .set('content-type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
