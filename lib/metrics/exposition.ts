@@ -1,8 +1,8 @@
 /**
  * The package's series as plain numbers: what SlotMetrics counts from the
- * first event on, before anything is scraped. prom-client (lib/metrics/
- * registry.ts, loaded at the first scrape) writes them in Prometheus' text
- * format; nothing here depends on it.
+ * first event on, before anything is scraped. The metrics route writes them
+ * through prom-client (nodes/sidebar/metrics-registry.ts, loaded at the
+ * first scrape); lib/ depends on no metrics library.
  */
 
 type Labels = Record<string, string>;

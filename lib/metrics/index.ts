@@ -1,3 +1,2 @@
-export { type Family, Histogram } from './exposition';
-export { type MetricsRegistry, metricsRegistry, PROCESS_METRICS_PREFIX } from './registry';
+export { type Family, Histogram, type HistogramSample, type Sample } from './exposition';
 export { JOB_DURATION_BUCKETS, LATENESS_BUCKETS, metrics, SlotMetrics } from './slot-metrics';

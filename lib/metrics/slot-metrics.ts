@@ -245,8 +245,8 @@ export class SlotMetrics {
   /**
    * Every series, as plain numbers: one entry per metric family, in the order a scrape lists them, with the
    * label names it has (also when it has no sample yet). The families are the same at every call; a new
-   * series is one more entry here (and its count in WindowSeries). lib/metrics/registry.ts hands them to
-   * prom-client at each scrape.
+   * series is one more entry here (and its count in WindowSeries). The metrics route hands them to
+   * prom-client at each scrape (nodes/sidebar/metrics-registry.ts).
    */
   families(): Family[] {
     const windows = [...this.windows.values()];

@@ -5,10 +5,10 @@ import type { AsRunQuery } from '../../lib/asrun/recorder';
 import { AsRunRecorder } from '../../lib/asrun/recorder';
 import { RedisAsRunStore } from '../../lib/asrun/redis-store';
 import type { Coordinator } from '../../lib/coordination';
-import { type MetricsRegistry, metricsRegistry } from '../../lib/metrics/registry';
 import { metrics, type SlotMetrics } from '../../lib/metrics/slot-metrics';
 import { isCoordinationProvider } from '../shared/coordination-provider';
 import type { HttpRequest, HttpResponse, NodeAPI } from '../shared/node-red-types';
+import { type MetricsRegistry, metricsRegistry } from './metrics-registry';
 
 const AS_RUN_DIR = 'media-spaces-as-run';
 const FORMATS = ['json', 'csv', 'jsonl'] as const;

@@ -2,9 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CoordinationError } from '../../../lib/coordination/errors';
 import { reportCoordinationFailure } from '../../../lib/coordination/failure-events';
 import { reportFeedRefresh } from '../../../lib/feed-events';
-import { type Family, metricsRegistry, PROCESS_METRICS_PREFIX, SlotMetrics } from '../../../lib/metrics';
+import { type Family, SlotMetrics } from '../../../lib/metrics';
 import { requestEvents } from '../../../lib/request-events';
 import { scheduleWindows } from '../../../lib/schedule/slot-events';
+import { metricsRegistry, PROCESS_METRICS_PREFIX } from '../../../nodes/sidebar/metrics-registry';
 import { parseSamples, promtoolCheckMetrics, promtoolProblems, sampleValue } from '../../support/prometheus-text';
 import { SCHEDULE, SlotStory, WINDOW } from '../../support/slot-transitions';
 

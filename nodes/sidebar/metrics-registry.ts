@@ -1,5 +1,5 @@
 import type { Counter, Gauge, Metric, Registry } from 'prom-client';
-import type { Family, HistogramSample } from './exposition';
+import type { Family, HistogramSample } from '../../lib/metrics/exposition';
 
 /**
  * The prefix of prom-client's default process metrics in the scrape
