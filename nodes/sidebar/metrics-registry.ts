@@ -1,4 +1,4 @@
-import type { Counter, Gauge, Metric, Registry } from 'prom-client';
+import type { Counter, Gauge, Registry } from 'prom-client';
 import type { Family, HistogramSample } from '../../lib/metrics/exposition';
 
 /**
@@ -69,39 +69,37 @@ function register(prom: PromClient, registry: Registry, family: Family, now: () 
       },
     });
   } else {
-    registry.registerMetric(new CountedHistogram(family.name, family.help, now) as unknown as Metric);
+    countedHistogram(prom, config, now);
   }
 }
 
 /**
  * A histogram whose buckets are counted elsewhere (lib/metrics/exposition's Histogram, from the first
- * event, before prom-client is loaded): prom-client's Histogram only takes observations, so this is
- * the metric shape its Registry formats (`get()`: name, help, type, values), with buckets cumulative,
- * `le` increasing and a last `+Inf` equal to `_count`.
+ * event, before prom-client is loaded): prom-client's Histogram only takes observations, so this one
+ * answers the registry with the counted buckets (cumulative, `le` increasing, a last `+Inf` equal to
+ * `_count`) instead of its own.
  */
-class CountedHistogram {
-  readonly type = 'histogram';
-  readonly aggregator = 'sum';
-
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    private readonly now: () => Family | undefined,
-  ) {}
-
-  async get() {
-    return {
-      name: this.name,
-      help: this.help,
-      type: this.type,
-      aggregator: this.aggregator,
-      values: (this.now()?.histograms ?? []).flatMap((h) => histogramValues(this.name, h)),
-    };
+function countedHistogram(
+  prom: PromClient,
+  config: { name: string; help: string; labelNames: string[]; registers: Registry[] },
+  now: () => Family | undefined,
+): void {
+  class CountedHistogram extends prom.Histogram<string> {
+    /**
+     * What prom-client's Registry reads for the text format (and its Histogram's own get() reads for
+     * JSON): the shape of Histogram.getForPromString, with the counted buckets.
+     */
+    async getForPromString() {
+      return {
+        name: config.name,
+        help: config.help,
+        type: 'histogram',
+        aggregator: 'sum',
+        values: (now()?.histograms ?? []).flatMap((h) => histogramValues(config.name, h)),
+      };
+    }
   }
-
-  reset(): void {
-    // the counts belong to SlotMetrics
-  }
+  new CountedHistogram(config);
 }
 
 function histogramValues(name: string, h: HistogramSample) {
