@@ -29,6 +29,13 @@ describe('docs/prometheus', () => {
     expect(run.status).toBe(0);
   });
 
+  it('promtool test rules: pending then firing with schedule_name, two coordinated instances each joined to its own info series, the late start, the event-loop lag', () => {
+    const tests = path.join(__dirname, '..', 'fixtures', 'prometheus', 'media-spaces-alerts.test.yml');
+    const run = spawnSync('promtool', ['test', 'rules', tests], { encoding: 'utf8' });
+    expect(run.stdout + run.stderr).toContain('SUCCESS');
+    expect(run.status).toBe(0);
+  });
+
   it('every alert about a window carries schedule_name, and only a feed or the process alert goes without it', () => {
     const rules = readFileSync(path.join(PROMETHEUS_DOCS, RULES), 'utf8');
     const alerts = rules.split(/\n(?= {6}- alert: )/).slice(1);
