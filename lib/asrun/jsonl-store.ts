@@ -51,7 +51,8 @@ export class JsonlAsRunStore {
       if (batch.date !== this.lastDate) {
         // the log names programmes, channels and outputs: the owner's only, like the journal
         await mkdir(this.dir, { recursive: true, mode: 0o700 });
-        await chmod(this.dir, 0o700);
+        // a folder an earlier version created 0755; one this user does not own stays as it is
+        await chmod(this.dir, 0o700).catch(() => undefined);
         await this.prune();
         this.lastDate = batch.date;
       }
