@@ -1,4 +1,4 @@
-import { appendFile, mkdir, readdir, readFile, unlink } from 'node:fs/promises';
+import { appendFile, chmod, mkdir, readdir, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { DAY } from '../schedule/tz';
 import { utcDates } from './day';
@@ -49,11 +49,14 @@ export class JsonlAsRunStore {
     if (this.waiting === batch) this.waiting = undefined;
     try {
       if (batch.date !== this.lastDate) {
-        await mkdir(this.dir, { recursive: true });
+        // the log names programmes, channels and outputs: the owner's only, like the journal
+        await mkdir(this.dir, { recursive: true, mode: 0o700 });
+        // a folder an earlier version created 0755; one this user does not own stays as it is
+        await chmod(this.dir, 0o700).catch(() => undefined);
         await this.prune();
         this.lastDate = batch.date;
       }
-      await appendFile(this.fileOf(batch.date), batch.lines.join(''), 'utf8');
+      await appendFile(this.fileOf(batch.date), batch.lines.join(''), { encoding: 'utf8', mode: 0o600 });
     } catch (error) {
       for (const onError of batch.onErrors) onError(error);
     }

@@ -1,11 +1,8 @@
 /**
- * Prometheus' text exposition format (version 0.0.4), written by hand: the
- * package exports a few dozen series, and prom-client would add a
- * dependency for what is a page of code. The rules followed: one HELP and
- * TYPE line per family before its samples, label values with \\ " and line
- * breaks escaped, HELP text with \\ and line breaks escaped, histogram
- * buckets cumulative with `le` in increasing order and a last `+Inf` bucket
- * equal to `_count`, and values as Go's ParseFloat reads them.
+ * The package's series as plain numbers: what SlotMetrics counts from the
+ * first event on, before anything is scraped. The metrics route writes them
+ * through prom-client (nodes/sidebar/metrics-registry.ts, loaded at the
+ * first scrape); lib/ depends on no metrics library.
  */
 
 type Labels = Record<string, string>;
@@ -16,7 +13,7 @@ export interface Sample {
   value: number;
 }
 
-interface HistogramSample {
+export interface HistogramSample {
   labels: Labels;
   /** upper bounds, increasing, without +Inf */
   bounds: readonly number[];
@@ -29,54 +26,13 @@ export interface Family {
   name: string;
   help: string;
   type: MetricType;
+  /** every label a sample of the family has (histograms: without `le`) */
+  labelNames: readonly string[];
   samples?: Sample[];
   histograms?: HistogramSample[];
 }
 
-export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
-
-function formatValue(value: number): string {
-  if (Number.isNaN(value)) return 'NaN';
-  if (value === Number.POSITIVE_INFINITY) return '+Inf';
-  if (value === Number.NEGATIVE_INFINITY) return '-Inf';
-  return String(value);
-}
-
-function escapeLabel(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
-}
-
-function escapeHelp(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
-}
-
-function labelText(labels: Labels, extra?: [string, string]): string {
-  const pairs = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabel(v)}"`);
-  if (extra) pairs.push(`${extra[0]}="${escapeLabel(extra[1])}"`);
-  return pairs.length > 0 ? `{${pairs.join(',')}}` : '';
-}
-
-export function renderFamilies(families: readonly Family[]): string {
-  const lines: string[] = [];
-  for (const f of families) {
-    lines.push(`# HELP ${f.name} ${escapeHelp(f.help)}`, `# TYPE ${f.name} ${f.type}`);
-    for (const s of f.samples ?? []) lines.push(`${f.name}${labelText(s.labels)} ${formatValue(s.value)}`);
-    for (const h of f.histograms ?? []) {
-      let cumulative = 0;
-      h.bounds.forEach((bound, i) => {
-        cumulative += h.counts[i] ?? 0;
-        lines.push(`${f.name}_bucket${labelText(h.labels, ['le', formatValue(bound)])} ${cumulative}`);
-      });
-      cumulative += h.counts[h.bounds.length] ?? 0;
-      lines.push(`${f.name}_bucket${labelText(h.labels, ['le', '+Inf'])} ${cumulative}`);
-      lines.push(`${f.name}_sum${labelText(h.labels)} ${formatValue(h.sum)}`);
-      lines.push(`${f.name}_count${labelText(h.labels)} ${cumulative}`);
-    }
-  }
-  return `${lines.join('\n')}\n`;
-}
-
-/** A histogram's counts, kept as plain numbers until rendered. */
+/** A histogram's counts, kept as plain numbers until scraped. */
 export class Histogram {
   readonly counts: number[];
   sum = 0;

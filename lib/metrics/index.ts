@@ -1,2 +1,2 @@
-export { CONTENT_TYPE, type Family, Histogram, renderFamilies } from './exposition';
+export { type Family, Histogram, type HistogramSample, type Sample } from './exposition';
 export { JOB_DURATION_BUCKETS, LATENESS_BUCKETS, metrics, SlotMetrics } from './slot-metrics';

@@ -2,13 +2,15 @@ import { coordinationFailures } from '../coordination/failure-events';
 import { type FeedRefreshEvent, feedEvents } from '../feed-events';
 import { type RequestEvent, requestEvents } from '../request-events';
 import {
+  type ScheduleWindows,
   type SlotJobOutcome,
   type SlotPhase,
   type SlotTransition,
+  scheduleWindows,
   slotJobs,
   slotTransitions,
 } from '../schedule/slot-events';
-import { type Family, Histogram, renderFamilies, type Sample } from './exposition';
+import { type Family, Histogram, type Sample } from './exposition';
 
 const OUTCOMES = ['recorded', 'partial', 'missed', 'skipped', 'cancelled'] as const;
 const OUTCOME_OF: Record<string, (typeof OUTCOMES)[number]> = {
@@ -22,6 +24,8 @@ const OUTCOME_OF: Record<string, (typeof OUTCOMES)[number]> = {
 const JOB_STATES = ['succeeded', 'failed', 'stopped'];
 export const LATENESS_BUCKETS = [0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600];
 export const JOB_DURATION_BUCKETS = [10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14_400];
+/** The labels of every per-window series (some add one: outcome, state, schedule_name). */
+const WINDOW_LABELS = ['schedule', 'window'];
 /** Slots whose labels are remembered until their follow-up job reports (a bound, not a schedule's state). */
 const SLOT_LABELS_KEPT = 4096;
 
@@ -66,6 +70,7 @@ export class SlotMetrics {
       this.coordinationFailureCount++;
     },
     feed: (m: unknown) => this.safely(() => this.feed(m as FeedRefreshEvent)),
+    windows: (m: unknown) => this.safely(() => this.knowWindows(m as ScheduleWindows)),
   };
 
   start(): void {
@@ -76,6 +81,7 @@ export class SlotMetrics {
     requestEvents.subscribe(this.handlers.request);
     coordinationFailures.subscribe(this.handlers.coordination);
     feedEvents.subscribe(this.handlers.feed);
+    scheduleWindows.subscribe(this.handlers.windows);
   }
 
   stop(): void {
@@ -86,6 +92,7 @@ export class SlotMetrics {
     requestEvents.unsubscribe(this.handlers.request);
     coordinationFailures.unsubscribe(this.handlers.coordination);
     feedEvents.unsubscribe(this.handlers.feed);
+    scheduleWindows.unsubscribe(this.handlers.windows);
   }
 
   /** An event heard before this object subscribed (the lazy start in a host), by its channel's name. */
@@ -95,11 +102,18 @@ export class SlotMetrics {
     else if (channel === requestEvents.name) this.handlers.request(message);
     else if (channel === coordinationFailures.name) this.handlers.coordination(message);
     else if (channel === feedEvents.name) this.handlers.feed(message);
+    else if (channel === scheduleWindows.name) this.handlers.windows(message);
   }
 
   /** A window its schedule knows of: its series exist from now on, at 0. */
   knowWindow(schedule: { id: string; name?: string }, windowId: string): void {
     this.series(schedule.id, windowId, schedule.name);
+  }
+
+  /** A schedule's windows as it tells them (at its start and when they change): each window's series at 0. */
+  private knowWindows(told: ScheduleWindows): void {
+    if (!Array.isArray(told.windows)) return;
+    for (const w of told.windows) if (typeof w === 'string') this.knowWindow(told.schedule, w);
   }
 
   /** The next start of a window (epoch ms), for a schedule that tells it rather than publishing planned transitions. */
@@ -124,7 +138,8 @@ export class SlotMetrics {
       s = {
         schedule,
         window,
-        name: name ?? schedule,
+        // a schedule node without a name is named by its id: schedule_name is never empty (an empty label is none)
+        name: name || schedule,
         slots: Object.fromEntries(OUTCOMES.map((o) => [o, 0])),
         lateness: new Histogram(LATENESS_BUCKETS),
         interruptions: 0,
@@ -133,7 +148,7 @@ export class SlotMetrics {
         jobDuration: new Histogram(JOB_DURATION_BUCKETS),
       };
       this.windows.set(key, s);
-    } else if (name !== undefined) s.name = name;
+    } else if (name !== undefined) s.name = name || schedule;
     return s;
   }
 
@@ -227,9 +242,15 @@ export class SlotMetrics {
     }
   }
 
-  /** The text a scrape gets. */
-  render(): string {
+  /**
+   * Every series, as plain numbers: one entry per metric family, in the order a scrape lists them, with the
+   * label names it has (also when it has no sample yet). The families are the same at every call; a new
+   * series is one more entry here (and its count in WindowSeries). The metrics route hands them to
+   * prom-client at each scrape (nodes/sidebar/metrics-registry.ts).
+   */
+  families(): Family[] {
     const windows = [...this.windows.values()];
+    const W = WINDOW_LABELS;
     const labels = (s: WindowSeries) => ({ schedule: s.schedule, window: s.window });
     const per = (value: (s: WindowSeries) => number | undefined): Sample[] =>
       windows.flatMap((s) => {
@@ -239,24 +260,28 @@ export class SlotMetrics {
     const families: Family[] = [
       {
         name: 'media_spaces_schedule_info',
+        labelNames: [...W, 'schedule_name'],
         help: 'A schedule node and window known to this instance, with the schedule name.',
         type: 'gauge',
         samples: windows.map((s) => ({ labels: { ...labels(s), schedule_name: s.name }, value: 1 })),
       },
       {
         name: 'media_spaces_slot_next_start_timestamp_seconds',
+        labelNames: W,
         help: 'Scheduled (padded) start of the next slot of the window, Unix time.',
         type: 'gauge',
         samples: per((s) => (s.nextStart === undefined ? undefined : s.nextStart / 1000)),
       },
       {
         name: 'media_spaces_slot_last_recorded_end_timestamp_seconds',
+        labelNames: W,
         help: 'Scheduled end of the last slot of the window that recorded (whole or partial), Unix time.',
         type: 'gauge',
         samples: per((s) => (s.lastRecordedEnd === undefined ? undefined : s.lastRecordedEnd / 1000)),
       },
       {
         name: 'media_spaces_slots_total',
+        labelNames: [...W, 'outcome'],
         help: 'Slots that ended, by outcome (recorded, partial, missed, skipped, cancelled).',
         type: 'counter',
         samples: windows.flatMap((s) =>
@@ -265,6 +290,7 @@ export class SlotMetrics {
       },
       {
         name: 'media_spaces_slot_start_lateness_seconds',
+        labelNames: W,
         help: 'How late the recording of a slot started after its scheduled start, in seconds.',
         type: 'histogram',
         histograms: windows.map((s) => ({
@@ -276,18 +302,21 @@ export class SlotMetrics {
       },
       {
         name: 'media_spaces_recording_interruptions_total',
+        labelNames: W,
         help: 'Recordings interrupted while a slot ran.',
         type: 'counter',
         samples: per((s) => s.interruptions),
       },
       {
         name: 'media_spaces_channels_recording',
+        labelNames: W,
         help: 'Channels recording now.',
         type: 'gauge',
         samples: per((s) => s.recording),
       },
       {
         name: 'media_spaces_followup_jobs_total',
+        labelNames: [...W, 'state'],
         help: 'Follow-up jobs of slots that ended, by final state.',
         type: 'counter',
         samples: windows.flatMap((s) =>
@@ -296,6 +325,7 @@ export class SlotMetrics {
       },
       {
         name: 'media_spaces_followup_job_duration_seconds',
+        labelNames: W,
         help: 'Run time of follow-up jobs that ended, in seconds.',
         type: 'histogram',
         histograms: windows.map((s) => ({
@@ -307,6 +337,7 @@ export class SlotMetrics {
       },
       {
         name: 'media_spaces_requests_total',
+        labelNames: ['operation', 'status_class'],
         help: 'HTTP requests to the service (each attempt), by operation and status class or error.',
         type: 'counter',
         samples: [...this.requests.values()].map((r) => ({
@@ -316,18 +347,21 @@ export class SlotMetrics {
       },
       {
         name: 'media_spaces_coordination_failures_total',
+        labelNames: [],
         help: 'Redis commands of the coordination that failed (unreachable, timed out, refused).',
         type: 'counter',
         samples: [{ labels: {}, value: this.coordinationFailureCount }],
       },
       {
         name: 'media_spaces_feed_refresh_failures_total',
+        labelNames: ['feed'],
         help: 'Failed refreshes of a schedule feed (calendar, EPG).',
         type: 'counter',
         samples: [...this.feeds].map(([feed, f]) => ({ labels: { feed }, value: f.failures })),
       },
       {
         name: 'media_spaces_feed_last_success_timestamp_seconds',
+        labelNames: ['feed'],
         help: 'Last successful refresh of a schedule feed, Unix time (staleness is time() minus this).',
         type: 'gauge',
         samples: [...this.feeds]
@@ -335,7 +369,7 @@ export class SlotMetrics {
           .map(([feed, f]) => ({ labels: { feed }, value: (f.lastSuccess ?? 0) / 1000 })),
       },
     ];
-    return renderFamilies(families);
+    return families;
   }
 }
 

@@ -33,3 +33,15 @@ export interface SlotJobOutcome {
 }
 export const slotTransitions = diagnostics_channel.channel('media-spaces:slot');
 export const slotJobs = diagnostics_channel.channel('media-spaces:slot-job');
+
+/**
+ * The windows a deployed schedule has, told when it starts and whenever its
+ * windows change: the metrics export each window's series at 0 from then on,
+ * whether or not the window has a next start yet, so that Prometheus sees a
+ * first miss as a rise from 0.
+ */
+export interface ScheduleWindows {
+  schedule: { id: string; name: string };
+  windows: string[];
+}
+export const scheduleWindows = diagnostics_channel.channel('media-spaces:schedule-windows');

@@ -9,7 +9,12 @@ import {
   type ScheduleWindow,
   type Slot,
 } from '../../lib/schedule';
-import { type SlotTransition, slotTransitions } from '../../lib/schedule/slot-events';
+import {
+  type ScheduleWindows,
+  type SlotTransition,
+  scheduleWindows,
+  slotTransitions,
+} from '../../lib/schedule/slot-events';
 import { findCoordination } from '../shared/coordination-provider';
 import { asMediaSpacesError, failMessage } from '../shared/failure';
 import { resolveMessageInputs } from '../shared/inputs';
@@ -69,6 +74,8 @@ export class ScheduleController {
   private sidebar: ScheduleSidebar | undefined;
   /** per window: the next start last published as planned */
   private readonly plannedStarts = new Map<string, number>();
+  /** the schedule and its windows as last told on scheduleWindows */
+  private windowsTold: string | undefined;
   /** reads the channels of windows in progress, so that a recording that stops early is replaced */
   private readonly watch: RecordingWatch | undefined;
   /** the calendar and guide windows' feeds, each the plan of its window */
@@ -300,6 +307,7 @@ export class ScheduleController {
    * next-start gauge): the slot it names is planned, nothing more.
    */
   private publishPlanned(): void {
+    this.announceWindows();
     const scheduler = this.scheduler;
     if (!scheduler || !slotTransitions.hasSubscribers) return;
     for (const next of scheduler.nextStartsOfWindows()) {
@@ -315,6 +323,22 @@ export class ScheduleController {
         at: new Date().toISOString(),
       } satisfies SlotTransition);
     }
+  }
+
+  /**
+   * The schedule's windows, when they changed since last told and someone listens (the metrics export each
+   * window's series at 0 from then on, also a window with no next start yet).
+   */
+  private announceWindows(): void {
+    if (this.closed || !scheduleWindows.hasSubscribers) return;
+    const told: ScheduleWindows = {
+      schedule: { id: this.node.id, name: this.node.name ?? '' },
+      windows: this.config.windows.map((w) => w.id),
+    };
+    const key = JSON.stringify(told);
+    if (key === this.windowsTold) return;
+    this.windowsTold = key;
+    scheduleWindows.publish(told);
   }
 
   /** The scheduler's state changed: the badge, the sidebar and the next planned starts, after the sends. */
@@ -388,6 +412,7 @@ export class ScheduleController {
           this.lives.restore(slot, slot.channel, slot.earlier ?? [], slot.gaps ?? [], slot.startFailure);
         }
         this.slotsChanged();
+        this.announceWindows();
         this.feeds.configure();
         this.checkConflicts();
       },

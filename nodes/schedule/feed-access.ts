@@ -1,14 +1,19 @@
 import path from 'node:path';
 import type { FeedCredentials, FeedWindowSource } from '../../lib/schedule/sources';
+import { safeId } from '../shared/node-state';
 import type { ScheduleAPI, ScheduleNode } from './types';
 
 type Sources = typeof import('../../lib/schedule/sources');
 
-/** Where a schedule's feeds keep their last good copy: beside its journal in the user directory. */
+/**
+ * Where a schedule's feeds keep their last good copy: beside its journal in the user directory, in a
+ * folder named by the node's id made safe as the journal's name is, and with no leading dot (an id
+ * `..`, `../x` or `/x` is one folder inside `feeds/`, never a path out of it nor a hidden one).
+ */
 export function feedDir(RED: ScheduleAPI, node: ScheduleNode): string | undefined {
   const userDir = RED.settings?.userDir;
   return typeof userDir === 'string' && userDir !== ''
-    ? path.join(userDir, '.media-spaces', 'feeds', node.id)
+    ? path.join(userDir, '.media-spaces', 'feeds', safeId(node.id).replace(/^\./, '_'))
     : undefined;
 }
 

@@ -68,7 +68,7 @@ export class StateJournal {
   /** Throws when the file cannot be written (the caller reports it). */
   write(value: unknown): void {
     if (!this.dirReady) {
-      fs.mkdirSync(path.dirname(this.file), { recursive: true });
+      fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
       this.dirReady = true;
     }
     if (this.next === undefined) this.read();

@@ -1,14 +1,14 @@
 import path from 'node:path';
-import { recordsToCsv, recordsToJsonl } from '../../lib/asrun/export';
+import { exportFileName, recordsToCsv, recordsToJsonl } from '../../lib/asrun/export';
 import { AS_RUN_OUTCOMES, type AsRunOutcome } from '../../lib/asrun/record';
 import type { AsRunQuery } from '../../lib/asrun/recorder';
 import { AsRunRecorder } from '../../lib/asrun/recorder';
 import { RedisAsRunStore } from '../../lib/asrun/redis-store';
 import type { Coordinator } from '../../lib/coordination';
-import { CONTENT_TYPE } from '../../lib/metrics/exposition';
 import { metrics, type SlotMetrics } from '../../lib/metrics/slot-metrics';
 import { isCoordinationProvider } from '../shared/coordination-provider';
 import type { HttpRequest, HttpResponse, NodeAPI } from '../shared/node-red-types';
+import { type MetricsRegistry, metricsRegistry } from './metrics-registry';
 
 const AS_RUN_DIR = 'media-spaces-as-run';
 const FORMATS = ['json', 'csv', 'jsonl'] as const;
@@ -94,8 +94,13 @@ export function startMonitoring(RED: MonitoringHost): { metrics: SlotMetrics; re
   return { metrics: metrics(), recorder: asRunRecorder(RED) };
 }
 
-export function serveMetrics(counted: SlotMetrics, res: HttpResponse): void {
-  res.status(200).set('content-type', CONTENT_TYPE).send(counted.render());
+let registry: MetricsRegistry | undefined;
+
+/** GET /media-spaces/metrics: prom-client (and its process collectors) loaded at the first scrape, once per process. */
+export async function serveMetrics(counted: SlotMetrics, res: HttpResponse): Promise<void> {
+  registry ??= metricsRegistry(counted);
+  const text = await registry.text();
+  res.status(200).set('content-type', registry.contentType).send(text);
 }
 
 /** GET /media-spaces/as-run: a day of the log, as JSON, CSV or JSON Lines. */
@@ -124,7 +129,7 @@ export async function serveAsRun(log: AsRunRecorder, req: HttpRequest, res: Http
     res.status(200).json({ day, zone, records, ...(warnings.length > 0 ? { warnings } : {}) });
     return;
   }
-  const name = `as-run-${day}.${format}`;
+  const name = exportFileName({ day, zone, schedule: query.schedule, outcome, format });
   res
     .status(200)
     .set('content-type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')

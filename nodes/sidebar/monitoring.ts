@@ -19,6 +19,7 @@ export const MONITORED_CHANNELS = [
   'media-spaces:request',
   'media-spaces:coordination-failure',
   'media-spaces:feed',
+  'media-spaces:schedule-windows',
 ];
 const CHANNELS = MONITORED_CHANNELS.map((name) => diagnostics_channel.channel(name));
 
@@ -85,7 +86,9 @@ export function registerMonitoringRoutes(RED: MonitoringHost): void {
   watchLazily(RED);
   RED.httpAdmin.get(METRICS_PATH, requirePermission(RED, READ_PERMISSION), (_req, res) => {
     const runtime = require('./monitoring-runtime') as Runtime;
-    runtime.serveMetrics(start(RED).metrics, res);
+    runtime.serveMetrics(start(RED).metrics, res).catch((error: unknown) => {
+      res.status(500).json({ error: { code: 'metrics_failed', message: String(error) } });
+    });
   });
   RED.httpAdmin.get(AS_RUN_PATH, requirePermission(RED, READ_PERMISSION), (req, res) => {
     const runtime = require('./monitoring-runtime') as Runtime;

@@ -103,7 +103,10 @@ describe('Media Spaces sidebar: the As-run view', () => {
   it('exports the day as CSV, one row per slot, and as JSON Lines', async () => {
     const { page } = stack;
     const [csvDownload] = await Promise.all([page.waitForEvent('download'), page.locator('.ms-ar-export-csv').click()]);
-    expect(csvDownload.suggestedFilename()).toBe(`as-run-${today}.csv`);
+    // the name the runtime gives: every schedule, the day, the zone, every outcome, and when it was exported
+    expect(csvDownload.suggestedFilename()).toMatch(
+      new RegExp(`^as-run_all-schedules_${today}_UTC_all_exported-\\d{8}T\\d{6}Z\\.csv$`),
+    );
     const rows = parse(readFileSync((await csvDownload.path()) ?? '', 'utf8'), { columns: true }) as Record<
       string,
       string

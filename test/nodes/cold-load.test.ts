@@ -10,7 +10,7 @@ import { NODE_TYPES, nodeEntry, ROOT } from '../support/node-modules';
  * fresh process per case: timings are left to `npm run bench`.
  */
 
-const HEAVY = ['zod', 'yaml', 'node-cron', 'undici', '@redis/client'];
+const HEAVY = ['zod', 'yaml', 'node-cron', 'undici', '@redis/client', 'prom-client', 'csv-stringify'];
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   'node-red': { plugins: Record<string, string> };
 };
@@ -26,13 +26,20 @@ interface Probe {
   /** this package's modules (dist/…) loaded right after the deploy, and `waitMs` later */
   ownAfterDeploy: string[];
   later?: string[];
+  beforeScrape?: string[];
+  afterScrape?: string[];
   deployErrors: string[];
 }
 
-function probe(files: string[], deploy: { type: string; def: Record<string, unknown> }[] = [], waitMs = 0): Probe {
+function probe(
+  files: string[],
+  deploy: { type: string; def: Record<string, unknown> }[] = [],
+  waitMs = 0,
+  scrape = false,
+): Probe {
   const run = spawnSync(
     process.execPath,
-    [join(ROOT, 'test/support/cold-load-probe.cjs'), JSON.stringify({ files, deploy, waitMs })],
+    [join(ROOT, 'test/support/cold-load-probe.cjs'), JSON.stringify({ files, deploy, waitMs, scrape })],
     {
       cwd: ROOT,
       encoding: 'utf8',
@@ -60,10 +67,13 @@ describe('cold load: what registering the package loads', () => {
     expect(result.atStart).toEqual([]);
   });
 
-  it.each(ENTRIES)('%s alone loads none of zod, yaml, node-cron, undici, @redis/client', (entry) => {
-    const loaded = probe([entry]).atStart;
-    for (const name of HEAVY) expect(loaded).not.toContain(name);
-  });
+  it.each(ENTRIES)(
+    '%s alone loads none of zod, yaml, node-cron, undici, @redis/client, prom-client, csv-stringify',
+    (entry) => {
+      const loaded = probe([entry]).atStart;
+      for (const name of HEAVY) expect(loaded).not.toContain(name);
+    },
+  );
 
   it('a deployed submit-job node loads zod for its settings, but neither yaml, node-cron, undici nor redis', () => {
     const result = probe(ENTRIES, [{ type: 'media-spaces-submit-job', def: { id: 'submit', server: 'config' } }]);
@@ -89,5 +99,15 @@ describe('cold load: what registering the package loads', () => {
     // a runtime without a schedule does not load it
     const other = probe(ENTRIES, [{ type: 'media-spaces-submit-job', def: { id: 'submit', server: 'config' } }], 1500);
     expect(other.later).not.toContain(runtime);
+  });
+
+  it('prom-client loads at the first scrape of the metrics, not with monitoring', () => {
+    expect(probe(ENTRIES).atStart).not.toContain('prom-client');
+    // monitoring started a second after a schedule's deploy: the metrics count, prom-client is not loaded
+    const result = probe(ENTRIES, [{ type: 'media-spaces-schedule', def: { id: 'schedule' } }], 1500, true);
+    expect(result.deployErrors).toEqual([]);
+    expect(result.later).toContain('dist/lib/metrics/slot-metrics.js');
+    expect(result.beforeScrape).not.toContain('prom-client');
+    expect(result.afterScrape).toContain('prom-client');
   });
 });

@@ -1,9 +1,17 @@
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { NodeModule } from 'node-red-node-test-helper';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { JsonlAsRunStore } from '../../lib/asrun/jsonl-store';
 import { type RequestLogEntry, type Simulator, startSimulator } from '../../lib/simulator';
+import { feedDir } from '../../nodes/schedule/feed-access';
+import type { ScheduleAPI, ScheduleNode } from '../../nodes/schedule/types';
+import { vcalendar, vevent } from '../support/ical-text';
 import { nodeModule } from '../support/node-modules';
 import {
   ALL_NODES,
+  configNode,
   credentials,
   DEMO,
   helper,
@@ -12,6 +20,7 @@ import {
   type Outcome,
   operationFlow,
   trigger,
+  waitFor,
 } from '../support/node-red-runtime';
 
 const EVERY_NODE: NodeModule[] = [
@@ -264,4 +273,99 @@ describe('security: ids cannot change the request path', () => {
       check(c, sent, outcome);
     },
   );
+});
+
+/** A file's or folder's permission bits. */
+const modeOf = (p: string) => statSync(p).mode & 0o777;
+
+/**
+ * Node ids name files and folders too: the schedule's journal and its feeds' last good copies. Whatever the
+ * id, each is one name inside the package's folder of the user directory; and what the package writes there
+ * (feed copies, the as-run log, the journal) is the owner's only: files 0600, their folders 0700.
+ */
+describe("security: node ids cannot move files, and the files are the owner's", () => {
+  let base: string;
+  let userDir: string;
+
+  beforeAll(() => {
+    initRuntime();
+    base = mkdtempSync(path.join(os.tmpdir(), 'ms-paths-'));
+    userDir = path.join(base, 'a', 'b', 'user');
+    mkdirSync(userDir, { recursive: true });
+  });
+  afterEach(async () => {
+    await helper.unload();
+  });
+  afterAll(() => {
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  it.each([...HOSTILE, '../../../../escaped', '/etc', 'C:\\x', '..\\..\\..\\x'])(
+    'a schedule id %j names one folder inside feeds/',
+    (id) => {
+      const feeds = path.join(userDir, '.media-spaces', 'feeds');
+      const dir = feedDir({ settings: { userDir } } as ScheduleAPI, { id } as ScheduleNode) ?? '';
+      expect(path.dirname(dir)).toBe(feeds);
+      expect(['.', '..', '']).not.toContain(path.basename(dir));
+      expect(path.basename(dir)).toMatch(/^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/);
+    },
+  );
+
+  it('a deployed schedule whose id climbs out with ../ keeps its feed copy in feeds/, 0600 in 0700 folders', async () => {
+    const sim = await startSimulator();
+    try {
+      const id = '../../../../escaped-feed';
+      const ics = path.join(base, 'feed.ics');
+      const start = Math.ceil(Date.now() / 1000) * 1000 + 3_600_000;
+      writeFileSync(ics, vcalendar(...vevent({ uid: 'p@test', title: 'REC Paths', start, end: start + 1_800_000 })));
+      helper.settings({ userDir });
+      await helper.load(
+        [nodeModule('media-spaces-config'), nodeModule('media-spaces-schedule')],
+        [
+          { id: 'tab', type: 'tab', label: 'paths' },
+          configNode(sim),
+          {
+            id,
+            z: 'tab',
+            type: 'media-spaces-schedule',
+            source: 'yaml',
+            yaml: `windows:\n  - id: cal\n    ical: ${JSON.stringify(ics)}\n    timezone: UTC\n`,
+            catchUp: false,
+            server: 'cfg',
+            wires: [[], [], []],
+          },
+        ],
+        credentials(),
+      );
+      const feeds = path.join(userDir, '.media-spaces', 'feeds');
+      const dir = path.join(feeds, '_._.._.._.._escaped-feed');
+      await waitFor(() => existsSync(dir) && readdirSync(dir).some((f) => f.endsWith('.body')), 10_000);
+      // the id as a path would have been base/a/escaped-feed (outside the user directory): nothing there
+      expect(existsSync(path.join(feeds, id))).toBe(false);
+      expect(readdirSync(path.join(base, 'a'))).toEqual(['b']);
+      expect(readdirSync(feeds)).toEqual(['_._.._.._.._escaped-feed']);
+      for (const f of readdirSync(dir)) expect([f, modeOf(path.join(dir, f))]).toEqual([f, 0o600]);
+      for (const d of [dir, feeds, path.dirname(feeds)]) expect([d, modeOf(d)]).toEqual([d, 0o700]);
+    } finally {
+      helper.settings({});
+      await helper.unload();
+      await sim.close();
+    }
+  });
+
+  it('the as-run log: day files 0600 in a 0700 folder, also a folder an earlier version left 0755', async () => {
+    const dir = path.join(userDir, 'media-spaces-as-run');
+    mkdirSync(dir, { recursive: true });
+    chmodSync(dir, 0o755);
+    const store = new JsonlAsRunStore(dir);
+    await store.append({
+      kind: 'job',
+      at: new Date().toISOString(),
+      event: { slot: 's:w:o', job: { id: 'j', state: 'succeeded' } },
+    });
+    const files = readdirSync(dir);
+    expect(files).toHaveLength(1);
+    expect(modeOf(path.join(dir, files[0]))).toBe(0o600);
+    expect(modeOf(dir)).toBe(0o700);
+  });
 });

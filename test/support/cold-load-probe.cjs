@@ -4,6 +4,8 @@
 // got registered and which packages are in require.cache, as one JSON line.
 //   node cold-load-probe.cjs '{"files":[...],"deploy":[{"type":"...","def":{...}}],"waitMs":0}'
 // waitMs: also lists this package's modules loaded that long after the deploy (`later`).
+// scrape: then asks GET /media-spaces/metrics once and lists the packages loaded before it and after it
+// (`beforeScrape`, `afterScrape`).
 const { EventEmitter } = require('node:events');
 const path = require('node:path');
 
@@ -11,7 +13,13 @@ const request = JSON.parse(process.argv[2]);
 const constructors = new Map();
 const registered = { types: [], plugins: [], routes: [] };
 const noop = () => undefined;
-const route = (method) => (routePath) => registered.routes.push(`${method} ${routePath}`);
+const handlers = new Map();
+const route =
+  (method) =>
+  (routePath, ...chain) => {
+    registered.routes.push(`${method} ${routePath}`);
+    handlers.set(`${method} ${routePath}`, chain.at(-1));
+  };
 const RED = {
   nodes: {
     registerType: (type, ctor) => {
@@ -68,5 +76,20 @@ const ownLoaded = () =>
     .map((f) => f.slice(f.lastIndexOf(`${path.sep}dist${path.sep}`) + 1).replaceAll('\\', '/'));
 const result = { ...registered, atStart, afterDeploy: packagesLoaded(), ownAfterDeploy: ownLoaded(), deployErrors };
 const print = (more) => process.stdout.write(`${JSON.stringify({ ...result, ...more })}\n`);
-if (request.waitMs) setTimeout(() => print({ later: ownLoaded() }), request.waitMs);
-else print({});
+function scrape() {
+  return new Promise((resolve) => {
+    const res = { status: () => res, set: () => res, send: resolve, json: resolve };
+    handlers.get('GET /media-spaces/metrics')({ query: {} }, res, noop);
+  });
+}
+async function finish() {
+  const more = request.waitMs ? { later: ownLoaded() } : {};
+  if (request.scrape) {
+    const beforeScrape = packagesLoaded();
+    const text = await scrape();
+    Object.assign(more, { beforeScrape, afterScrape: packagesLoaded(), scraped: String(text).length });
+  }
+  print(more);
+}
+if (request.waitMs) setTimeout(finish, request.waitMs);
+else finish();

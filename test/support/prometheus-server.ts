@@ -7,8 +7,9 @@ export const PROMETHEUS_DOCS = path.join(__dirname, '..', '..', 'docs', 'prometh
 
 /**
  * Debian's prometheus on a loopback port, run with the scrape config and
- * alerting rules shipped in docs/prometheus/, changed only where a test must:
- * the target, the token file, and 1 s intervals instead of 15 s.
+ * alerting rules shipped in docs/prometheus/ (prometheus-admin-auth.yml with
+ * a token, prometheus.yml without), changed only where a test must: the
+ * target, the token file, and 1 s intervals instead of 15 s.
  */
 export class PrometheusServer {
   private constructor(
@@ -18,16 +19,17 @@ export class PrometheusServer {
     private readonly output: () => string,
   ) {}
 
-  static async start(dir: string, target: string, token: string): Promise<PrometheusServer> {
+  static async start(dir: string, target: string, token?: string): Promise<PrometheusServer> {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
-    const config = readFileSync(path.join(PROMETHEUS_DOCS, 'prometheus.yml'), 'utf8')
+    const shipped = token === undefined ? 'prometheus.yml' : 'prometheus-admin-auth.yml';
+    const config = readFileSync(path.join(PROMETHEUS_DOCS, shipped), 'utf8')
       .replace(/(scrape_interval|evaluation_interval): 15s/g, '$1: 1s')
       .replace("targets: ['127.0.0.1:1880']", `targets: ['${target}']`);
-    if (!config.includes(target)) throw new Error('docs/prometheus/prometheus.yml no longer has the target line');
+    if (!config.includes(target)) throw new Error(`docs/prometheus/${shipped} no longer has the target line`);
     writeFileSync(path.join(dir, 'prometheus.yml'), config);
     copyFileSync(path.join(PROMETHEUS_DOCS, 'media-spaces-alerts.yml'), path.join(dir, 'media-spaces-alerts.yml'));
-    writeFileSync(path.join(dir, 'node-red.token'), token);
+    if (token !== undefined) writeFileSync(path.join(dir, 'node-red.token'), token);
     const port = await freePort();
     const child = spawn(
       'prometheus',

@@ -173,7 +173,7 @@ export class Feed {
   private async load(): Promise<void> {
     if (this.loaded) return;
     this.loaded = true;
-    await mkdir(this.opts.dir, { recursive: true });
+    await mkdir(this.opts.dir, { recursive: true, mode: 0o700 });
     try {
       this.meta = JSON.parse(await readFile(`${this.base}.json`, 'utf8')) as Meta;
     } catch {
@@ -184,7 +184,7 @@ export class Feed {
   private async saveMeta(meta: Meta): Promise<void> {
     this.meta = Object.fromEntries(Object.entries(meta).filter(([, v]) => v !== undefined)) as Meta;
     const tmp = `${this.base}.json.tmp`;
-    await writeFile(tmp, JSON.stringify(this.meta));
+    await writeFile(tmp, JSON.stringify(this.meta), { mode: 0o600 });
     await rename(tmp, `${this.base}.json`);
   }
 
@@ -239,7 +239,7 @@ export class Feed {
     else if (encoding === 'deflate') stages.push(createInflate());
     else if (encoding === 'br') stages.push(createBrotliDecompress());
     else if (encoding !== '' && encoding !== 'identity') throw new FeedFailure(`unknown Content-Encoding ${encoding}`);
-    await pipeline([res.body, ...stages, this.sizeCap(), createWriteStream(part)], { signal });
+    await pipeline([res.body, ...stages, this.sizeCap(), createWriteStream(part, { mode: 0o600 })], { signal });
     const etag = header(res.headers.etag);
     const lastModified = header(res.headers['last-modified']);
     return { ...(etag ? { etag } : {}), ...(lastModified ? { lastModified } : {}) };
@@ -253,7 +253,7 @@ export class Feed {
       () => false,
     );
     if (haveSnapshot && this.meta.fileStamp === fileStamp) return 'not-modified';
-    await pipeline(createReadStream(file), this.sizeCap(), createWriteStream(part));
+    await pipeline(createReadStream(file), this.sizeCap(), createWriteStream(part, { mode: 0o600 }));
     return { fileStamp };
   }
 

@@ -83,13 +83,15 @@ export class AsRunView {
     button.type = 'button';
     button.addEventListener('click', () => {
       $.ajax({ url: this.query(format), method: 'GET', dataType: 'text', cache: false }).then(
-        (text: string) => {
+        (text: string, _status: string, xhr: JQuery.jqXHR) => {
           const url = URL.createObjectURL(
             new Blob([text], { type: format === 'csv' ? 'text/csv' : 'application/x-ndjson' }),
           );
           const a = el('a', 'ms-ar-download');
           a.href = url;
-          a.download = `as-run-${this.day.value}.${format}`;
+          // the name the runtime gives the export (schedule, day, zone, outcome, when): distinct per export
+          const given = /filename="([^"]+)"/.exec(xhr.getResponseHeader('content-disposition') ?? '')?.[1];
+          a.download = given ?? `as-run-${this.day.value}.${format}`;
           document.body.append(a);
           a.click();
           a.remove();

@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { type AsRunEntry, CSV_COLUMNS, foldRecords, recordsToCsv, recordsToJsonl } from '../../../lib/asrun';
+import { csvCell, exportFileName } from '../../../lib/asrun/export';
 import { SlotStory } from '../../support/slot-transitions';
 
 /** Ten slots of one evening in Paris: seven recorded, one missed, one partial, one skipped. */
@@ -104,10 +105,84 @@ describe('as-run export', () => {
     expect(rows[4].late_by_s).toBe('0.5');
   });
 
+  it('CSV: formulas are neutralised after leading white space, in fullwidth forms, and inside a cell a `;` split would cut', () => {
+    const titles = [
+      `x;=cmd|'/C calc'!A0`,
+      ' =1+1',
+      '\u00a0@SUM(1)',
+      '＝1',
+      '＋1',
+      '－1',
+      '＠SUM(1)',
+      '\t=1',
+      ' \r=1',
+      '\u3000=1',
+    ];
+    const csv = recordsToCsv(
+      titles.map((title, i) => ({ ...records[0], slot: `s${i}`, occurrence: { ...records[0].occurrence, title } })),
+    );
+    const byComma = parse(csv, { columns: true }) as Record<string, string>[];
+    expect(byComma.map((r) => r.title)).toEqual([
+      `x;'=cmd|'/C calc'!A0`,
+      ...titles.slice(1, -3).map((t) => `'${t}`),
+      "'\t'=1",
+      "' \r'=1",
+      "'\u3000=1",
+    ]);
+    // a spreadsheet that splits on `;` or a tab: every cell is quoted whole, so no cell starts a formula
+    for (const delimiter of [';', '\t']) {
+      const cells = (parse(csv, { delimiter, relax_quotes: true, relax_column_count: true }) as string[][]).flat();
+      for (const cell of cells) expect(cell.replace(/^[\s\u00a0\u3000"]+/, '')).not.toMatch(/^[=+\-@＝＋－＠]/);
+    }
+  });
+
+  it('CSV: every cell quoted, empty ones too; ordinary titles come back as they were', () => {
+    const titles = [
+      'Show 0, "live"',
+      'News at 10; late edition',
+      '1+1 = 2',
+      'Café – Ünïcode ☕',
+      "It's 5 o'clock",
+      'a\tb',
+    ];
+    const csv = recordsToCsv(
+      titles.map((title, i) => ({ ...records[0], slot: `s${i}`, occurrence: { ...records[0].occurrence, title } })),
+    );
+    const raw = parse(csv, { raw: true }) as unknown as { raw: string }[];
+    for (const line of csv.trimEnd().split('\r\n')) expect(line).toMatch(/^"(?:[^"]|"")*"(?:,"(?:[^"]|"")*")*$/);
+    expect(raw).toHaveLength(titles.length + 1);
+    expect((parse(csv, { columns: true }) as Record<string, string>[]).map((r) => r.title)).toEqual(titles);
+    expect(csvCell(undefined)).toBe('');
+    expect(csvCell(-1.5)).toBe('-1.5');
+  });
+
   it('CSV lines end in CRLF, a line break inside a cell is quoted', () => {
     const csv = recordsToCsv(records);
     expect(csv.split('\r\n')).toHaveLength(12);
     expect(csv).toContain('"create channel failed: 503\nafter 4 attempts"');
+  });
+
+  it('an export file name says what it holds and when it was taken: two exports never share one', () => {
+    const at = new Date('2026-11-26T23:15:02.345Z');
+    expect(exportFileName({ day: '2026-11-26', zone: 'Europe/Paris', format: 'csv' }, at)).toBe(
+      'as-run_all-schedules_2026-11-26_Europe-Paris_all_exported-20261126T231502Z.csv',
+    );
+    expect(
+      exportFileName(
+        { day: '2026-11-26', zone: 'UTC', schedule: 'Évening "news"/../x', outcome: 'missed', format: 'jsonl' },
+        at,
+      ),
+    ).toBe('as-run_Evening-news-x_2026-11-26_UTC_missed_exported-20261126T231502Z.jsonl');
+    const names = new Set([
+      exportFileName({ day: '2026-11-26', zone: 'UTC', format: 'csv' }, at),
+      exportFileName({ day: '2026-11-27', zone: 'UTC', format: 'csv' }, at),
+      exportFileName({ day: '2026-11-26', zone: 'Europe/Paris', format: 'csv' }, at),
+      exportFileName({ day: '2026-11-26', zone: 'UTC', schedule: 'a', format: 'csv' }, at),
+      exportFileName({ day: '2026-11-26', zone: 'UTC', outcome: 'missed', format: 'csv' }, at),
+      exportFileName({ day: '2026-11-26', zone: 'UTC', format: 'csv' }, new Date(at.getTime() + 1000)),
+    ]);
+    expect(names.size).toBe(6);
+    for (const n of names) expect(n).toMatch(/^[A-Za-z0-9._-]+$/);
   });
 
   it('JSON Lines: one record a line', () => {

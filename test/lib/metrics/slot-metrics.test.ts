@@ -2,14 +2,21 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CoordinationError } from '../../../lib/coordination/errors';
 import { reportCoordinationFailure } from '../../../lib/coordination/failure-events';
 import { reportFeedRefresh } from '../../../lib/feed-events';
-import { renderFamilies, SlotMetrics } from '../../../lib/metrics';
+import { type Family, SlotMetrics } from '../../../lib/metrics';
 import { requestEvents } from '../../../lib/request-events';
-import { parseSamples, promtoolCheckMetrics, sampleValue } from '../../support/prometheus-text';
+import { scheduleWindows } from '../../../lib/schedule/slot-events';
+import { metricsRegistry, PROCESS_METRICS_PREFIX } from '../../../nodes/sidebar/metrics-registry';
+import { parseSamples, promtoolCheckMetrics, promtoolProblems, sampleValue } from '../../support/prometheus-text';
 import { SCHEDULE, SlotStory, WINDOW } from '../../support/slot-transitions';
 
 const L = { schedule: SCHEDULE.id, window: WINDOW.id };
 let m: SlotMetrics;
 afterEach(() => m?.stop());
+
+/** What a scrape gets of these metrics, through prom-client (without the process metrics unless asked). */
+function render(of: { families(): Family[] } = m, processMetrics = false): Promise<string> {
+  return metricsRegistry(of, { processMetrics }).text();
+}
 
 function started(): SlotMetrics {
   m = new SlotMetrics();
@@ -18,9 +25,9 @@ function started(): SlotMetrics {
 }
 
 describe('Prometheus metrics from slot events', () => {
-  it('a known window exports every series at 0, and the text passes promtool check metrics', () => {
+  it('a known window exports every series at 0, and the text passes promtool check metrics', async () => {
     started().knowWindow({ id: 'sched1', name: 'Evening "news"\\' }, 'news');
-    const text = m.render();
+    const text = await render();
     expect(promtoolCheckMetrics(text)).toEqual({ status: 0, output: '' });
     const s = parseSamples(text);
     for (const outcome of ['recorded', 'partial', 'missed', 'skipped', 'cancelled']) {
@@ -37,7 +44,21 @@ describe('Prometheus metrics from slot events', () => {
     expect(sampleValue(s, 'media_spaces_schedule_info', { ...L, schedule_name: 'Evening "news"\\' })).toBe(1);
   });
 
-  it('an end told again after a restart (a replayed end: nothing of its slot heard before) is not a second slot', () => {
+  it('every window a schedule tells of exports its series at 0, a window with no next start too', async () => {
+    started();
+    scheduleWindows.publish({ schedule: { id: 'sched1', name: 'Evening news' }, windows: ['news', 'late'] });
+    const s = parseSamples(await render());
+    for (const window of ['news', 'late']) {
+      expect(sampleValue(s, 'media_spaces_slots_total', { schedule: 'sched1', window, outcome: 'missed' })).toBe(0);
+      expect(
+        sampleValue(s, 'media_spaces_schedule_info', { schedule: 'sched1', window, schedule_name: 'Evening news' }),
+      ).toBe(1);
+    }
+    // a window with no next start yet has no next-start sample, and every count at 0
+    expect(s.filter((x) => x.name === 'media_spaces_slot_next_start_timestamp_seconds')).toEqual([]);
+  });
+
+  it('an end told again after a restart (a replayed end: nothing of its slot heard before) is not a second slot', async () => {
     started();
     const now = new SlotStory({ start: '2026-11-26T10:00:00Z' });
     now.go('starting', 0);
@@ -45,19 +66,19 @@ describe('Prometheus metrics from slot events', () => {
     // what a restarted schedule publishes for an end it replays: recording to finished, out of nowhere
     const replayed = new SlotStory({ start: '2026-11-26T09:00:00Z' });
     replayed.go('finished', 1900, { from: 'recording', channel: { id: 'old' } });
-    const s = parseSamples(m.render());
+    const s = parseSamples(await render());
     expect(sampleValue(s, 'media_spaces_slots_total', { ...L, outcome: 'recorded' })).toBe(0);
     expect(sampleValue(s, 'media_spaces_channels_recording', L)).toBe(1);
     // the end it tells of is still the last recorded end known
     expect(sampleValue(s, 'media_spaces_slot_last_recorded_end_timestamp_seconds', L)).toBe(replayed.end / 1000);
     now.go('stopping', 1800);
     now.go('finished', 1805);
-    const after = parseSamples(m.render());
+    const after = parseSamples(await render());
     expect(sampleValue(after, 'media_spaces_slots_total', { ...L, outcome: 'recorded' })).toBe(1);
     expect(sampleValue(after, 'media_spaces_channels_recording', L)).toBe(0);
   });
 
-  it('counts outcomes, lateness, interruptions, channels recording now, and the timestamps', () => {
+  it('counts outcomes, lateness, interruptions, channels recording now, and the timestamps', async () => {
     started();
     const future = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 3_600_000).toISOString();
     const next = new SlotStory({ start: future });
@@ -69,7 +90,7 @@ describe('Prometheus metrics from slot events', () => {
     b.go('starting', 0);
     b.go('recording', 0.2, { lateBy: 0.2, channel: { id: 'b' } });
     b.go('interrupted', 60, { why: 'signal lost' });
-    let s = parseSamples(m.render());
+    let s = parseSamples(await render());
     expect(sampleValue(s, 'media_spaces_channels_recording', L)).toBe(1);
     expect(sampleValue(s, 'media_spaces_slot_next_start_timestamp_seconds', L)).toBe(Date.parse(future) / 1000);
     b.go('recording', 90, { channel: { id: 'b2' } });
@@ -82,7 +103,7 @@ describe('Prometheus metrics from slot events', () => {
     a.job('succeeded', 'j1', 45);
     b.job('failed', 'j2', 4000);
     b.job('malfunctioned', 'j3', 20_000);
-    const text = m.render();
+    const text = await render();
     expect(promtoolCheckMetrics(text).output).toBe('');
     s = parseSamples(text);
     expect(sampleValue(s, 'media_spaces_slots_total', { ...L, outcome: 'recorded' })).toBe(1);
@@ -110,7 +131,7 @@ describe('Prometheus metrics from slot events', () => {
     expect(text).not.toContain('j1');
   });
 
-  it('counts requests by operation and status class, coordination failures and feed refreshes', () => {
+  it('counts requests by operation and status class, coordination failures and feed refreshes', async () => {
     started();
     requestEvents.publish({ operation: 'Submit job', method: 'POST', status: 201, duration: 3, attempt: 1 });
     requestEvents.publish({ operation: 'Submit job', method: 'POST', status: 503, duration: 3, attempt: 1 });
@@ -120,7 +141,7 @@ describe('Prometheus metrics from slot events', () => {
     reportCoordinationFailure(new CoordinationError('closed', 'redeploy'), 'EVALSHA');
     reportFeedRefresh('tv-guide', true, 1_700_000_000_000);
     reportFeedRefresh('tv-guide', false);
-    const text = m.render();
+    const text = await render();
     expect(promtoolCheckMetrics(text).output).toBe('');
     const s = parseSamples(text);
     expect(sampleValue(s, 'media_spaces_requests_total', { operation: 'submit_job', status_class: '2xx' })).toBe(2);
@@ -135,36 +156,40 @@ describe('Prometheus metrics from slot events', () => {
     );
   });
 
-  it('a job outcome after a restart (its slot ended before) finds its labels in the slot key', () => {
+  it('a job outcome after a restart (its slot ended before) finds its labels in the slot key', async () => {
     started();
     new SlotStory({ start: '2026-11-26T08:00:00Z' }).job('stopped', 'j', 5);
-    expect(sampleValue(parseSamples(m.render()), 'media_spaces_followup_jobs_total', { ...L, state: 'stopped' })).toBe(
-      1,
-    );
+    expect(
+      sampleValue(parseSamples(await render()), 'media_spaces_followup_jobs_total', { ...L, state: 'stopped' }),
+    ).toBe(1);
   });
 });
 
-describe('the text format', () => {
-  it('escapes label values and help text, and writes cumulative buckets ending in +Inf', () => {
-    const text = renderFamilies([
+describe('the text format (prom-client, private registry)', () => {
+  it('escapes label values and help text, and writes cumulative buckets ending in +Inf', async () => {
+    const families: Family[] = [
       {
         name: 't_total',
         help: 'a \\ back\nslash',
         type: 'counter',
+        labelNames: ['v'],
         samples: [{ labels: { v: 'q"\\\nz' }, value: 3 }],
       },
       {
         name: 'h_seconds',
         help: 'h',
         type: 'histogram',
+        labelNames: ['a'],
         histograms: [{ labels: { a: 'b' }, bounds: [0.5, 1], counts: [1, 2, 3], sum: 9.25 }],
       },
-    ]);
+    ];
+    const text = await render({ families: () => families });
     expect(text).toBe(
       [
         '# HELP t_total a \\\\ back\\nslash',
         '# TYPE t_total counter',
         't_total{v="q\\"\\\\\\nz"} 3',
+        '',
         '# HELP h_seconds h',
         '# TYPE h_seconds histogram',
         'h_seconds_bucket{a="b",le="0.5"} 1',
@@ -178,6 +203,26 @@ describe('the text format', () => {
     expect(promtoolCheckMetrics(text).status).toBe(0);
     expect(parseSamples(text)[0].labels.v).toBe('q"\\\nz');
   });
+
+  it('adds the process metrics under their prefix (event-loop lag, heap, GC, handles), and touches no global registry', async () => {
+    const { register } = await import('prom-client');
+    const before = register.getMetricsAsArray().length;
+    started().knowWindow({ id: 'sched1', name: 'News' }, 'news');
+    const text = await render(m, true);
+    expect(promtoolProblems(text)).toEqual([]);
+    const names = new Set(parseSamples(text).map((s) => s.name));
+    for (const name of [
+      'nodejs_eventloop_lag_p99_seconds',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_active_handles_total',
+      'process_resident_memory_bytes',
+    ]) {
+      expect(names).toContain(`${PROCESS_METRICS_PREFIX}${name}`);
+    }
+    expect(text).toContain(`# TYPE ${PROCESS_METRICS_PREFIX}nodejs_gc_duration_seconds histogram`);
+    expect(names).toContain('media_spaces_slots_total');
+    expect(register.getMetricsAsArray().length).toBe(before);
+  });
 });
 
 describe('the channels the sidebar plugin listens on before monitoring starts', () => {
@@ -187,7 +232,7 @@ describe('the channels the sidebar plugin listens on before monitoring starts', 
     const { coordinationFailures } = await import('../../../lib/coordination/failure-events');
     const { feedEvents } = await import('../../../lib/feed-events');
     expect(MONITORED_CHANNELS).toEqual(
-      [slotTransitions, slotJobs, requestEvents, coordinationFailures, feedEvents].map((c) => c.name),
+      [slotTransitions, slotJobs, requestEvents, coordinationFailures, feedEvents, scheduleWindows].map((c) => c.name),
     );
   });
 });

@@ -12,7 +12,7 @@ import {
   waitFor,
 } from '../../reliability/support-restart/node-red';
 import { PrometheusServer } from '../../support/prometheus-server';
-import { parseSamples, promtoolCheckMetrics, sampleValue } from '../../support/prometheus-text';
+import { parseSamples, promtoolProblems, sampleValue } from '../../support/prometheus-text';
 import { SlotStory } from '../../support/slot-transitions';
 import { adminAuthSettings, installFixtureNodes, PASSWORDS, signInBody } from './support';
 
@@ -22,7 +22,9 @@ import { adminAuthSettings, installFixtureNodes, PASSWORDS, signInBody } from '.
  * through adminAuth.tokens as docs/monitoring.md shows. Slot transitions are
  * published inside the runtime by a test-only node module
  * (test/e2e/fixtures/slot-events), as the schedule publishes them; Debian's
- * prometheus scrapes the route with the shipped scrape config and rules.
+ * prometheus scrapes the route with the shipped scrape config and rules:
+ * docs/prometheus/prometheus-admin-auth.yml here, and prometheus.yml (no
+ * token file) against a second Node-RED without adminAuth at the end.
  */
 const TOKEN = 'prometheus-scrape-token-4f1c';
 
@@ -43,6 +45,45 @@ const flow: FlowNode[] = [
 
 const today = new Date().toISOString().slice(0, 10);
 const at = (h: number) => `${today}T${String(h).padStart(2, '0')}:00:00Z`;
+
+type Alert = { labels: Record<string, string>; state: string };
+
+/**
+ * The missed-slot alert's states as Prometheus reports them, read every 200 ms until it fires: the
+ * shipped rule's `for: 30s` shows as a pending phase first (its labels carrying schedule_name), then
+ * firing with the same labels.
+ */
+async function missedAlertPendingThenFiring(
+  p: PrometheusServer,
+): Promise<{ pending: Alert; firing: Alert; ms: number }> {
+  let pending: { alert: Alert; at: number } | undefined;
+  const firing = await waitFor(
+    async () => {
+      const alert = (await p.alerts()).find((a) => a.labels.alertname === 'MediaSpacesSlotMissed');
+      if (alert?.state === 'pending') pending ??= { alert, at: Date.now() };
+      return alert?.state === 'firing' ? alert : undefined;
+    },
+    'the missed-slot alert pending, then firing',
+    { timeoutMs: 75_000, intervalMs: 200 },
+  );
+  if (!pending) throw new Error('the missed-slot alert fired without a pending phase');
+  return { pending: pending.alert, firing, ms: Date.now() - pending.at };
+}
+
+/** The process metrics through Prometheus: prom-client's default collectors, under nodered_. */
+async function processMetrics(p: PrometheusServer): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const name of [
+    'nodered_nodejs_eventloop_lag_p99_seconds',
+    'nodered_nodejs_heap_size_used_bytes',
+    'nodered_nodejs_active_handles_total',
+    'nodered_process_resident_memory_bytes',
+  ]) {
+    const r = await p.query(name);
+    if (r.length === 1) out[name] = r[0].value;
+  }
+  return out;
+}
 
 describe('monitoring routes: metrics and as-run log', () => {
   const userDir = join(ROOT, 'test', '.tmp', 'monitoring', `userdir-${process.pid}`);
@@ -86,11 +127,11 @@ describe('monitoring routes: metrics and as-run log', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain;.*version=0\.0\.4/);
     const text = await res.text();
-    expect(promtoolCheckMetrics(text)).toEqual({ status: 0, output: '' });
+    expect(promtoolProblems(text)).toEqual([]);
     expect(sampleValue(parseSamples(text), 'media_spaces_coordination_failures_total')).toBe(0);
   });
 
-  it('Prometheus scrapes it with the shipped config: counts, a lateness sample, and the missed-slot alert firing', async () => {
+  it('Prometheus scrapes it with the shipped adminAuth config: counts, a lateness sample, the process metrics, and the missed-slot alert pending then firing with schedule_name', async () => {
     const recorded = new SlotStory({ start: at(1), title: 'Morning' });
     const missed = new SlotStory({ start: at(2), title: 'Noon' });
     // the window is planned first: its series exist at 0 before anything happens
@@ -115,34 +156,34 @@ describe('monitoring routes: metrics and as-run log', () => {
       ],
       jobs: [{ slot: recorded.slot, job: { id: 'job-1', state: 'succeeded', elapsed: 95 } }],
     });
-    const firing = await waitFor(
-      async () => {
-        const alerts = await p.alerts();
-        return alerts.some((a) => a.labels.alertname === 'MediaSpacesSlotMissed' && a.state === 'firing')
-          ? alerts
-          : undefined;
-      },
-      'the missed-slot alert',
-      { timeoutMs: 30_000 },
-    );
-    expect(firing.find((a) => a.labels.alertname === 'MediaSpacesSlotMissed')?.labels).toMatchObject({
-      schedule: 'sched1',
-      window: 'news',
-      severity: 'page',
-    });
+    const missedAlert = await missedAlertPendingThenFiring(p);
+    const labels = { schedule: 'sched1', schedule_name: 'Evening news', window: 'news', severity: 'page' };
+    expect(missedAlert.pending.labels).toMatchObject(labels);
+    expect(missedAlert.firing.labels).toMatchObject(labels);
+    // for: 30s, evaluated every second
+    expect(missedAlert.ms).toBeGreaterThan(25_000);
     const one = async (expr: string) => (await p.query(expr)).map((r) => r.value);
     expect(await one('media_spaces_slots_total{outcome="recorded"}')).toEqual([1]);
     expect(await one('media_spaces_slots_total{outcome="missed"}')).toEqual([1]);
     expect(await one('media_spaces_slot_start_lateness_seconds_count')).toEqual([1]);
     expect(await one('media_spaces_slot_start_lateness_seconds_sum')).toEqual([75]);
     expect(await one('media_spaces_followup_jobs_total{state="succeeded"}')).toEqual([1]);
-    await waitFor(
-      async () => (await p.alerts()).some((a) => a.labels.alertname === 'MediaSpacesStartLate' && a.state === 'firing'),
+    const late = await waitFor(
+      async () => (await p.alerts()).find((a) => a.labels.alertname === 'MediaSpacesStartLate' && a.state === 'firing'),
       'the late-start alert',
       { timeoutMs: 30_000 },
     );
+    expect(late.labels).toMatchObject({ schedule_name: 'Evening news', window: 'news' });
+    const proc = await processMetrics(p);
+    expect(Object.keys(proc)).toHaveLength(4);
+    expect(proc.nodered_nodejs_heap_size_used_bytes).toBeGreaterThan(1024 * 1024);
+    expect(proc.nodered_nodejs_active_handles_total).toBeGreaterThan(0);
+    expect(proc.nodered_nodejs_eventloop_lag_p99_seconds).toBeGreaterThanOrEqual(0);
+    // the event-loop alert is loaded (and quiet on an idle Node-RED)
+    const rules = await (await fetch(`${p.url}/api/v1/rules`)).json();
+    expect(JSON.stringify(rules)).toContain('MediaSpacesEventLoopLag');
     expect((await p.targets()).map((t) => [t.health, t.lastError])).toEqual([['up', '']]);
-  }, 90_000);
+  }, 150_000);
 
   it('serves the day of the as-run log as JSON, CSV and JSON Lines, filtered', async () => {
     const partial = new SlotStory({ start: at(3), title: '=cmd|" /C calc"!A0' });
@@ -218,4 +259,47 @@ describe('monitoring routes: metrics and as-run log', () => {
     expect(sampleValue(after, 'media_spaces_slots_total', { ...L, outcome: 'skipped' })).toBe(1);
     expect(red.output()).not.toMatch(/already registered|already been registered/i);
   });
+});
+
+describe('Prometheus with the shipped config without adminAuth (no token file)', () => {
+  const userDir = join(ROOT, 'test', '.tmp', 'monitoring', `userdir-open-${process.pid}`);
+  let red: NodeRedProcess;
+  let prometheus: PrometheusServer | undefined;
+
+  beforeAll(async () => {
+    prepareUserDir({ dir: userDir, flows: flow });
+    installFixtureNodes(userDir);
+    red = await startNodeRed({ userDir });
+  }, 90_000);
+
+  afterAll(async () => {
+    await prometheus?.stop();
+    await red?.stop();
+  });
+
+  it('scrapes the open endpoint: schedule_name, the process metrics, and the missed-slot alert pending then firing', async () => {
+    const publish = (body: unknown) => httpJson(`${red.url}/media-spaces-test/slot-events`, { method: 'POST', body });
+    const missed = new SlotStory({ start: at(2), title: 'Noon' });
+    expect((await publish({ transitions: [missed.to('planned', -3600)] })).status).toBe(200);
+    prometheus = await PrometheusServer.start(join(userDir, 'prometheus'), `127.0.0.1:${red.port}`);
+    const p = prometheus;
+    // the window at 0 in Prometheus before the miss: increase() sees the rise
+    await waitFor(
+      async () => (await p.query('media_spaces_slots_total{outcome="missed"} == 0')).length === 1,
+      'the window at 0',
+      { timeoutMs: 30_000 },
+    );
+    expect((await p.query('media_spaces_schedule_info')).map((r) => r.metric.schedule_name)).toEqual(['Evening news']);
+    await publish({
+      transitions: [
+        missed.to('starting', 0, { attempts: 1 }),
+        missed.to('missed', 120, { why: 'create channel failed: 503', attempts: 4 }),
+      ],
+    });
+    const missedAlert = await missedAlertPendingThenFiring(p);
+    expect(missedAlert.pending.labels).toMatchObject({ schedule_name: 'Evening news', window: 'news' });
+    expect(missedAlert.firing.labels).toMatchObject({ schedule_name: 'Evening news', window: 'news' });
+    expect(Object.keys(await processMetrics(p))).toHaveLength(4);
+    expect((await p.targets()).map((t) => [t.health, t.lastError])).toEqual([['up', '']]);
+  }, 150_000);
 });
