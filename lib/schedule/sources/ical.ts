@@ -166,6 +166,18 @@ function groupByUid(events: EventBlock[]): Map<string, EventBlock[]> {
   return groups;
 }
 
+const UNQUOTED_TZID = /;TZID=([^";:\r\n]*:[^";\r\n]*?):([0-9]{8}(?:T[0-9]{6}Z?)?(?:[,/][0-9A-Z]+)*\r?)$/gim;
+
+/**
+ * A TZID with a colon in it, unquoted (`DTSTART;TZID=(UTC-05:00) Eastern Time (US & Canada):2024…`, as
+ * some Outlook versions write it), quoted as RFC 5545 requires: the parser would take the value from its
+ * first colon. Only where what follows the last colon is a date, date-time or list of them.
+ */
+function quoteTzids(body: string): string {
+  if (!/;TZID=[^";:\r\n]*:[^\r\n]*:/i.test(body)) return body;
+  return body.replace(UNQUOTED_TZID, ';TZID="$1":$2');
+}
+
 /** An override, and the instance (its start instant) it replaces. */
 interface Override {
   event: Component;
@@ -178,7 +190,7 @@ function expandGroup(ctx: Context, uid: string, blocks: EventBlock[], text: stri
   const { ICAL } = ctx;
   const events: Component[] = [];
   for (const block of blocks) {
-    const body = blockText(text, block);
+    const body = quoteTzids(blockText(text, block));
     try {
       events.push(new ICAL.Component(ICAL.parse(body) as never));
     } catch (error) {
@@ -478,6 +490,7 @@ function exclusions(
         ctx.problems.push(`${named}: its EXDATE ${value}; that exception is ignored.`);
         continue;
       }
+      if (value.untyped) nameOnce(ctx, `${named}: its EXDATE ${untypedDate(value)}.`);
       if (shape.allDay) {
         const local = value.isDate ? value.local : localOf(ctx, prop, value, shape, named);
         instants.add(resolveWallClock(dayOf(local), shape.offset));
@@ -500,6 +513,7 @@ function additions(ctx: Context, master: Component, shape: Shape, named: string)
         ctx.problems.push(`${named}: its RDATE ${value}; that instance is left out.`);
         continue;
       }
+      if (value.untyped) nameOnce(ctx, `${named}: its RDATE ${untypedDate(value)}.`);
       let local: number;
       let at: number;
       if (shape.allDay) {
@@ -517,9 +531,8 @@ function additions(ctx: Context, master: Component, shape: Shape, named: string)
       if (endRaw !== undefined) {
         const end = periodEnd(ctx, prop, String(endRaw), at, named, shape);
         if (typeof end === 'string') {
-          ctx.problems.push(
-            `${named}: its RDATE period ${quoteShort(`${startRaw}/${endRaw}`, 60)} ${end}; that instance is left out.`,
-          );
+          const written = `${startRaw}/${endRaw}`.replace(/[-:]/g, '');
+          ctx.problems.push(`${named}: its RDATE period ${quoteShort(written, 60)} ${end}; that instance is left out.`);
           continue;
         }
         date.end = end;
@@ -613,9 +626,23 @@ function sequenceOf(event: Component): number {
 function readProp(ctx: Context, prop: Property | null | undefined, named: string): IcalDate | undefined {
   if (!prop) return undefined;
   const value = readDate(prop.jCal[3]);
-  if (typeof value !== 'string') return value;
-  ctx.problems.push(`${named}: its ${prop.name.toUpperCase()} ${value}; it is left out.`);
+  if (typeof value !== 'string') {
+    if (value.untyped) nameOnce(ctx, `${named}: its ${prop.name.toUpperCase()} ${untypedDate(value)}.`);
+    return value;
+  }
+  nameOnce(ctx, `${named}: its ${prop.name.toUpperCase()} ${value}; it is left out.`);
   return undefined;
+}
+
+/** A problem said once per read, however many times the value is looked at. */
+function nameOnce(ctx: Context, sentence: string): void {
+  if (ctx.named.has(sentence)) return;
+  ctx.named.add(sentence);
+  ctx.problems.push(sentence);
+}
+
+function untypedDate(value: IcalDate): string {
+  return `${isoSeconds(value.local).slice(0, 10)} is a date where a date-time is due (no VALUE=DATE); it is read as that date`;
 }
 
 /**
