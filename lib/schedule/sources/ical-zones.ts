@@ -115,3 +115,54 @@ function formatOffset(ms: number): string {
   const abs = Math.abs(ms) / MINUTE;
   return `${ms < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }
+
+/** What ical.js keeps of a VTIMEZONE's changes of offset: their instants (UTC fields) and offsets, in seconds. */
+interface ZoneChange {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  utcOffset: number;
+  prevUtcOffset: number;
+}
+
+interface ExpandableZone {
+  changes: ZoneChange[];
+  expandedUntilYear: number;
+  _ensureCoverage(year: number): void;
+}
+
+/**
+ * The offset function of a calendar's VTIMEZONE, from the changes ical.js expands from its
+ * STANDARD and DAYLIGHT rules: the offset of the last change at or before the instant. Not
+ * ical.js's own conversion from UTC (Time.convertToZone), which compares an instant with the
+ * changes' local times and so moves to summer time an hour early in zones west of UTC
+ * (America/Los_Angeles on 8 March 2026: 09:00Z is 01:00 PST, it gave 02:00).
+ */
+export function vtimezoneOffset(timezone: unknown): OffsetAt {
+  const zone = timezone as ExpandableZone;
+  let starts: number[] = [];
+  let offsets: number[] = [];
+  let before = 0;
+  let covered = Number.NEGATIVE_INFINITY;
+  return (instant) => {
+    const year = new Date(instant).getUTCFullYear() + 1;
+    if (year > covered) {
+      zone._ensureCoverage(year);
+      starts = zone.changes.map((c) => Date.UTC(c.year, c.month - 1, c.day, c.hour, c.minute, c.second));
+      offsets = zone.changes.map((c) => c.utcOffset * 1000);
+      before = (zone.changes[0]?.prevUtcOffset ?? 0) * 1000;
+      covered = Math.max(year, zone.expandedUntilYear ?? year);
+    }
+    let lo = 0;
+    let hi = starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid] <= instant) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo === 0 ? before : offsets[lo - 1];
+  };
+}

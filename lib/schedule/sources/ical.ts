@@ -4,7 +4,7 @@ import { DAY, HOUR, isoSeconds } from '../tz';
 import { ruleStarts } from './ical-recur';
 import { blockText, type EventBlock, scanCalendar } from './ical-scan';
 import { dayOf, type IcalDate, readDate } from './ical-values';
-import { zoneOfTzid } from './ical-zones';
+import { vtimezoneOffset, zoneOfTzid } from './ical-zones';
 import { compileMatch, overlaps } from './match';
 import { byStart, type Occurrence, revisionOf, type SourceResult } from './occurrence';
 import { Problems } from './problems';
@@ -144,12 +144,7 @@ function timezones(ICAL: ICAL, calendar: Component): Map<string, OffsetAt> {
   for (const comp of calendar.getAllSubcomponents('vtimezone')) {
     const tzid = comp.getFirstPropertyValue('tzid');
     if (typeof tzid !== 'string') continue;
-    const zone = new ICAL.Timezone(comp);
-    zones.set(tzid, (instant) => {
-      const utc = ICAL.Time.fromJSDate(new Date(instant), true);
-      const local = utc.convertToZone(zone);
-      return wallClock(local) - Math.floor(instant / 1000) * 1000;
-    });
+    zones.set(tzid, vtimezoneOffset(new ICAL.Timezone(comp)));
   }
   return zones;
 }

@@ -359,6 +359,42 @@ describe('time zones as Outlook and Exchange write them', () => {
   });
 });
 
+describe("a calendar's own VTIMEZONE", () => {
+  it('west of UTC changes to summer time at 02:00 local, not an hour early', () => {
+    const vtimezone = [
+      'BEGIN:VTIMEZONE',
+      'TZID:America/Los_Angeles',
+      'BEGIN:DAYLIGHT',
+      'TZOFFSETFROM:-0800',
+      'RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=2SU',
+      'DTSTART:20070311T020000',
+      'TZOFFSETTO:-0700',
+      'END:DAYLIGHT',
+      'BEGIN:STANDARD',
+      'TZOFFSETFROM:-0700',
+      'RRULE:FREQ=YEARLY;BYMONTH=11;BYDAY=1SU',
+      'DTSTART:20071104T020000',
+      'TZOFFSETTO:-0800',
+      'END:STANDARD',
+      'END:VTIMEZONE',
+    ].join('\n');
+    const text = calendar(
+      vtimezone,
+      event(
+        'night',
+        'SUMMARY:Transmitter work',
+        'DTSTART;TZID=America/Los_Angeles:20260308T010000',
+        'DTEND;TZID=America/Los_Angeles:20260308T033000',
+      ),
+    );
+    const result = expandCalendar(text, decades);
+    // 01:00 PST is 09:00Z; 03:30 PDT is 10:30Z
+    expect(result.occurrences.map((o) => [o.start.toISOString(), o.end.toISOString()])).toEqual([
+      ['2026-03-08T09:00:00.000Z', '2026-03-08T10:30:00.000Z'],
+    ]);
+  });
+});
+
 describe('zero-length events', () => {
   const text = calendar(
     event('z', 'SUMMARY:Deadline', 'DTSTART:20240801T120000Z', 'DTEND:20240801T120000Z'),
