@@ -11,7 +11,9 @@
 // --dist (default: this checkout's dist/lib/schedule/sources), so the same bench runs against an
 // older build: `node bench/calendar-age.mjs --dist /tmp/old/dist/lib/schedule/sources`.
 // Usage: npm run build && node bench/calendar-age.mjs [--only series,singles] [--series 4000] [--mb 26]
-//        [--timeout 300]
+//        [--timeout 300] [--max 1000000]
+// --max is the occurrences kept (the expander's maxOccurrences; the schedule's is 50,000): the default
+// keeps every one, the most memory a calendar of that size can take.
 // Prints figures; asserts nothing about time.
 import { fork } from 'node:child_process';
 import path from 'node:path';
@@ -25,6 +27,7 @@ const { values } = parseArgs({
     series: { type: 'string', default: '4000' },
     mb: { type: 'string', default: '26' },
     timeout: { type: 'string', default: '300' },
+    max: { type: 'string', default: '1000000' },
     dist: { type: 'string', default: path.join(path.dirname(HERE), '..', 'dist', 'lib', 'schedule', 'sources') },
     child: { type: 'string' },
   },
@@ -88,12 +91,12 @@ async function child(kind) {
     text = seriesText(n);
     const from = new Date(Date.UTC(2026, 10, 30));
     opts = { windowId: 'bench', zone: 'Europe/London', from, to: new Date(from.getTime() + 7 * 86_400_000) };
-    opts.maxOccurrences = 1_000_000;
+    opts.maxOccurrences = Number(values.max);
     detail = `${n} series`;
   } else {
     const made = singlesText(Number(values.mb));
     text = made.text;
-    opts = { windowId: 'bench', zone: 'UTC', from: made.from, to: made.to, maxOccurrences: 1_000_000 };
+    opts = { windowId: 'bench', zone: 'UTC', from: made.from, to: made.to, maxOccurrences: Number(values.max) };
     detail = `${made.events} events`;
   }
   const bytes = Buffer.byteLength(text);

@@ -93,7 +93,10 @@ export function expandCalendar(text: string, opts: CalendarOptions): SourceResul
       occurrences,
       budget: { left: opts.maxOccurrences ?? 50_000, warned: false },
     };
-    for (const [uid, blocks] of groupByUid(scanned.events)) expandGroup(ctx, uid, blocks, text);
+    for (const [uid, blocks] of groupByUid(scanned.events)) {
+      expandGroup(ctx, uid, blocks, text);
+      if (ctx.budget.warned) break; // the occurrences kept are all there will be: the rest is not parsed
+    }
     occurrences.sort(byStart);
     return { occurrences, problems: problems.list() };
   } catch (error) {
