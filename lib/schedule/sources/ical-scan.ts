@@ -55,6 +55,9 @@ export function scanCalendar(text: string): ScannedCalendar {
     const kind = m[1].toUpperCase();
     const name = m[2].toUpperCase();
     if (kind === 'BEGIN') {
+      // events do not nest: a BEGIN:VEVENT inside one means the one before was never closed
+      const open = name === 'VEVENT' ? stack.findIndex((o) => o.name === 'VEVENT') : -1;
+      if (open >= 0) unclosed(stack.splice(open), `BEGIN:VEVENT`, m.index);
       stack.push({ name, start: m.index, line });
       continue;
     }
@@ -72,16 +75,11 @@ export function scanCalendar(text: string): ScannedCalendar {
       }
       continue;
     }
-    for (const open of stack.splice(at + 1)) {
-      problems.push(
-        `Line ${line}: END:${name} closes BEGIN:${open.name} of line ${open.line}, which has no END:${open.name}.`,
-      );
-      if (open.name === 'VEVENT') problems.push(`The event of line ${open.line} is left out: it is not closed.`);
-    }
+    if (at < stack.length - 1) unclosed(stack.splice(at + 1), `END:${name}`, m.index);
     const closed = stack.pop() as Open;
     if (name !== 'VEVENT' || stack.some((o) => o.name === 'VEVENT')) continue;
     const block: EventBlock = { start: closed.start, end: lineEnd, line: closed.line, uid: undefined };
-    if (closed.cuts) block.cuts = closed.cuts;
+    if (closed.cuts) block.cuts = closed.cuts.sort((a, b) => a[0] - b[0]);
     block.uid = uidOf(blockText(text, block));
     events.push(block);
     rest.push(text.slice(restFrom, closed.start));
@@ -89,6 +87,29 @@ export function scanCalendar(text: string): ScannedCalendar {
   }
   rest.push(text.slice(restFrom));
   return { events, rest: rest.join(''), problems };
+
+  /**
+   * Components left open when `by` (at `index`) closes or opens something around them: named. Inside
+   * an event, their BEGIN lines are cut from it (their lines are read as the event's); an event left
+   * open is cut from the text with what it holds, and left out.
+   */
+  function unclosed(opened: Open[], by: string, index: number): void {
+    const event = stack.find((o) => o.name === 'VEVENT');
+    for (const open of opened) {
+      problems.push(
+        `Line ${open.line}: BEGIN:${open.name} has no END:${open.name} (${by} on line ${line} comes first).`,
+      );
+      if (event) {
+        event.cuts ??= [];
+        event.cuts.push([open.start, endOfLine(text, open.start)]);
+      }
+    }
+    if (event) return;
+    const outer = opened[0];
+    if (outer.name === 'VEVENT') problems.push(`The event of line ${outer.line} is left out: it is not closed.`);
+    rest.push(text.slice(restFrom, outer.start));
+    restFrom = index;
+  }
 }
 
 /** The text of one event, without the lines cut out of it. */

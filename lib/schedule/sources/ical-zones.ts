@@ -25,6 +25,17 @@ export interface TzidReading {
 export function zoneOfTzid(tzid: string, own: Map<string, OffsetAt>): TzidReading | undefined {
   const defined = own.get(tzid);
   if (defined) return { offset: defined };
+  if (named.has(tzid)) return named.get(tzid);
+  const reading = zoneOfName(tzid);
+  if (named.size >= 1000) named.clear();
+  named.set(tzid, reading);
+  return reading;
+}
+
+/** The readings of TZIDs by their names alone (not a calendar's VTIMEZONE): a Windows name is looked up once. */
+const named = new Map<string, TzidReading | undefined>();
+
+function zoneOfName(tzid: string): TzidReading | undefined {
   const iana = ianaZoneOf(tzid);
   if (iana) return { offset: ianaOffset(iana) };
   const name = tzid.trim().replace(/^"|"$/g, '');

@@ -294,6 +294,41 @@ describe('calendars as RFC 5545 reads them', () => {
   });
 });
 
+describe('a calendar whose components are not closed', () => {
+  const events = [1, 2, 3].map((n) =>
+    event(`e${n}`, `SUMMARY:Event ${n}`, `DTSTART:2024080${n}T100000Z`, 'DURATION:PT1H'),
+  );
+
+  it('an event without END:VEVENT is left out and named; the events after it are read', () => {
+    const text = calendar(events[0].replace('\nEND:VEVENT', ''), events[1], events[2]);
+    const result = expandCalendar(text, decades);
+    expect(result.error).toBeUndefined();
+    expect(result.occurrences.map((o) => o.id)).toEqual(['e2', 'e3']);
+    expect(result.problems).toEqual([
+      'Line 4: BEGIN:VEVENT has no END:VEVENT (BEGIN:VEVENT on line 10 comes first).',
+      'The event of line 4 is left out: it is not closed.',
+    ]);
+  });
+
+  it('the last event without END:VEVENT is left out and named; the others are read', () => {
+    const text = calendar(events[0], events[1], events[2].replace('\nEND:VEVENT', ''));
+    const result = expandCalendar(text, decades);
+    expect(result.error).toBeUndefined();
+    expect(result.occurrences.map((o) => o.id)).toEqual(['e1', 'e2']);
+    expect(result.problems).toEqual([
+      'Line 18: BEGIN:VEVENT has no END:VEVENT (END:VCALENDAR on line 24 comes first).',
+      'The event of line 18 is left out: it is not closed.',
+    ]);
+  });
+
+  it('an alarm without END:VALARM inside an event: named, the event read', () => {
+    const text = calendar(events[0].replace('DURATION:PT1H', 'DURATION:PT1H\nBEGIN:VALARM\nACTION:DISPLAY'), events[1]);
+    const result = expandCalendar(text, decades);
+    expect(result.occurrences.map((o) => o.id)).toEqual(['e1', 'e2']);
+    expect(result.problems).toEqual(['Line 10: BEGIN:VALARM has no END:VALARM (END:VEVENT on line 12 comes first).']);
+  });
+});
+
 describe('time zones as Outlook and Exchange write them', () => {
   const at = (tzid: string) =>
     calendar(event('w', 'SUMMARY:News', `DTSTART;TZID=${tzid}:20240115T090000`, 'DURATION:PT1H'));
