@@ -13,7 +13,7 @@ type Time = InstanceType<ICAL['Time']>;
  * - a date that does not exist (29 February in 2025, 31 April) is no instance
  *   and does not count (3.3.10: "invalid date ... MUST be ignored");
  * - the cost does not grow with the series' age: the common rules (DAILY,
- *   WEEKLY with or without plain BYDAY, MONTHLY and YEARLY on DTSTART's day,
+ *   WEEKLY with or without plain BYDAY, DAILY with plain BYDAY, MONTHLY and YEARLY on DTSTART's day,
  *   with INTERVAL, COUNT, UNTIL and for MONTHLY/YEARLY BYMONTH) are computed,
  *   the n-th instance by arithmetic; any other rule is expanded by ical.js,
  *   from a start moved forward by whole periods to just before `from` when it
@@ -66,7 +66,9 @@ export function ruleStarts(
     for (let k = first; emit(start.local + k * period, k); k++);
     return { starts: out, capped: false };
   }
-  if (rule.freq === 'WEEKLY' && only('BYDAY') && byDay.every((d) => PLAIN_DAY.test(d))) {
+  // DAILY;BYDAY=MO,TU,WE,TH,FR (every day, those weekdays) is WEEKLY;BYDAY=MO,TU,WE,TH,FR
+  const weekly = rule.freq === 'WEEKLY' || (rule.freq === 'DAILY' && interval === 1);
+  if (weekly && only('BYDAY') && byDay.every((d) => PLAIN_DAY.test(d))) {
     weeklyByDay(rule, byDay, interval, start.local, w, emit);
     return { starts: out, capped: false };
   }
