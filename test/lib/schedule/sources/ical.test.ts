@@ -439,15 +439,18 @@ describe('expandCalendar: bounded expansion', () => {
 describe('expandCalendar: bad input is named, never thrown', () => {
   const ok = event('ok', 'SUMMARY:Fine', 'DTSTART:20260601T090000Z', 'DURATION:PT1H');
 
-  it('an unknown TZID leaves that event out and names it', () => {
+  it("an unknown TZID is read in the window's zone and named", () => {
     const text = calendar(
       ok,
       event('tz', 'SUMMARY:Mars', 'DTSTART;TZID=Mars/Olympus:20260601T090000', 'DURATION:PT1H'),
     );
-    const result = expandCalendar(text, year(2026));
-    expect(result.occurrences.map((o) => o.id)).toEqual(['ok']);
+    const result = expandCalendar(text, year(2026, { zone: 'Europe/Paris' }));
+    expect(result.occurrences.map((o) => [o.id, o.start.toISOString()])).toEqual([
+      ['tz', '2026-06-01T07:00:00.000Z'],
+      ['ok', '2026-06-01T09:00:00.000Z'],
+    ]);
     expect(result.problems).toEqual([
-      'Event "Mars" (UID "tz") is left out: its DTSTART names the time zone "Mars/Olympus", which the calendar does not define and is no IANA zone.',
+      'Event "Mars" (UID "tz"): its DTSTART names the time zone "Mars/Olympus", which the calendar does not define and is no IANA or Windows zone; it is read in the window\'s zone (Europe/Paris).',
     ]);
   });
 
