@@ -70,8 +70,11 @@ export const MAX_CATEGORIES = 32;
 export const MAX_DEPTH = 32;
 /** Characters between two tags at the most (text, a comment, one tag with its attributes): saxes holds such a run whole. */
 export const MAX_RUN = 1024 * 1024;
-/** Matching programmes kept per read, the earliest first: the plan of a window is not the whole guide. */
-export const MAX_PROGRAMMES = 50_000;
+/**
+ * Matching programmes kept per read, the earliest first: a window's plan is not the whole guide (a plan
+ * covers nine days; 10,000 is also the most occurrences a `windows` message may carry).
+ */
+export const MAX_PROGRAMMES = 10_000;
 /** A chunk is handed to saxes in slices of this many characters, so that MAX_RUN is checked inside a large chunk. */
 const RUN_SLICE = 64 * 1024;
 const TEXT_ELEMENTS = new Set(['title', 'sub-title', 'desc', 'category', 'episode-num']);
@@ -351,6 +354,7 @@ class GuideReader {
         `The programme ${quoteShort(p.title ?? '')} on channel ${quoteShort(p.channel)} (line ${p.line}) has ${what.join(', ')} longer than the guide's limits (${MAX_TITLE} characters, ${MAX_DESC} for a desc); ${p.cut.length === 1 ? 'it is' : 'they are'} cut.`,
       );
     }
+    flatten(p);
     if (p.stop !== undefined) this.kept.push({ p, stop: p.stop });
     else {
       this.pending.push(p);
@@ -463,6 +467,23 @@ class GuideReader {
       details,
     };
   }
+}
+
+/**
+ * A kept programme's texts as strings of their own: saxes hands text over as slices of the chunk it
+ * came in, and a slice keeps its whole chunk (64 KB) alive as long as the programme is kept.
+ */
+function flatten(p: Programme): void {
+  const own = (text: string | undefined) =>
+    text === undefined || text.length < 13 ? text : Buffer.from(text).toString();
+  p.title = own(p.title);
+  p.subTitle = own(p.subTitle);
+  p.desc = own(p.desc);
+  p.channel = own(p.channel) as string;
+  p.episodeNs = own(p.episodeNs);
+  p.episodeOnscreen = own(p.episodeOnscreen);
+  p.episodeOther = own(p.episodeOther);
+  p.categories = p.categories.map((c) => own(c) as string);
 }
 
 /** The smallest start in `sorted` after `t`, or undefined. */
