@@ -21,7 +21,7 @@ import {
  * schedule with two guide windows whose addresses are a loopback HTTP server
  * serving gzip bodies (application/gzip, no Content-Encoding: gzip is told by
  * the bytes):
- * - `bomb`: 260 KB that inflate to 256 MB of nested elements. Before the
+ * - `bomb`: 256 KB that inflate to 256 MB of nested elements. Before the
  *   guides were bounded this ran Node-RED out of heap ("JavaScript heap out of
  *   memory") at its first read;
  * - `heavy`: a guide of 15,000 programmes, each with a desc of 16 KB (the desc
