@@ -24,9 +24,10 @@ import {
  * - `bomb`: 256 KB that inflate to 256 MB of nested elements. Before the
  *   guides were bounded this ran Node-RED out of heap ("JavaScript heap out of
  *   memory") at its first read;
- * - `heavy`: a guide of 15,000 programmes, each with a desc of 16 KB (the desc
- *   cap), 246 MB once gunzipped (under the 256 MB cap) and within every
- *   per-element limit, which needs more heap than a guide reader has.
+ * - `heavy`: a guide of 15,000 programmes, each with a desc of 16 K characters
+ *   (the desc cap) held as two bytes a character, 246 MB once gunzipped (under
+ *   the 256 MB cap) and within every per-element limit: the 10,000 kept and
+ *   those waiting to be trimmed need more heap than a guide reader has.
  * Throughout, `/settings` answers in under 1 s; both windows are warned of as
  * stale with the reason; Test feed on the deployed bomb window says why it
  * cannot be read; the process is still up and never printed an out of memory.
@@ -63,7 +64,8 @@ function* bomb(): Generator<Buffer> {
 function* heavy(): Generator<string> {
   yield '<?xml version="1.0" encoding="UTF-8"?>\n<tv>\n<channel id="c1"><display-name>One</display-name></channel>\n';
   const from = Math.floor(Date.now() / DAY) * DAY + DAY;
-  const desc = 'd'.repeat(16 * 1024);
+  // one character outside Latin-1 makes V8 hold the whole desc as two bytes a character: 32 KB each
+  const desc = `€${'d'.repeat(16 * 1024 - 1)}`;
   for (let i = 0; i < 15_000; i++) {
     const start = from + i * 30_000;
     yield `<programme start="${xmltv(start)}" stop="${xmltv(start + 30_000)}" channel="c1"><title>P${i}</title><desc>${desc}</desc></programme>\n`;

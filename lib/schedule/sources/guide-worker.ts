@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import type { SourceResult } from './occurrence';
+import { readerSlot } from './reader-slots';
 import { type GuideOptions, readGuide } from './xmltv';
 
 /**
@@ -59,9 +60,10 @@ const failed = (error: string): SourceResult => ({ occurrences: [], problems: []
  * more memory than GUIDE_WORKER_HEAP_MB (a gzip bomb of nested elements, a
  * guide of huge texts) runs the worker out of memory and reads as a broken
  * feed, never the runtime; a read longer than `timeoutMs` is stopped. The
- * body is posted to the worker chunk by chunk, with backpressure. Never
- * rejects. Where the compiled module is not beside this one (the sources run
- * untranspiled, in tests) it reads on the calling thread.
+ * body is posted to the worker chunk by chunk, with backpressure. At most
+ * MAX_READERS feed readers run at once (the time limit starts with the
+ * worker). Never rejects. Where the compiled module is not beside this one
+ * (the sources run untranspiled, in tests) it reads on the calling thread.
  */
 export function readGuideOffThread(
   input: Readable,
@@ -71,6 +73,16 @@ export function readGuideOffThread(
 ): Promise<SourceResult> {
   const compiled = path.join(__dirname, 'xmltv.js');
   if (!existsSync(compiled)) return readGuide(input, opts);
+  return readerSlot().then((release) => readInWorker(compiled, input, opts, timeoutMs, heapMb).finally(release));
+}
+
+function readInWorker(
+  compiled: string,
+  input: Readable,
+  opts: GuideOptions,
+  timeoutMs: number,
+  heapMb: number,
+): Promise<SourceResult> {
   return new Promise((resolve) => {
     let done = false;
     let inFlight = 0;

@@ -77,6 +77,13 @@ export const MAX_RUN = 1024 * 1024;
 export const MAX_PROGRAMMES = 10_000;
 /** A chunk is handed to saxes in slices of this many characters, so that MAX_RUN is checked inside a large chunk. */
 const RUN_SLICE = 64 * 1024;
+/**
+ * Characters of text all kept programmes carry at the most (titles, sub-titles, descs, categories, episode
+ * numbers, channels): the result crosses to the thread that runs the schedules, and 10,000 descs of 16 KB
+ * would be 160 MB there. Past it, the later programmes keep their title and times but lose their desc,
+ * sub-title and categories, named in one problem; a guide whose titles alone pass twice this is refused.
+ */
+export const MAX_KEPT_TEXT = 16 * 1024 * 1024;
 const TEXT_ELEMENTS = new Set(['title', 'sub-title', 'desc', 'category', 'episode-num']);
 
 /**
@@ -109,6 +116,7 @@ export async function readGuide(input: Readable, opts: GuideOptions): Promise<So
   }
   if (reader.failed) return { occurrences: [], problems: problems.list(), error: reader.failed };
   const occurrences = reader.finish();
+  if (reader.failed) return { occurrences: [], problems: problems.list(), error: reader.failed };
   return { occurrences, problems: problems.list() };
 }
 
@@ -428,6 +436,7 @@ class GuideReader {
       );
     }
     this.kept.sort((a, b) => a.p.start - b.p.start);
+    if (!this.withinTextBudget()) return [];
     const seen = new Set<string>();
     const ids = new Set<string>();
     const out: Occurrence[] = [];
@@ -444,6 +453,41 @@ class GuideReader {
       out.push(this.occurrence(p, stop, id, episode));
     }
     return out.sort(byStart);
+  }
+
+  /**
+   * Keeps the kept programmes' text under MAX_KEPT_TEXT (see there), in start order; false (and the
+   * reader failed) when their titles, channels and episode numbers alone pass twice that.
+   */
+  private withinTextBudget(): boolean {
+    const len = (text: string | undefined) => text?.length ?? 0;
+    let total = 0;
+    let stripped = 0;
+    let from: number | undefined;
+    for (const { p } of this.kept) {
+      total += len(p.title) + len(p.channel) + len(p.episodeNs) + len(p.episodeOnscreen) + len(p.episodeOther);
+      const rest = len(p.desc) + len(p.subTitle) + p.categories.reduce((n, c) => n + c.length, 0);
+      if (total + rest <= MAX_KEPT_TEXT) total += rest;
+      else if (rest > 0) {
+        p.desc = undefined;
+        p.subTitle = undefined;
+        p.categories = [];
+        stripped++;
+        from ??= p.start;
+      }
+    }
+    if (total > 2 * MAX_KEPT_TEXT) {
+      this.fail(
+        `The guide's matching programmes have more than ${(2 * MAX_KEPT_TEXT) / (1024 * 1024)} M characters of titles; it is refused.`,
+      );
+      return false;
+    }
+    if (stripped > 0) {
+      this.problems.push(
+        `The guide's matching programmes carry more than ${MAX_KEPT_TEXT / (1024 * 1024)} M characters of text; the ${stripped.toLocaleString('en')} from ${isoSeconds(from as number)} on are kept without their desc, sub-title and categories.`,
+      );
+    }
+    return true;
   }
 
   private occurrence(p: Programme, stop: number, id: string, episode: string | undefined): Occurrence {

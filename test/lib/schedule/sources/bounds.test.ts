@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
+import { MAX_READERS, readerSlot, readerSlots } from '../../../../lib/schedule/sources/reader-slots';
 import { calendarReader, guideReader } from '../../../../lib/schedule/sources/readers';
 import { BodyTooLarge, openBody } from '../../../../lib/schedule/sources/stream-body';
 import { type GuideOptions, MAX_PROGRAMMES, parseXmltvTime, readGuide } from '../../../../lib/schedule/sources/xmltv';
@@ -154,6 +155,32 @@ describe('limits on nesting, text, attributes and programmes kept', () => {
   });
 });
 
+describe('the text a read hands back is bounded', () => {
+  it('past 16 M characters of kept text, the later programmes keep title and times, not their desc', {
+    timeout: 60_000,
+  }, async () => {
+    const start = Date.UTC(2026, 9, 2);
+    const desc = 'd'.repeat(16 * 1024);
+    const programmes = Array.from(
+      { length: 1100 },
+      (_, i) =>
+        `<programme start="${xmltv(start + i * 60_000)}" stop="${xmltv(start + (i + 1) * 60_000)}" channel="c1"><title>P${i}</title><desc>${desc}</desc></programme>`,
+    );
+    const result = await readGuide(body(guide(programmes.join('\n'))), october);
+    expect(result.error).toBeUndefined();
+    expect(result.occurrences).toHaveLength(1100);
+    const withDesc = result.occurrences.filter((o) => o.details?.description !== undefined).length;
+    expect(withDesc).toBeGreaterThan(1000);
+    expect(withDesc).toBeLessThan(1100);
+    expect(result.occurrences.at(-1)?.title).toBe('P1099');
+    expect(result.problems).toEqual([
+      `The guide's matching programmes carry more than 16 M characters of text; the ${1100 - withDesc} from ${new Date(start + withDesc * 60_000).toISOString().slice(0, 19)}Z on are kept without their desc, sub-title and categories.`,
+    ]);
+    const chars = result.occurrences.reduce((n, o) => n + (o.details?.description?.length ?? 0), 0);
+    expect(chars).toBeLessThanOrEqual(16 * 1024 * 1024);
+  });
+});
+
 describe('a missing stop is the next start on the channel, in start order', () => {
   it('an unsorted guide without stops loses no programme', async () => {
     const result = await readGuide(
@@ -273,6 +300,32 @@ describe('XMLTV times as the DTD reads them', () => {
       'zones.example 10-03T17:00–18:00 Evening',
       'zones.example 10-03T22:00–23:30 Late',
     ]);
+  });
+});
+
+describe('feed readers at once', () => {
+  it(`at most ${MAX_READERS} run at once; the others start in order as they end`, async () => {
+    const started: number[] = [];
+    const releases: Array<() => void> = [];
+    const all = Array.from({ length: MAX_READERS + 2 }, (_, i) =>
+      readerSlot().then((release) => {
+        started.push(i);
+        releases[i] = release;
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(started).toEqual([0, 1]);
+    expect(readerSlots()).toEqual({ running: 2, waiting: 2 });
+    releases[1]();
+    releases[1](); // a second call ends nothing more
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(started).toEqual([0, 1, 2]);
+    releases[0]();
+    await Promise.all(all);
+    expect(started).toEqual([0, 1, 2, 3]);
+    releases[2]();
+    releases[3]();
+    expect(readerSlots()).toEqual({ running: 0, waiting: 0 });
   });
 });
 
