@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { CalendarOptions } from './ical';
 import type { SourceResult } from './occurrence';
+import { readerSlot } from './reader-slots';
 
 /** A worker's heap at the most: a calendar of the largest size read, parsed, with its occurrences. */
 const WORKER_HEAP_MB = 512;
@@ -18,9 +19,10 @@ const failed = (error: string): SourceResult => ({ occurrences: [], problems: []
 /**
  * expandCalendar in a worker thread: parsing and expanding a large calendar
  * takes seconds of CPU (16 MB: about 3 s), which must not hold up the event
- * loop that runs the schedules' starts and ends. Bounded in time and heap;
- * never rejects. Where the compiled module is not beside this one (the
- * sources run untranspiled, in tests) it expands on the calling thread.
+ * loop that runs the schedules' starts and ends. Bounded in time and heap,
+ * at most MAX_READERS feed readers at once (see reader-slots); never
+ * rejects. Where the compiled module is not beside this one (the sources
+ * run untranspiled, in tests) it expands on the calling thread.
  */
 export function expandCalendarOffThread(text: string, opts: CalendarOptions, timeoutMs: number): Promise<SourceResult> {
   const compiled = path.join(__dirname, 'ical.js');
@@ -28,6 +30,15 @@ export function expandCalendarOffThread(text: string, opts: CalendarOptions, tim
     const { expandCalendar } = require('./ical') as typeof import('./ical');
     return Promise.resolve(expandCalendar(text, opts));
   }
+  return readerSlot().then((release) => expandInWorker(compiled, text, opts, timeoutMs).finally(release));
+}
+
+function expandInWorker(
+  compiled: string,
+  text: string,
+  opts: CalendarOptions,
+  timeoutMs: number,
+): Promise<SourceResult> {
   return new Promise((resolve) => {
     let done = false;
     const finish = (result: SourceResult) => {

@@ -116,7 +116,10 @@ function readerFor(source: FeedWindowSource, zone: string, from: Date, to: Date)
       (text, opts) => expandCalendarOffThread(text, opts, FEED_TEST_TIMEOUT_MS),
     );
   }
-  return guideReader({ windowId: source.id, zone, from, to, match: source.match, sources: source.sources });
+  return guideReader(
+    { windowId: source.id, zone, from, to, match: source.match, sources: source.sources },
+    FEED_TEST_TIMEOUT_MS,
+  );
 }
 
 function answer(

@@ -90,3 +90,59 @@ export function revisionOf(start: Date, end: Date, title: string | undefined): s
 export function byStart(a: Occurrence, b: Occurrence): number {
   return a.start.getTime() - b.start.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
+
+/** Characters kept of an occurrence's title, subtitle, channel, episode, location or category. */
+export const MAX_TITLE_CHARS = 4 * 1024;
+/** Characters kept of an occurrence's description. */
+export const MAX_DESCRIPTION_CHARS = 16 * 1024;
+
+/**
+ * A source's result with every occurrence's texts cut to MAX_TITLE_CHARS
+ * (MAX_DESCRIPTION_CHARS for a description), each occurrence cut named in a
+ * problem: a 15 MB SUMMARY never reaches a plan, a channel name or Test feed.
+ * The revision follows the cut title. Returns the result itself when nothing is cut.
+ */
+export function boundTexts(result: SourceResult, noun: 'event' | 'programme'): SourceResult {
+  const cut = (text: string | undefined, max: number) =>
+    text !== undefined && text.length > max ? text.slice(0, max) : undefined;
+  let problems: string[] | undefined;
+  const occurrences = result.occurrences.map((o) => {
+    const d = o.details ?? {};
+    const title = cut(o.title, MAX_TITLE_CHARS);
+    const fields: Array<[keyof OccurrenceDetails, number]> = [
+      ['description', MAX_DESCRIPTION_CHARS],
+      ['subtitle', MAX_TITLE_CHARS],
+      ['channel', MAX_TITLE_CHARS],
+      ['episode', MAX_TITLE_CHARS],
+      ['location', MAX_TITLE_CHARS],
+    ];
+    const names: string[] = title !== undefined ? ['title'] : [];
+    let details: OccurrenceDetails | undefined;
+    for (const [name, max] of fields) {
+      const value = cut(d[name] as string | undefined, max);
+      if (value === undefined) continue;
+      details ??= { ...d };
+      (details as Record<string, unknown>)[name] = value;
+      names.push(name);
+    }
+    if (d.categories?.some((c) => c.length > MAX_TITLE_CHARS)) {
+      details ??= { ...d };
+      details.categories = d.categories.map((c) => c.slice(0, MAX_TITLE_CHARS));
+      names.push('category');
+    }
+    if (names.length === 0) return o;
+    problems ??= [];
+    if (problems.length < 20) {
+      problems.push(
+        `The ${noun} ${JSON.stringify((title ?? o.title ?? '').slice(0, 60))} (${o.id.slice(0, 200)}) has a ${names.join(', ')} longer than ${MAX_TITLE_CHARS} characters (${MAX_DESCRIPTION_CHARS} for a description); it is cut.`,
+      );
+    }
+    return {
+      ...o,
+      ...(title !== undefined ? { title, revision: revisionOf(o.start, o.end, title) } : {}),
+      ...(details ? { details } : {}),
+    };
+  });
+  if (!problems) return result;
+  return { ...result, occurrences, problems: [...result.problems, ...problems] };
+}
