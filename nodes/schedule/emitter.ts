@@ -190,7 +190,7 @@ export class Emitter {
         // the first channel keeps the key of slots recorded before interruptions were followed
         stopKey: i === 0 ? `${slot.key}:stop` : `${slot.key}:restart:${i}:stop`,
         signal: this.host.signal,
-        stopped: i === last ? (now) => this.host.lives.finishing(slot, now) : undefined,
+        stopped: i === last ? (now, refused) => this.host.lives.finishing(slot, now, refused) : undefined,
       }),
     );
     Promise.all(ends).then(
