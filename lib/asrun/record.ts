@@ -135,7 +135,9 @@ function recordOf(slot: string, transitions: SlotTransition[], job: SlotJobOutco
     if (t.coordinated) coordinated = true;
   }
   const outcome = terminal ? outcomeOfTransition(terminal) : 'open';
-  const lateBy = firstRecording?.lateBy;
+  // a recording that began only after its window's end tells its start with the stop (no recording phase)
+  const began = firstRecording ?? transitions.find((t) => t.startedAt !== undefined);
+  const lateBy = began?.lateBy;
   const overrun = terminal?.overrun;
   const endedAt = transitions.filter((t) => t.endedAt !== undefined).at(-1)?.endedAt;
   const reason = terminal?.why;
@@ -146,8 +148,8 @@ function recordOf(slot: string, transitions: SlotTransition[], job: SlotJobOutco
     occurrence: last.occurrence,
     scheduled: last.scheduled,
     actual: {
-      ...(firstRecording ? { start: firstRecording.startedAt ?? firstRecording.at } : {}),
-      ...(end && firstRecording ? { end: endedAt ?? end.at } : {}),
+      ...(began ? { start: began.startedAt ?? began.at } : {}),
+      ...(end && began ? { end: endedAt ?? end.at } : {}),
     },
     ...(lateBy !== undefined ? { lateBy } : {}),
     ...(overrun ? { overrunBy: overrun.by } : {}),

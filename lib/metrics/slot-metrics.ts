@@ -149,10 +149,9 @@ export class SlotMetrics {
         s.nextStart = start;
     }
     const was = this.inFlight.get(t.slot);
-    if (t.to === 'recording') {
-      if (was !== 'recording') s.recording++;
-      if (typeof t.lateBy === 'number') s.lateness.observe(Math.max(0, t.lateBy));
-    }
+    if (t.to === 'recording' && was !== 'recording') s.recording++;
+    // told once per slot: entering recording, or with the stop of a recording that began after the window's end
+    if (typeof t.lateBy === 'number') s.lateness.observe(Math.max(0, t.lateBy));
     // only what this process counted: a slot restored after a restart was counted by the process before
     if (was === 'recording' && t.to !== 'recording') s.recording = Math.max(0, s.recording - 1);
     if (t.to === 'interrupted') s.interruptions++;

@@ -65,6 +65,8 @@ interface SlotRun {
   lateMs?: number;
   /** the segment's channel exists and the service has not said yet that it records (starting, interrupted) */
   awaiting?: boolean;
+  /** the service said a segment of the slot records (or recorded) */
+  begun?: boolean;
   /** the channel recording now (the last segment), or the one the slot waits on to record */
   channel?: Channel;
   /** channels that recorded part of the window before it, in order */
@@ -147,16 +149,22 @@ export class SlotLives {
 
   /** The service began to record the slot's segment at `at` (epoch ms, its clock): recording. */
   private began(run: SlotRun, at: number): void {
+    this.move(run, 'recording', this.beganAt(run, at));
+  }
+
+  /** What the start of a segment at `at` (epoch ms, the service's clock) tells: the lateness of the first. */
+  private beganAt(run: SlotRun, at: number): { lateBy?: number; startedAt: string } {
     run.awaiting = false;
     const open = run.gaps.at(-1);
     let lateBy: number | undefined;
     if (run.phase === 'interrupted' && open && open.to === undefined) open.to = Math.max(open.from, at);
-    else if (run.phase === 'starting') {
+    else if (run.phase === 'starting' || !run.begun) {
       const lateMs = Math.max(0, at - run.slot.start);
       lateBy = Math.round(lateMs / 100) / 10;
       if (isLate(lateBy)) run.lateMs = lateMs;
     }
-    this.move(run, 'recording', { lateBy, startedAt: new Date(at).toISOString() });
+    run.begun = true;
+    return { lateBy, startedAt: new Date(at).toISOString() };
   }
 
   /**
@@ -204,10 +212,10 @@ export class SlotLives {
     const run = this.track(slot);
     const ch = channelWithId(channel);
     if (ch && !run.earlier.some((c) => c.id === ch.id)) run.channel = ch;
-    this.caughtUp(run);
+    const began = this.caughtUp(run);
     run.stop ??= { acceptedAt: Date.now(), ...(refused ? { refused } : {}) };
     this.endedBy(run, ch);
-    if (run.phase !== 'finishing') this.move(run, 'finishing');
+    if (run.phase !== 'finishing') this.move(run, 'finishing', began);
   }
 
   /**
@@ -218,12 +226,13 @@ export class SlotLives {
     const run = this.track(slot);
     const ch = channelWithId(channel);
     if (ch && !run.earlier.some((c) => c.id === ch.id)) run.channel = ch;
-    this.caughtUp(run);
+    const began = this.caughtUp(run);
     this.endedBy(run, ch);
     this.closeGap(run);
     const partial = run.gaps.length > 0;
     const overrun = overrunOf(run);
     this.end(run, partial ? 'partial' : 'finished', {
+      ...began,
       why: partial ? gapSentence(run.gaps) : note,
       // the sidebar tells the overrun with the end; the as-run log and the metrics read it from the transition
       note: overrun ? [overrunSentence(overrun), note].filter((t) => t !== undefined).join('; ') : note,
@@ -287,8 +296,10 @@ export class SlotLives {
     const lost = earlier.flatMap((c) => channelWithId(c) ?? []);
     const run = this.create(slot, { earlier: lost, gaps: gaps.map((g) => ({ ...g })) });
     run.phase = ch ? 'recording' : lost.length > 0 ? 'interrupted' : 'starting';
-    if (ch) run.channel = ch;
-    else if (failure) {
+    if (ch) {
+      run.channel = ch;
+      run.begun = true;
+    } else if (failure) {
       run.heard = true;
       run.attempts = failure.attempts;
       run.lastFailure = `gave up: ${failure.message}`;
@@ -377,22 +388,36 @@ export class SlotLives {
   private end(
     run: SlotRun,
     phase: SlotPhase,
-    extra: { why?: string; note?: string; gaps?: Gap[]; overrun?: { by: number; why?: string } },
+    extra: {
+      why?: string;
+      note?: string;
+      gaps?: Gap[];
+      overrun?: { by: number; why?: string };
+      lateBy?: number;
+      startedAt?: string;
+    },
   ): void {
     run.stopListening();
     this.clearAlarm(run);
     this.runs.delete(run.slot.key);
-    this.move(run, phase, { why: extra.why, note: extra.note, gaps: extra.gaps, overrun: extra.overrun });
+    this.move(run, phase, extra);
   }
 
   /**
    * A slot still waiting for its channel to record at its end (a window shorter than the warm-up, or ended
-   * between two reads): the channel read at the end says whether and when it began to record.
+   * between two reads): the channel read at the end says whether and when it began to record. Before the stop
+   * the slot enters recording; after it (the recording began once the window had ended), the start goes with
+   * the next transition.
    */
-  private caughtUp(run: SlotRun): void {
-    if (!run.awaiting || (run.phase !== 'starting' && run.phase !== 'interrupted')) return;
+  private caughtUp(run: SlotRun): { lateBy?: number; startedAt: string } | undefined {
+    if (!run.awaiting) return undefined;
     const began = recordingStartOf(run.channel);
-    if (began !== undefined) this.began(run, began);
+    if (began === undefined) return undefined;
+    if (run.phase === 'starting' || run.phase === 'interrupted') {
+      this.began(run, began);
+      return undefined;
+    }
+    return this.beganAt(run, began);
   }
 
   /** The recording's end by the service's clock, from the channel as the stop answered or last read. */
