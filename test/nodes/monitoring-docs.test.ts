@@ -11,7 +11,7 @@ describe('docs/prometheus', () => {
     const run = spawnSync('promtool', ['check', 'rules', path.join(PROMETHEUS_DOCS, 'media-spaces-alerts.yml')], {
       encoding: 'utf8',
     });
-    expect(run.stdout + run.stderr).toContain('SUCCESS: 3 rules found');
+    expect(run.stdout + run.stderr).toContain('SUCCESS: 4 rules found');
     expect(run.status).toBe(0);
   });
 
