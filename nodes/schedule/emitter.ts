@@ -15,7 +15,7 @@ import {
 import { asMediaSpacesError, failMessage } from '../shared/failure';
 import type { NodeMessage } from '../shared/node-red-types';
 import { clientFor } from '../shared/server-client';
-import { isAlarm, type MissedWhy, missedReport, missedSentence, raisesError } from './missed';
+import { type MissedWhy, missedReport, missedSentence, outcomeOfMiss, raisesError } from './missed';
 import { type RecordingFacts, recordedVerdict } from './recorded';
 import { endRecording, STOP_GRACE_MS } from './recording-end';
 import type { ScheduleSettings } from './settings';
@@ -114,7 +114,7 @@ export class Emitter {
    */
   emitMissed({ slot, window }: Pick<EndEvent, 'slot' | 'window'>, why: MissedWhy, reason: string): void {
     const attempts = this.host.lives.attempts(slot.key);
-    this.host.lives.missed(slot, why === 'cancelled' ? 'cancelled' : isAlarm(why) ? 'missed' : 'skipped', reason);
+    this.host.lives.missed(slot, outcomeOfMiss(why), reason);
     const report = missedReport(window, slot, why, reason, attempts);
     this.node.send([null, null, report]);
     if (!raisesError(why)) return;
