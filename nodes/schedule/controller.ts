@@ -110,6 +110,8 @@ export class ScheduleController {
           const slot = this.scheduler?.activeSlots().find((s) => s.key === moved.key);
           if (slot) gate?.endSeen(slot);
         }
+        // the window's next start may have changed, or it may have none left (the guide ran out): the gauge hears it
+        this.changedSoon();
       },
       onChange: () => this.changedSoon(),
       onError: (err) => node.error(asMediaSpacesError(err, 'Schedule').message),
