@@ -1,30 +1,25 @@
 import type { SlotJobOutcome, SlotPhase, SlotTransition } from '../schedule/slot-events';
+import {
+  isFinalPhase,
+  isLate,
+  lateSentence,
+  outcomeOf,
+  overrunSentence,
+  SLOT_OUTCOMES,
+  type SlotOutcome,
+} from '../schedule/slot-outcome';
 
-/** How a slot ended, as the as-run log reports it; `open` while it has not ended. */
-export type AsRunOutcome = 'recorded' | 'partial' | 'missed' | 'skipped' | 'cancelled' | 'open';
-export const AS_RUN_OUTCOMES: readonly AsRunOutcome[] = [
-  'recorded',
-  'partial',
-  'missed',
-  'skipped',
-  'cancelled',
-  'open',
-];
-
-const OUTCOME_OF: Partial<Record<SlotPhase, AsRunOutcome>> = {
-  finished: 'recorded',
-  partial: 'partial',
-  missed: 'missed',
-  skipped: 'skipped',
-  cancelled: 'cancelled',
-};
+/** How a slot ended, as the as-run log reports it (lib/schedule/slot-outcome); `open` while it has not ended. */
+export type AsRunOutcome = SlotOutcome | 'open';
+export const AS_RUN_OUTCOMES: readonly AsRunOutcome[] = [...SLOT_OUTCOMES, 'open'];
 
 export function isTerminalPhase(phase: SlotPhase): boolean {
-  return OUTCOME_OF[phase] !== undefined;
+  return isFinalPhase(phase);
 }
 
-export function outcomeOfPhase(phase: SlotPhase): AsRunOutcome {
-  return OUTCOME_OF[phase] ?? 'open';
+/** The outcome of a slot that ended with this transition; `open` when it did not end with it. */
+export function outcomeOfTransition(t: Pick<SlotTransition, 'to' | 'overrun'>): AsRunOutcome {
+  return outcomeOf(t) ?? 'open';
 }
 
 /** One line of the log: a slot's transition, or how its follow-up job ended (written when heard). */
@@ -43,10 +38,16 @@ export interface AsRunRecord {
   occurrence: { id: string; title?: string; episode?: string; start: string; end: string };
   /** padded */
   scheduled: { start: string; end: string };
-  /** first recording, and the end of the recording (finishing, else the final phase) */
+  /**
+   * by the service's clock: when the first segment began to record (its `recording.started_at`, else the
+   * first read in RECORDING) and when the recording ended (its `recording.ended_at`); in logs written before
+   * these were told, when the slot entered recording, and finishing (else its final phase)
+   */
   actual: { start?: string; end?: string };
-  /** seconds */
+  /** seconds from the padded start to the actual start */
   lateBy?: number;
+  /** seconds the recording ran past the scheduled (padded) end, when it overran it (lib/schedule/slot-outcome) */
+  overrunBy?: number;
   /** every segment, in the order they started */
   channels: AsRunChannel[];
   gaps: { from: string; to: string; why: string }[];
@@ -61,9 +62,6 @@ export interface AsRunRecord {
   /** why the slot differs from its schedule (missed, partial, late, interrupted, the follow-up failed); absent when it does not */
   discrepancy?: string;
 }
-
-/** Lateness below this is a slot on time (the start is polled, not instant). */
-const LATE_AFTER_S = 1;
 
 /**
  * The records of the slots the entries tell of, one per slot key, in order
@@ -136,8 +134,12 @@ function recordOf(slot: string, transitions: SlotTransition[], job: SlotJobOutco
     if (t.attempts !== undefined) attempts = Math.max(attempts ?? 0, t.attempts);
     if (t.coordinated) coordinated = true;
   }
-  const outcome = terminal ? outcomeOfPhase(terminal.to) : 'open';
-  const lateBy = firstRecording?.lateBy;
+  const outcome = terminal ? outcomeOfTransition(terminal) : 'open';
+  // a recording that began only after its window's end tells its start with the stop (no recording phase)
+  const began = firstRecording ?? transitions.find((t) => t.startedAt !== undefined);
+  const lateBy = began?.lateBy;
+  const overrun = terminal?.overrun;
+  const endedAt = transitions.filter((t) => t.endedAt !== undefined).at(-1)?.endedAt;
   const reason = terminal?.why;
   const record: AsRunRecord = {
     slot,
@@ -146,10 +148,11 @@ function recordOf(slot: string, transitions: SlotTransition[], job: SlotJobOutco
     occurrence: last.occurrence,
     scheduled: last.scheduled,
     actual: {
-      ...(firstRecording ? { start: firstRecording.at } : {}),
-      ...(end && firstRecording ? { end: end.at } : {}),
+      ...(began ? { start: began.startedAt ?? began.at } : {}),
+      ...(end && began ? { end: endedAt ?? end.at } : {}),
     },
     ...(lateBy !== undefined ? { lateBy } : {}),
+    ...(overrun ? { overrunBy: overrun.by } : {}),
     channels: [...channels.values()],
     gaps,
     interruptions: transitions.filter((t) => t.to === 'interrupted').length,
@@ -168,8 +171,11 @@ function recordOf(slot: string, transitions: SlotTransition[], job: SlotJobOutco
 /** Every way the slot differs from what was scheduled, in words. */
 function discrepancyOf(r: AsRunRecord, transitions: SlotTransition[]): string | undefined {
   const parts: string[] = [];
-  if (r.outcome !== 'recorded' && r.outcome !== 'open') parts.push(r.reason ? `${r.outcome}: ${r.reason}` : r.outcome);
-  if (r.lateBy !== undefined && r.lateBy >= LATE_AFTER_S) parts.push(`started ${Math.round(r.lateBy)} s late`);
+  const terminal = transitions.filter((t) => isTerminalPhase(t.to)).at(-1);
+  if (r.outcome !== 'recorded' && r.outcome !== 'open' && r.outcome !== 'overran')
+    parts.push(r.reason ? `${r.outcome}: ${r.reason}` : r.outcome);
+  if (r.lateBy !== undefined && isLate(r.lateBy)) parts.push(lateSentence(r.lateBy));
+  if (terminal?.overrun) parts.push(overrunSentence(terminal.overrun));
   if (r.interruptions > 0) {
     const whys = transitions.filter((t) => t.to === 'interrupted' && t.why).map((t) => t.why);
     parts.push(

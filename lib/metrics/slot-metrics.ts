@@ -10,19 +10,15 @@ import {
   slotJobs,
   slotTransitions,
 } from '../schedule/slot-events';
+import { endLatenessSeconds, outcomeOf, SLOT_OUTCOMES } from '../schedule/slot-outcome';
 import { type Family, Histogram, type Sample } from './exposition';
 
-const OUTCOMES = ['recorded', 'partial', 'missed', 'skipped', 'cancelled'] as const;
-const OUTCOME_OF: Record<string, (typeof OUTCOMES)[number]> = {
-  finished: 'recorded',
-  partial: 'partial',
-  missed: 'missed',
-  skipped: 'skipped',
-  cancelled: 'cancelled',
-};
+const OUTCOMES = SLOT_OUTCOMES;
 /** the service's terminal job states, exported at 0 before any job ends */
 const JOB_STATES = ['succeeded', 'failed', 'stopped'];
 export const LATENESS_BUCKETS = [0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600];
+/** How far past its scheduled end a recording ended (seconds); an overrun is more than 5 (OVERRUN_AFTER_S). */
+export const END_LATENESS_BUCKETS = [1, 2, 5, 10, 30, 60, 120, 300, 600];
 export const JOB_DURATION_BUCKETS = [10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14_400];
 /** The labels of every per-window series (some add one: outcome, state, schedule_name). */
 const WINDOW_LABELS = ['schedule', 'window'];
@@ -38,6 +34,8 @@ interface WindowSeries {
   lastRecordedEnd?: number;
   slots: Record<string, number>;
   lateness: Histogram;
+  endLateness: Histogram;
+  overruns: number;
   interruptions: number;
   recording: number;
   jobs: Record<string, number>;
@@ -142,6 +140,8 @@ export class SlotMetrics {
         name: name || schedule,
         slots: Object.fromEntries(OUTCOMES.map((o) => [o, 0])),
         lateness: new Histogram(LATENESS_BUCKETS),
+        endLateness: new Histogram(END_LATENESS_BUCKETS),
+        overruns: 0,
         interruptions: 0,
         recording: 0,
         jobs: Object.fromEntries(JOB_STATES.map((o) => [o, 0])),
@@ -154,17 +154,19 @@ export class SlotMetrics {
 
   private transition(t: SlotTransition): void {
     const s = this.series(t.schedule.id, t.window.id, t.schedule.name);
-    const outcome = OUTCOME_OF[t.to];
+    const outcome = outcomeOf(t);
     if (t.to === 'planned') {
       const start = Date.parse(t.scheduled.start);
       const now = Date.now();
-      if (s.nextStart === undefined || s.nextStart < now || (start >= now && start < s.nextStart)) s.nextStart = start;
+      if (t.withdrawn) {
+        if (s.nextStart === start || (s.nextStart !== undefined && s.nextStart < now)) s.nextStart = undefined;
+      } else if (s.nextStart === undefined || s.nextStart < now || (start >= now && start < s.nextStart))
+        s.nextStart = start;
     }
     const was = this.inFlight.get(t.slot);
-    if (t.to === 'recording') {
-      if (was !== 'recording') s.recording++;
-      if (typeof t.lateBy === 'number') s.lateness.observe(Math.max(0, t.lateBy));
-    }
+    if (t.to === 'recording' && was !== 'recording') s.recording++;
+    // told once per slot: entering recording, or with the stop of a recording that began after the window's end
+    if (typeof t.lateBy === 'number') s.lateness.observe(Math.max(0, t.lateBy));
     // only what this process counted: a slot restored after a restart was counted by the process before
     if (was === 'recording' && t.to !== 'recording') s.recording = Math.max(0, s.recording - 1);
     if (t.to === 'interrupted') s.interruptions++;
@@ -174,12 +176,15 @@ export class SlotMetrics {
     }
     this.inFlight.delete(t.slot);
     this.rememberSlot(t.slot, `${t.schedule.id}\u0000${t.window.id}`);
-    if (outcome === 'recorded' || outcome === 'partial') {
+    if (outcome === 'recorded' || outcome === 'overran' || outcome === 'partial') {
       const end = Date.parse(t.scheduled.end);
       if (Number.isFinite(end) && (s.lastRecordedEnd === undefined || end > s.lastRecordedEnd)) s.lastRecordedEnd = end;
       // an end with nothing of its slot heard before in this process is an end told again (the schedule
       // replays the ends of the last minutes after a restart): the slot was counted when it ended
       if (was === undefined) return;
+      const ended = t.endedAt === undefined ? Number.NaN : Date.parse(t.endedAt);
+      if (Number.isFinite(end) && Number.isFinite(ended)) s.endLateness.observe(endLatenessSeconds(end, ended));
+      if (t.overrun) s.overruns++;
     }
     s.slots[outcome]++;
   }
@@ -270,7 +275,8 @@ export class SlotMetrics {
         labelNames: W,
         help: 'Scheduled (padded) start of the next slot of the window, Unix time.',
         type: 'gauge',
-        samples: per((s) => (s.nextStart === undefined ? undefined : s.nextStart / 1000)),
+        // a start gone by with none after it (the guide ran out, or no withdrawal was heard) is no next start
+        samples: per((s) => (s.nextStart === undefined || s.nextStart < Date.now() ? undefined : s.nextStart / 1000)),
       },
       {
         name: 'media_spaces_slot_last_recorded_end_timestamp_seconds',
@@ -282,7 +288,7 @@ export class SlotMetrics {
       {
         name: 'media_spaces_slots_total',
         labelNames: [...W, 'outcome'],
-        help: 'Slots that ended, by outcome (recorded, partial, missed, skipped, cancelled).',
+        help: 'Slots that ended, by outcome (recorded, overran, partial, missed, skipped, cancelled).',
         type: 'counter',
         samples: windows.flatMap((s) =>
           OUTCOMES.map((outcome) => ({ labels: { ...labels(s), outcome }, value: s.slots[outcome] })),
@@ -299,6 +305,25 @@ export class SlotMetrics {
           counts: s.lateness.counts,
           sum: s.lateness.sum,
         })),
+      },
+      {
+        name: 'media_spaces_slot_end_lateness_seconds',
+        labelNames: W,
+        help: 'How far past its scheduled end the recording of a slot ended by the service, in seconds (0 when by it).',
+        type: 'histogram',
+        histograms: windows.map((s) => ({
+          labels: labels(s),
+          bounds: s.endLateness.bounds,
+          counts: s.endLateness.counts,
+          sum: s.endLateness.sum,
+        })),
+      },
+      {
+        name: 'media_spaces_slot_overruns_total',
+        labelNames: W,
+        help: 'Recordings that ended more than 5 s past their scheduled end (overran), partial ones included.',
+        type: 'counter',
+        samples: per((s) => s.overruns),
       },
       {
         name: 'media_spaces_recording_interruptions_total',

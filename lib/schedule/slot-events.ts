@@ -23,9 +23,15 @@ export interface SlotTransition {
   why?: string; // reason for missed/partial/skipped/cancelled/interrupted/starting failures
   attempts?: number;
   channel?: { id: string; outputs?: unknown[] }; // the segment concerned (recording, interrupted, finished)
-  lateBy?: number; // seconds late, on entering recording for the first time
+  lateBy?: number; // seconds late, on entering recording for the first time: from the padded start to startedAt
+  startedAt?: string; // ISO, on entering recording: when the segment began to record by the service's clock
+  // (its recording.started_at, else the first read in RECORDING; the channel's creation when it cannot be read)
+  endedAt?: string; // ISO, on finishing and the final phase: when the recording ended by the service's clock
+  overrun?: { by: number; why?: string }; // on the final phase: the recording ended `by` seconds past the
+  // scheduled end, more than OVERRUN_AFTER_S (lib/schedule/slot-outcome), and why
   gaps?: { from: string; to: string; why: string }[];
   coordinated?: boolean; // true when the slot runs under Redis coordination
+  withdrawn?: boolean; // planned only: the window has no next start any more (its guide ran out): not this one
 }
 export interface SlotJobOutcome {
   slot: string;

@@ -1,4 +1,4 @@
-import { type AsRunRecord, foldRecords, isTerminalPhase, outcomeOfPhase } from '../../lib/asrun/record';
+import { type AsRunRecord, foldRecords, isTerminalPhase, outcomeOfTransition } from '../../lib/asrun/record';
 import type { AsRunRecorder } from '../../lib/asrun/recorder';
 import { type SlotTransition, slotTransitions } from '../../lib/schedule/slot-events';
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from '../shared/node-red-types';
@@ -48,7 +48,7 @@ export class AsRunSender {
     if (typeof t?.slot !== 'string' || !isTerminalPhase(t.to)) return false;
     const wanted = this.settings.schedule;
     if (wanted !== '' && t.schedule?.id !== wanted && t.schedule?.name !== wanted) return false;
-    const outcome = outcomeOfPhase(t.to);
+    const outcome = outcomeOfTransition(t);
     return FINISHED_OUTCOMES.some((o) => o === outcome && this.settings[o]);
   }
 

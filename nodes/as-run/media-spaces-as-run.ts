@@ -3,7 +3,7 @@ import type { AsRunNode } from './controller';
 
 /**
  * media-spaces-as-run: sends the as-run record of each slot when it reaches
- * its final phase (recorded, partial, missed, skipped, cancelled), filtered by
+ * its final phase (recorded, overran, partial, missed, skipped, cancelled), filtered by
  * schedule and outcome, so a flow can mail or archive it. The record is read
  * from the as-run log (lib/asrun), which the sidebar plugin's monitoring
  * keeps.

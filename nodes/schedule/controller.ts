@@ -76,6 +76,8 @@ export class ScheduleController {
   private readonly plannedStarts = new Map<string, number>();
   /** the schedule and its windows as last told on scheduleWindows */
   private windowsTold: string | undefined;
+  /** the slot each window's planned start names, for withdrawing it when the window has no next start */
+  private readonly plannedSlots = new Map<string, Slot>();
   /** reads the channels of windows in progress, so that a recording that stops early is replaced */
   private readonly watch: RecordingWatch | undefined;
   /** the calendar and guide windows' feeds, each the plan of its window */
@@ -115,6 +117,8 @@ export class ScheduleController {
           const slot = this.scheduler?.activeSlots().find((s) => s.key === moved.key);
           if (slot) gate?.endSeen(slot);
         }
+        // the window's next start may have changed, or it may have none left (the guide ran out): the gauge hears it
+        this.changedSoon();
       },
       onChange: () => this.changedSoon(),
       onError: (err) => node.error(asMediaSpacesError(err, 'Schedule').message),
@@ -285,6 +289,7 @@ export class ScheduleController {
       },
       identity: (slot) => this.identity(slot),
       alarmAfterMs: (slot) => (this.windowOf(slot.key)?.alarm_after ?? DEFAULT_ALARM_AFTER_S) * 1000,
+      readsChannels: () => this.watch !== undefined,
     });
   }
 
@@ -298,7 +303,7 @@ export class ScheduleController {
         const slot = this.scheduler?.activeSlots().find((s) => s.key === key);
         if (slot) this.lives.interrupt(slot, why);
       },
-      (channelId, state) => this.lives.channelState(channelId, state),
+      (channelId, state, channel) => this.lives.channelState(channelId, state, channel),
     );
   }
 
@@ -310,18 +315,23 @@ export class ScheduleController {
     this.announceWindows();
     const scheduler = this.scheduler;
     if (!scheduler || !slotTransitions.hasSubscribers) return;
-    for (const next of scheduler.nextStartsOfWindows()) {
+    const nexts = scheduler.nextStartsOfWindows();
+    const windows = new Set(nexts.map((n) => n.windowId));
+    // a window with no next start any more (its guide or calendar ran out, it was disabled): its last one is withdrawn
+    for (const [windowId, planned] of this.plannedStarts) {
+      if (windows.has(windowId)) continue;
+      this.plannedStarts.delete(windowId);
+      const gone = this.plannedSlots.get(windowId);
+      this.plannedSlots.delete(windowId);
+      if (gone && gone.start === planned) this.publishPlannedSlot(gone, true);
+    }
+    for (const next of nexts) {
       const windowId = next.windowId;
       if (this.plannedStarts.get(windowId) === next.start) continue;
       this.plannedStarts.set(windowId, next.start);
       const slot: Slot = { key: next.slotKey, windowId, start: next.start, end: next.end, reason: 'scheduled' };
-      slotTransitions.publish({
-        slot: slot.key,
-        ...this.identity(slot),
-        from: 'planned',
-        to: 'planned',
-        at: new Date().toISOString(),
-      } satisfies SlotTransition);
+      this.plannedSlots.set(windowId, slot);
+      this.publishPlannedSlot(slot, false);
     }
   }
 
@@ -339,6 +349,17 @@ export class ScheduleController {
     if (key === this.windowsTold) return;
     this.windowsTold = key;
     scheduleWindows.publish(told);
+  }
+
+  private publishPlannedSlot(slot: Slot, withdrawn: boolean): void {
+    slotTransitions.publish({
+      slot: slot.key,
+      ...this.identity(slot),
+      from: 'planned',
+      to: 'planned',
+      at: new Date().toISOString(),
+      ...(withdrawn ? { withdrawn: true } : {}),
+    } satisfies SlotTransition);
   }
 
   /** The scheduler's state changed: the badge, the sidebar and the next planned starts, after the sends. */

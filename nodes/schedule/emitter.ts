@@ -15,7 +15,7 @@ import {
 import { asMediaSpacesError, failMessage } from '../shared/failure';
 import type { NodeMessage } from '../shared/node-red-types';
 import { clientFor } from '../shared/server-client';
-import { isAlarm, type MissedWhy, missedReport, missedSentence, raisesError } from './missed';
+import { type MissedWhy, missedReport, missedSentence, outcomeOfMiss, raisesError } from './missed';
 import { type RecordingFacts, recordedVerdict } from './recorded';
 import { endRecording, STOP_GRACE_MS } from './recording-end';
 import type { ScheduleSettings } from './settings';
@@ -114,7 +114,7 @@ export class Emitter {
    */
   emitMissed({ slot, window }: Pick<EndEvent, 'slot' | 'window'>, why: MissedWhy, reason: string): void {
     const attempts = this.host.lives.attempts(slot.key);
-    this.host.lives.missed(slot, why === 'cancelled' ? 'cancelled' : isAlarm(why) ? 'missed' : 'skipped', reason);
+    this.host.lives.missed(slot, outcomeOfMiss(why), reason);
     const report = missedReport(window, slot, why, reason, attempts);
     this.node.send([null, null, report]);
     if (!raisesError(why)) return;
@@ -190,7 +190,7 @@ export class Emitter {
         // the first channel keeps the key of slots recorded before interruptions were followed
         stopKey: i === 0 ? `${slot.key}:stop` : `${slot.key}:restart:${i}:stop`,
         signal: this.host.signal,
-        stopped: i === last ? (now) => this.host.lives.finishing(slot, now) : undefined,
+        stopped: i === last ? (now, refused) => this.host.lives.finishing(slot, now, refused) : undefined,
       }),
     );
     Promise.all(ends).then(

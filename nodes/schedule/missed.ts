@@ -49,6 +49,11 @@ export function missedReport(
   };
 }
 
+/** The outcome of a slot that recorded nothing (lib/schedule/slot-outcome): missed, skipped or cancelled. */
+export function outcomeOfMiss(why: MissedWhy): 'missed' | 'skipped' | 'cancelled' {
+  return why === 'cancelled' ? 'cancelled' : isAlarm(why) ? 'missed' : 'skipped';
+}
+
 /** Whether the miss is a failure (shown as missed, not skipped). */
 export function isAlarm(why: MissedWhy): boolean {
   return !CHOSEN.includes(why);

@@ -24,8 +24,8 @@ interface RecordingEndOptions {
   finishWaitMs?: number;
   pollMs?: number;
   signal: AbortSignal;
-  /** the stop was accepted: the recording is finishing */
-  stopped?(channel: unknown): void;
+  /** the stop was accepted: the recording is finishing; `refused` its attempts refused first ("stop refused 503 ×14") */
+  stopped?(channel: unknown, refused?: string): void;
 }
 
 interface RecordingEnd {
@@ -56,9 +56,10 @@ export async function endRecording(o: RecordingEndOptions): Promise<RecordingEnd
     };
   }
   let last: unknown = o.channel;
+  const refusals = new Map<string, number>();
   try {
-    last = await stop(o);
-    o.stopped?.(last);
+    last = await stop(o, refusals);
+    o.stopped?.(last, refusedSentence(refusals));
   } catch (error) {
     if (signal.aborted) throw error;
     const reason = error instanceof Error ? error.message : String(error);
@@ -91,18 +92,35 @@ export async function endRecording(o: RecordingEndOptions): Promise<RecordingEnd
  * succeeded just before the end): asked again a second later, under a new
  * key, since the service keeps the 409 as this key's answer.
  */
-async function stop(o: RecordingEndOptions): Promise<unknown> {
+async function stop(o: RecordingEndOptions, refusals: Map<string, number>): Promise<unknown> {
+  const refused = (error: unknown) => {
+    const what = error instanceof MediaSpacesError ? String(error.status ?? error.code) : 'error';
+    refusals.set(what, (refusals.get(what) ?? 0) + 1);
+  };
   for (let attempt = 1; ; attempt++) {
     const idempotencyKey = attempt === 1 ? o.stopKey : `${o.stopKey}:${attempt}`;
     try {
-      return (await o.client.stopChannel(o.channel.id, { signal: o.signal, deadline: o.stopDeadline, idempotencyKey }))
-        .data;
+      return (
+        await o.client.stopChannel(o.channel.id, {
+          signal: o.signal,
+          deadline: o.stopDeadline,
+          idempotencyKey,
+          onRetry: (notice) => refused(notice.error),
+        })
+      ).data;
     } catch (error) {
+      refused(error);
       const notYet = error instanceof MediaSpacesError && error.status === 409;
       if (!notYet || Date.now() + STOP_CONFLICT_WAIT_MS >= o.stopDeadline) throw error;
       await sleep(STOP_CONFLICT_WAIT_MS, o.signal);
     }
   }
+}
+
+/** "stop refused 503 ×14", "stop refused 409 ×2, 503 ×3"; undefined when the first attempt was accepted. */
+function refusedSentence(refusals: ReadonlyMap<string, number>): string | undefined {
+  if (refusals.size === 0) return undefined;
+  return `stop refused ${[...refusals].map(([what, n]) => `${what} ×${n}`).join(', ')}`;
 }
 
 /** INACTIVE after a recording: the service has written its outputs; ERROR: a failed recording has all it will have. */

@@ -21,8 +21,11 @@ export class RecordingWatch {
   constructor(
     client: () => MediaSpacesClient,
     lost: (slotKey: string, channelId: string, why: string) => void,
-    /** every state read (the sidebar shows it rather than reading the channel again) */
-    seen: (channelId: string, state: string) => void,
+    /**
+     * every state read, with the channel read (the sidebar shows it rather than reading the channel again; a
+     * slot waiting for its channel to record takes the recording's start from it)
+     */
+    seen: (channelId: string, state: string, channel: Record<string, unknown>) => void,
     intervalMs = CONTINUITY_POLL_MS,
   ) {
     this.poller = new ChannelStatePoller<string>({
@@ -30,7 +33,7 @@ export class RecordingWatch {
       read: async (id, signal) => (await client().getChannel(id, { signal, retries: 0 })).data,
       stateOf: (channel) => client().channelState(channel),
       onChange: (id, state, channel, watch) => {
-        seen(id, state);
+        seen(id, state, channel);
         if (ALIVE.has(state.toUpperCase())) return;
         this.poller.unwatch(id);
         lost(watch.context, id, whyLost(state, channel));

@@ -1,6 +1,14 @@
 import { channelWithId, type IdentifiedChannel } from '../../lib/channel-ref';
 import { isoSeconds, type Slot } from '../../lib/schedule';
 import { type SlotPhase, type SlotTransition, slotTransitions } from '../../lib/schedule/slot-events';
+import {
+  endLatenessSeconds,
+  isFinalPhase,
+  isLate,
+  isOverrun,
+  OVERRUN_AFTER_S,
+  overrunSentence,
+} from '../../lib/schedule/slot-outcome';
 import { listenToStart, type StartReport } from '../shared/slot-starts';
 import type { SlotLife, SlotStage } from '../sidebar/activity-types';
 
@@ -37,6 +45,11 @@ interface SlotLifeHost {
   interrupted(slot: Slot, channel: Channel, why: string, n: number): void;
   identity(slot: Slot): SlotIdentity;
   alarmAfterMs(slot: Slot): number;
+  /**
+   * whether the schedule reads its slots' channels from the service (it has a server): then a slot records
+   * once the service says so; without, from the moment its channel is known (nothing else can be known)
+   */
+  readsChannels?(): boolean;
 }
 
 /** Everything known of one slot, from its start to its final phase. */
@@ -50,7 +63,11 @@ interface SlotRun {
   alarmed: boolean;
   alarmTimer?: ReturnType<typeof setTimeout>;
   lateMs?: number;
-  /** the channel recording now (the last segment) */
+  /** the segment's channel exists and the service has not said yet that it records (starting, interrupted) */
+  awaiting?: boolean;
+  /** the service said a segment of the slot records (or recorded) */
+  begun?: boolean;
+  /** the channel recording now (the last segment), or the one the slot waits on to record */
   channel?: Channel;
   /** channels that recorded part of the window before it, in order */
   earlier: Channel[];
@@ -59,6 +76,10 @@ interface SlotRun {
   channelState?: { id: string; state: string };
   /** started by this instance alone while Redis could not be used: its end needs no done record */
   alone?: boolean;
+  /** when the stop was accepted (epoch ms, this instance's clock), and the stop's refused attempts in words */
+  stop?: { acceptedAt: number; refused?: string };
+  /** when the recording ended by the service's clock (epoch ms): its `recording.ended_at` */
+  endedAt?: number;
   stopListening: () => void;
 }
 
@@ -73,11 +94,10 @@ export interface SlotView {
   gaps: readonly Gap[];
 }
 
-const FINAL: readonly SlotPhase[] = ['finished', 'partial', 'missed', 'skipped', 'cancelled'];
-
 /**
- * One state machine per slot: planned → starting (attempts, last failure) →
- * recording (channel, how late) → interrupted → recording again → stopping →
+ * One state machine per slot: planned → starting (attempts, last failure, then
+ * its channel until the service says it records) → recording (from the
+ * service's recording start, how late) → interrupted → recording again → stopping →
  * finishing → finished | partial | missed | skipped | cancelled. The sidebar,
  * the badge, the missed and start_failing reports, and whoever listens on the
  * `media-spaces:slot` diagnostics channel (the as-run log, the metrics) read
@@ -100,20 +120,51 @@ export class SlotLives {
     run.alarmTimer = setTimeout(() => this.checkAlarm(run), Math.max(0, wait));
   }
 
-  /** The slot's channel is known (created here, routed back, or from another instance's start). */
-  recording(slot: Slot, channel: unknown, lateMs?: number): void {
+  /**
+   * The slot's channel is known (created here, routed back, or from another instance's start). The slot
+   * records once the service says so: at once when the channel says its recording started, else at the
+   * recording watch's first read in RECORDING; without a server to read it from, from now.
+   */
+  recording(slot: Slot, channel: unknown): void {
     // a slot another instance started (its channel adopted from Redis) is followed from here on
     const run = this.track(slot, 'starting');
     const ch = channelWithId(channel);
     if (run.phase !== 'starting' && run.phase !== 'interrupted') return;
     // a channel the window already lost (its report or its routing back came late) does not resume it
     if (ch && run.earlier.some((c) => c.id === ch.id)) return;
+    const known = ch !== undefined && run.awaiting === true && run.channel?.id === ch.id;
     if (ch) run.channel = ch;
-    const open = run.gaps.at(-1);
-    if (run.phase === 'interrupted' && open && open.to === undefined) open.to = Date.now();
-    else if (lateMs !== undefined && lateMs >= 1000) run.lateMs = lateMs;
     this.clearAlarm(run);
-    this.move(run, 'recording', { lateBy: run.phase === 'starting' ? Math.round((lateMs ?? 0) / 1000) : undefined });
+    const began = recordingStartOf(ch) ?? (this.host.readsChannels?.() === true ? undefined : Date.now());
+    if (began !== undefined) {
+      this.began(run, began);
+      return;
+    }
+    if (known) return;
+    run.awaiting = true;
+    // the channel is shown with the slot while it warms up ("starting · channel PENDING")
+    this.host.show(slot, this.life(run), this.shownChannel(run));
+    this.host.changed();
+  }
+
+  /** The service began to record the slot's segment at `at` (epoch ms, its clock): recording. */
+  private began(run: SlotRun, at: number): void {
+    this.move(run, 'recording', this.beganAt(run, at));
+  }
+
+  /** What the start of a segment at `at` (epoch ms, the service's clock) tells: the lateness of the first. */
+  private beganAt(run: SlotRun, at: number): { lateBy?: number; startedAt: string } {
+    run.awaiting = false;
+    const open = run.gaps.at(-1);
+    let lateBy: number | undefined;
+    if (run.phase === 'interrupted' && open && open.to === undefined) open.to = Math.max(open.from, at);
+    else if (run.phase === 'starting' || !run.begun) {
+      const lateMs = Math.max(0, at - run.slot.start);
+      lateBy = Math.round(lateMs / 100) / 10;
+      if (isLate(lateBy)) run.lateMs = lateMs;
+    }
+    run.begun = true;
+    return { lateBy, startedAt: new Date(at).toISOString() };
   }
 
   /**
@@ -122,7 +173,11 @@ export class SlotLives {
    */
   interrupt(slot: Slot, why: string): void {
     const run = this.runs.get(slot.key);
-    if (run?.phase !== 'recording' || !run.channel || Date.now() >= slot.end) return;
+    if (!run?.channel || Date.now() >= slot.end) return;
+    // a channel lost before it recorded (ERROR while it warmed up) is an interruption too
+    if (run.phase !== 'recording' && !(run.awaiting && (run.phase === 'starting' || run.phase === 'interrupted')))
+      return;
+    run.awaiting = false;
     const lost = run.channel;
     run.earlier.push(lost);
     run.channel = undefined;
@@ -139,6 +194,7 @@ export class SlotLives {
     const run = this.track(slot);
     const ch = channelWithId(channel);
     if (ch && !run.earlier.some((c) => c.id === ch.id)) run.channel = ch;
+    this.caughtUp(run);
     if (run.phase === 'stopping') {
       this.host.show(slot, this.life(run), this.shownChannel(run));
       return;
@@ -148,25 +204,40 @@ export class SlotLives {
     this.move(run, 'stopping');
   }
 
-  /** The stop was accepted: the service finishes the recording (its outputs final once INACTIVE). */
-  finishing(slot: Slot, channel: unknown): void {
+  /**
+   * The stop was accepted (`refused`: its attempts the service refused first, in words): the service finishes
+   * the recording (its outputs final once INACTIVE).
+   */
+  finishing(slot: Slot, channel: unknown, refused?: string): void {
     const run = this.track(slot);
     const ch = channelWithId(channel);
     if (ch && !run.earlier.some((c) => c.id === ch.id)) run.channel = ch;
-    if (run.phase !== 'finishing') this.move(run, 'finishing');
+    const began = this.caughtUp(run);
+    run.stop ??= { acceptedAt: Date.now(), ...(refused ? { refused } : {}) };
+    this.endedBy(run, ch);
+    if (run.phase !== 'finishing') this.move(run, 'finishing', began);
   }
 
-  /** The follow-up went (or the end went without one): finished, or partial when the recording was interrupted. */
+  /**
+   * The follow-up went (or the end went without one): finished, or partial when the recording was interrupted;
+   * with the service's recording end, and the overrun when it ended more than OVERRUN_AFTER_S past the end.
+   */
   finished(slot: Slot, channel: unknown, note?: string): void {
     const run = this.track(slot);
     const ch = channelWithId(channel);
     if (ch && !run.earlier.some((c) => c.id === ch.id)) run.channel = ch;
+    const began = this.caughtUp(run);
+    this.endedBy(run, ch);
     this.closeGap(run);
     const partial = run.gaps.length > 0;
+    const overrun = overrunOf(run);
     this.end(run, partial ? 'partial' : 'finished', {
+      ...began,
       why: partial ? gapSentence(run.gaps) : note,
-      note,
+      // the sidebar tells the overrun with the end; the as-run log and the metrics read it from the transition
+      note: overrun ? [overrunSentence(overrun), note].filter((t) => t !== undefined).join('; ') : note,
       gaps: run.gaps,
+      overrun,
     });
   }
 
@@ -225,8 +296,10 @@ export class SlotLives {
     const lost = earlier.flatMap((c) => channelWithId(c) ?? []);
     const run = this.create(slot, { earlier: lost, gaps: gaps.map((g) => ({ ...g })) });
     run.phase = ch ? 'recording' : lost.length > 0 ? 'interrupted' : 'starting';
-    if (ch) run.channel = ch;
-    else if (failure) {
+    if (ch) {
+      run.channel = ch;
+      run.begun = true;
+    } else if (failure) {
       run.heard = true;
       run.attempts = failure.attempts;
       run.lastFailure = `gave up: ${failure.message}`;
@@ -235,10 +308,23 @@ export class SlotLives {
     this.host.show(slot, this.life(run), this.shownChannel(run));
   }
 
-  /** A channel's state as the service reads it now: the slot recording on it shows it. */
-  channelState(channelId: string, state: string): void {
+  /**
+   * A channel's state as the service reads it now: the slot on it shows it, and a slot waiting for its
+   * channel to record records from the service's recording start (`recording.started_at` of the channel
+   * read, else now: the first read in RECORDING).
+   */
+  channelState(channelId: string, state: string, channel?: Record<string, unknown>): void {
     for (const run of this.runs.values()) {
-      if (run.channel?.id !== channelId || this.shownChannel(run)?.state === state) continue;
+      if (run.channel?.id !== channelId) continue;
+      if (run.awaiting && (run.phase === 'starting' || run.phase === 'interrupted')) {
+        const began = recordingStartOf(channel) ?? (state.toUpperCase() === 'RECORDING' ? Date.now() : undefined);
+        if (began !== undefined) {
+          run.channelState = { id: channelId, state };
+          this.began(run, began);
+          continue;
+        }
+      }
+      if (this.shownChannel(run)?.state === state) continue;
       run.channelState = { id: channelId, state };
       this.host.show(run.slot, this.life(run), this.shownChannel(run));
     }
@@ -262,11 +348,14 @@ export class SlotLives {
     return this.runs.get(key)?.alone === true;
   }
 
-  /** Slot keys and channel ids of the slots recording now (what the recording watch reads). */
+  /**
+   * Slot keys and channel ids of the slots recording now, and of those whose channel has not begun to record
+   * yet (what the recording watch reads: its first read in RECORDING makes the slot recording).
+   */
   recordingChannels(): Map<string, string> {
     const out = new Map<string, string>();
     for (const run of this.runs.values())
-      if (run.phase === 'recording' && run.channel) out.set(run.slot.key, run.channel.id);
+      if (run.channel && (run.phase === 'recording' || run.awaiting)) out.set(run.slot.key, run.channel.id);
     return out;
   }
 
@@ -296,11 +385,45 @@ export class SlotLives {
     return { slot, phase: 'planned', attempts: 0, heard: false, alarmed: false, stopListening: () => {}, ...parts };
   }
 
-  private end(run: SlotRun, phase: SlotPhase, extra: { why?: string; note?: string; gaps?: Gap[] }): void {
+  private end(
+    run: SlotRun,
+    phase: SlotPhase,
+    extra: {
+      why?: string;
+      note?: string;
+      gaps?: Gap[];
+      overrun?: { by: number; why?: string };
+      lateBy?: number;
+      startedAt?: string;
+    },
+  ): void {
     run.stopListening();
     this.clearAlarm(run);
     this.runs.delete(run.slot.key);
-    this.move(run, phase, { why: extra.why, note: extra.note, gaps: extra.gaps });
+    this.move(run, phase, extra);
+  }
+
+  /**
+   * A slot still waiting for its channel to record at its end (a window shorter than the warm-up, or ended
+   * between two reads): the channel read at the end says whether and when it began to record. Before the stop
+   * the slot enters recording; after it (the recording began once the window had ended), the start goes with
+   * the next transition.
+   */
+  private caughtUp(run: SlotRun): { lateBy?: number; startedAt: string } | undefined {
+    if (!run.awaiting) return undefined;
+    const began = recordingStartOf(run.channel);
+    if (began === undefined) return undefined;
+    if (run.phase === 'starting' || run.phase === 'interrupted') {
+      this.began(run, began);
+      return undefined;
+    }
+    return this.beganAt(run, began);
+  }
+
+  /** The recording's end by the service's clock, from the channel as the stop answered or last read. */
+  private endedBy(run: SlotRun, channel: Channel | undefined): void {
+    const ended = recordingEndOf(channel);
+    if (ended !== undefined) run.endedAt = ended;
   }
 
   /** A slot this instance did not see start (after a restart, or an end taken over): tracked from here on. */
@@ -322,11 +445,19 @@ export class SlotLives {
   private move(
     run: SlotRun,
     to: SlotPhase,
-    extra: { why?: string; note?: string; lateBy?: number; channel?: Channel; gaps?: Gap[] } = {},
+    extra: {
+      why?: string;
+      note?: string;
+      lateBy?: number;
+      startedAt?: string;
+      channel?: Channel;
+      gaps?: Gap[];
+      overrun?: { by: number; why?: string };
+    } = {},
   ): void {
     const from = run.phase;
     run.phase = to;
-    if (!FINAL.includes(to)) this.runs.set(run.slot.key, run);
+    if (!isFinalPhase(to)) this.runs.set(run.slot.key, run);
     this.host.show(run.slot, this.life(run, extra.note ?? extra.why), this.shownChannel(run, extra.channel));
     this.host.changed();
     if (!slotTransitions.hasSubscribers) return;
@@ -341,6 +472,11 @@ export class SlotLives {
       ...(run.attempts ? { attempts: run.attempts } : {}),
       ...(channel ? { channel: { id: channel.id, outputs: outputsOf(channel) } } : {}),
       ...(extra.lateBy !== undefined ? { lateBy: extra.lateBy } : {}),
+      ...(extra.startedAt ? { startedAt: extra.startedAt } : {}),
+      ...(run.endedAt !== undefined && (to === 'finishing' || isFinalPhase(to))
+        ? { endedAt: new Date(run.endedAt).toISOString() }
+        : {}),
+      ...(extra.overrun ? { overrun: extra.overrun } : {}),
       ...(extra.gaps?.length ? { gaps: extra.gaps.map(gapView) } : {}),
     };
     slotTransitions.publish(transition);
@@ -406,7 +542,7 @@ export class SlotLives {
       run.attempts = report.attempts;
       const channel = channelWithId(report.channel);
       if (channel) this.host.channelCreated(slot, channel);
-      this.recording(slot, report.channel, report.lateMs);
+      this.recording(slot, report.channel);
     } else {
       run.attempts = report.attempts;
       run.lastFailure = `gave up: ${report.reason}`;
@@ -432,8 +568,40 @@ const STAGES: Record<SlotPhase, SlotStage> = {
   partial: 'finished',
   missed: 'missed',
   skipped: 'skipped',
-  cancelled: 'skipped',
+  cancelled: 'cancelled',
 };
+
+/** When the channel's recording began by the service's clock (its `recording.started_at`), epoch ms. */
+function recordingStartOf(channel: Record<string, unknown> | undefined): number | undefined {
+  return recordingTime(channel, 'started_at');
+}
+
+/** When the channel's recording ended by the service's clock (its `recording.ended_at`), epoch ms. */
+function recordingEndOf(channel: Record<string, unknown> | undefined): number | undefined {
+  return recordingTime(channel, 'ended_at');
+}
+
+function recordingTime(channel: Record<string, unknown> | undefined, field: 'started_at' | 'ended_at') {
+  const recording = channel?.recording as Record<string, unknown> | undefined;
+  const value = typeof recording === 'object' && recording !== null ? recording[field] : undefined;
+  const at = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  return Number.isFinite(at) ? at : undefined;
+}
+
+/**
+ * How far past its scheduled end the recording ended by the service's clock, and why, when that is more than
+ * OVERRUN_AFTER_S: the stop's refusals, a stop accepted late, or the service's own finishing.
+ */
+function overrunOf(run: SlotRun): { by: number; why?: string } | undefined {
+  if (run.endedAt === undefined) return undefined;
+  const by = endLatenessSeconds(run.slot.end, run.endedAt);
+  if (!isOverrun(by)) return undefined;
+  const stop = run.stop;
+  if (stop?.refused) return { by, why: stop.refused };
+  if (stop && stop.acceptedAt - run.slot.end > OVERRUN_AFTER_S * 1000)
+    return { by, why: `the stop was accepted ${Math.round((stop.acceptedAt - run.slot.end) / 1000)} s after the end` };
+  return stop ? { by, why: 'the service ended the recording late after the stop' } : { by };
+}
 
 function outputsOf(channel: Channel): unknown[] | undefined {
   const recording = channel.recording as { outputs?: unknown } | undefined;

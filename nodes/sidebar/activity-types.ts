@@ -77,15 +77,17 @@ interface SlotOutcome {
 
 /**
  * Where one slot is in its life, as the schedule owns it:
- * starting (attempt n) -> recording -> stopping -> finished (follow-up submitted),
- * or missed (nothing recorded: the start never succeeded), or skipped
- * (paused, or skipped on request). Upcoming slots are not reported: the tab
- * plans them from the windows.
+ * starting (attempt n, then its channel until the service says it records) ->
+ * recording -> stopping -> finished (follow-up submitted; recorded, overran or
+ * partial, said in its note), or missed (nothing recorded: the start never
+ * succeeded), skipped (paused, or skipped on request) or cancelled (taken out
+ * of the plan): the words of lib/schedule/slot-outcome. Upcoming slots are not
+ * reported: the tab plans them from the windows.
  */
-export type SlotStage = 'starting' | 'recording' | 'stopping' | 'finished' | 'missed' | 'skipped';
+export type SlotStage = 'starting' | 'recording' | 'stopping' | 'finished' | 'missed' | 'skipped' | 'cancelled';
 
 /** The stages after which nothing more happens to a slot. */
-export const FINAL_STAGES: readonly SlotStage[] = ['finished', 'missed', 'skipped'];
+export const FINAL_STAGES: readonly SlotStage[] = ['finished', 'missed', 'skipped', 'cancelled'];
 
 /** What the schedule says of a slot besides its stage. */
 export interface SlotLife {

@@ -1,7 +1,7 @@
 import type { AsRunOutcome, AsRunRecord } from '../../../lib/asrun/record';
 import { el, setText } from './dom';
 
-const OUTCOMES: readonly AsRunOutcome[] = ['recorded', 'partial', 'missed', 'skipped', 'cancelled', 'open'];
+const OUTCOMES: readonly AsRunOutcome[] = ['recorded', 'overran', 'partial', 'missed', 'skipped', 'cancelled', 'open'];
 const PATH = 'media-spaces/as-run';
 
 /**

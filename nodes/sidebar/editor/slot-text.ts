@@ -26,7 +26,8 @@ export function describeSlot(slot: SlotView, timeZone: string): SlotText {
     switch (life.stage) {
       case 'starting': {
         const attempt = life.attempt ?? 1;
-        const headline = attempt > 1 || life.note ? `starting, attempt ${attempt}${note}` : 'starting';
+        // a channel already created is not recording until the service says so: "starting · channel PENDING"
+        const headline = attempt > 1 || life.note ? `starting, attempt ${attempt}${note}` : `starting${channel}`;
         return { stage: 'starting', headline, alarm: false };
       }
       case 'recording': {
@@ -48,6 +49,8 @@ export function describeSlot(slot: SlotView, timeZone: string): SlotText {
         return { stage: 'missed', headline: `missed: ${life.note ?? 'nothing was recorded'}`, alarm: true };
       case 'skipped':
         return { stage: 'skipped', headline: `skipped${note}`, alarm: false };
+      case 'cancelled':
+        return { stage: 'cancelled', headline: `cancelled${note}`, alarm: false };
     }
   }
   if (slot.phase === 'upcoming') return { stage: 'scheduled', headline: 'scheduled', alarm: false };

@@ -316,7 +316,7 @@ const ACTION_LABELS: Record<ActionName, string> = {
 /** Red for an alarm (missed, failed), green for a slot over with something recorded. */
 function toneClass(slot: SlotView, text: SlotText): string {
   if (text.alarm) return ' ms-failed';
-  return slot.phase === 'past' && text.stage !== 'skipped' ? ' ms-ok' : '';
+  return slot.phase === 'past' && text.stage !== 'skipped' && text.stage !== 'cancelled' ? ' ms-ok' : '';
 }
 
 /** A stage (or a channel state from the service) as a class name: letters only. */

@@ -136,4 +136,37 @@ describe('as-run records folded from slot transitions', () => {
       ['open', 'recording', undefined, undefined],
     ]);
   });
+
+  it("an overrun: actual start and end are the service's, the outcome overran, the discrepancy says late and by how much", () => {
+    const s = new SlotStory({ start: '2026-11-26T17:58:00Z', minutes: 1 });
+    s.to('starting', 0, { attempts: 1 });
+    // the schedule saw the channel at 5 s; the service began recording at 7 s
+    s.to('recording', 8, { lateBy: 7, startedAt: '2026-11-26T17:58:07Z', channel: { id: 'ch1' } });
+    s.to('stopping', 60);
+    s.to('finishing', 76, { channel: { id: 'ch1' }, endedAt: '2026-11-26T17:59:15.200Z' });
+    s.to('finished', 79, {
+      channel: { id: 'ch1' },
+      endedAt: '2026-11-26T17:59:15.200Z',
+      overrun: { by: 15.2, why: 'stop refused 503 ×14' },
+    });
+    const [r] = foldRecords(entries(s));
+    expect(r.actual).toEqual({ start: '2026-11-26T17:58:07Z', end: '2026-11-26T17:59:15.200Z' });
+    expect(r.lateBy).toBe(7);
+    expect(r.overrunBy).toBe(15.2);
+    expect(r.outcome).toBe('overran');
+    expect(r.discrepancy).toBe('started 7 s late; overran by 15 s: stop refused 503 ×14');
+  });
+
+  it('a recording that began only after the window ended carries its start on the stop', () => {
+    const s = new SlotStory({ start: '2026-11-26T17:58:00Z', minutes: 1 });
+    s.to('starting', 0, { attempts: 1 });
+    s.to('stopping', 60);
+    s.to('finishing', 62, { lateBy: 61, startedAt: '2026-11-26T17:59:01Z', endedAt: '2026-11-26T17:59:02Z' });
+    s.to('finished', 64, { endedAt: '2026-11-26T17:59:02Z' });
+    const [r] = foldRecords(entries(s));
+    expect(r.actual).toEqual({ start: '2026-11-26T17:59:01Z', end: '2026-11-26T17:59:02Z' });
+    expect(r.lateBy).toBe(61);
+    expect(r.outcome).toBe('recorded');
+    expect(r.discrepancy).toBe('started 61 s late');
+  });
 });

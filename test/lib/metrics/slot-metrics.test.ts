@@ -131,6 +131,43 @@ describe('Prometheus metrics from slot events', () => {
     expect(text).not.toContain('j1');
   });
 
+  it('an overrun: end lateness by the service clock, the overrun counted, outcome overran; a withdrawn next start goes', async () => {
+    started();
+    const future = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 3_600_000).toISOString();
+    const next = new SlotStory({ start: future });
+    next.go('planned', -60);
+    expect(sampleValue(parseSamples(await render()), 'media_spaces_slot_next_start_timestamp_seconds', L)).toBe(
+      Date.parse(future) / 1000,
+    );
+    // the guide ran out: the window has no next start any more
+    next.go('planned', -30, { withdrawn: true });
+    const s0 = parseSamples(await render());
+    expect(s0.find((x) => x.name === 'media_spaces_slot_next_start_timestamp_seconds')).toBeUndefined();
+
+    const a = new SlotStory({ start: '2026-11-26T08:00:00Z', minutes: 1 });
+    a.go('starting', 0);
+    a.go('recording', 7, { lateBy: 7, startedAt: '2026-11-26T08:00:07Z', channel: { id: 'a' } });
+    a.go('stopping', 60);
+    a.go('finishing', 76, { endedAt: '2026-11-26T08:01:15.500Z' });
+    a.go('finished', 78, { endedAt: '2026-11-26T08:01:15.500Z', overrun: { by: 15.5, why: 'stop refused 503 ×14' } });
+    const b = new SlotStory({ start: '2026-11-26T09:00:00Z', minutes: 1 });
+    b.go('starting', 0);
+    b.go('recording', 2, { lateBy: 2, channel: { id: 'b' } });
+    b.go('stopping', 60);
+    b.go('finished', 63, { endedAt: '2026-11-26T09:01:00.400Z' });
+    const text = await render();
+    expect(promtoolCheckMetrics(text).output).toBe('');
+    const s = parseSamples(text);
+    expect(sampleValue(s, 'media_spaces_slots_total', { ...L, outcome: 'overran' })).toBe(1);
+    expect(sampleValue(s, 'media_spaces_slots_total', { ...L, outcome: 'recorded' })).toBe(1);
+    expect(sampleValue(s, 'media_spaces_slot_overruns_total', L)).toBe(1);
+    expect(sampleValue(s, 'media_spaces_slot_end_lateness_seconds_count', L)).toBe(2);
+    expect(sampleValue(s, 'media_spaces_slot_end_lateness_seconds_sum', L)).toBeCloseTo(15.9);
+    expect(sampleValue(s, 'media_spaces_slot_end_lateness_seconds_bucket', { ...L, le: '1' })).toBe(1);
+    expect(sampleValue(s, 'media_spaces_slot_end_lateness_seconds_bucket', { ...L, le: '30' })).toBe(2);
+    expect(sampleValue(s, 'media_spaces_slot_start_lateness_seconds_sum', L)).toBeCloseTo(9);
+  });
+
   it('counts requests by operation and status class, coordination failures and feed refreshes', async () => {
     started();
     requestEvents.publish({ operation: 'Submit job', method: 'POST', status: 201, duration: 3, attempt: 1 });

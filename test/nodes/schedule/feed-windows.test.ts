@@ -1,8 +1,10 @@
+import diagnostics_channel from 'node:diagnostics_channel';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { SlotTransition } from '../../../lib/schedule/slot-events';
 import { type Simulator, startSimulator } from '../../../lib/simulator';
 import { runtimeFeed } from '../../support/activity-feed';
 import { vcalendar, vevent } from '../../support/ical-text';
@@ -282,5 +284,43 @@ windows:
     await waitFor(() => seen.ctl.some((m) => m.topic === 'list'), 5000);
     expect(seen.ctl.filter((m) => m.topic === 'conflict')).toHaveLength(1);
     expect(seen.ctl.find((m) => m.topic === 'list')?.payload).toHaveLength(3);
+  });
+});
+
+describe('the next-start gauge of a window whose guide runs out', () => {
+  it('is told the last start, then that there is none once it has started', { timeout: 30_000 }, async () => {
+    const planned: SlotTransition[] = [];
+    const listen = (t: unknown) => {
+      if ((t as SlotTransition).to === 'planned') planned.push(t as SlotTransition);
+    };
+    diagnostics_channel.subscribe('media-spaces:slot', listen);
+    try {
+      const scheduleId = `runs-out-${process.pid}-${Date.now()}`;
+      await loadScheduleChain(sim, {
+        yaml: `windows:
+  - id: fed
+    messages: true
+    timezone: UTC
+`,
+        scheduleId,
+      });
+      const start = second(2500);
+      helper.getNode('sched').receive({
+        topic: 'windows',
+        payload: [{ id: 'last', start: new Date(start).toISOString(), end: new Date(start + 2000).toISOString() }],
+      });
+      const mine = () => planned.filter((t) => t.slot.startsWith(scheduleId));
+      await waitFor(() => mine().some((t) => !t.withdrawn), 5000);
+      expect(Date.parse(mine()[0].scheduled.start)).toBe(start);
+      // the guide has nothing after it: once it started, its start is withdrawn and nothing replaces it
+      await waitFor(() => mine().some((t) => t.withdrawn), 10_000);
+      expect(Date.now()).toBeGreaterThanOrEqual(start - 50);
+      expect(mine().map((t) => [Date.parse(t.scheduled.start), t.withdrawn === true])).toEqual([
+        [start, false],
+        [start, true],
+      ]);
+    } finally {
+      diagnostics_channel.unsubscribe('media-spaces:slot', listen);
+    }
   });
 });

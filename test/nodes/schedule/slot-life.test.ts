@@ -1,5 +1,7 @@
+import diagnostics_channel from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Slot } from '../../../lib/schedule';
+import type { SlotTransition } from '../../../lib/schedule/slot-events';
 import { type Channel, SlotLives } from '../../../nodes/schedule/slot-life';
 import type { SlotLife } from '../../../nodes/sidebar/activity-types';
 
@@ -12,8 +14,8 @@ const slot: Slot = {
   reason: 'scheduled',
 };
 
-/** The lives of one schedule, with what they show the sidebar. */
-function lives() {
+/** The lives of one schedule, with what they show the sidebar; `reads`: the schedule reads its channels. */
+function lives(reads = false) {
   const shown: { key: string; life: SlotLife; channel?: Channel }[] = [];
   const machine = new SlotLives({
     show: (s, life, channel) => shown.push({ key: s.key, life, ...(channel ? { channel: channel as Channel } : {}) }),
@@ -31,6 +33,7 @@ function lives() {
       scheduled: { start: '', end: '' },
     }),
     alarmAfterMs: () => 30_000,
+    readsChannels: () => reads,
   });
   return { machine, shown };
 }
@@ -98,5 +101,112 @@ describe('SlotLives: the one record of a slot in progress', () => {
     expect(machine.startedAlone(slot.key)).toBe(true);
     machine.missed(slot, 'missed', 'nothing recorded');
     expect(machine.startedAlone(slot.key)).toBe(false);
+  });
+
+  describe('times by the service clock', () => {
+    const told: SlotTransition[] = [];
+    const listen = (t: unknown) => told.push(t as SlotTransition);
+    const iso = (ms: number) => new Date(ms).toISOString();
+
+    it('a channel created late is starting until the service says it records; lateBy from recording.started_at', () => {
+      told.length = 0;
+      diagnostics_channel.subscribe('media-spaces:slot', listen);
+      try {
+        const { machine, shown } = lives(true);
+        open.push(machine);
+        machine.starting(slot);
+        // create channel (through the controller, then directly): the channel, PENDING, no recording yet
+        machine.recording(slot, { id: 'ch-1', state: 'PENDING' });
+        machine.recording(slot, { id: 'ch-1', state: 'PENDING' });
+        expect(machine.view(slot.key)?.phase).toBe('starting');
+        expect(shown.at(-1)).toMatchObject({ life: { stage: 'starting' }, channel: { id: 'ch-1', state: 'PENDING' } });
+        expect(machine.recordingChannels()).toEqual(new Map([[slot.key, 'ch-1']]));
+        machine.channelState('ch-1', 'ACTIVE', { id: 'ch-1', state: 'ACTIVE' });
+        expect(machine.view(slot.key)?.phase).toBe('starting');
+        // the service's recording started 7 s after the slot's (padded) start
+        const began = slot.start + 7000;
+        machine.channelState('ch-1', 'RECORDING', {
+          id: 'ch-1',
+          state: 'RECORDING',
+          recording: { started_at: iso(began) },
+        });
+        expect(machine.view(slot.key)?.phase).toBe('recording');
+        expect(shown.at(-1)?.life).toEqual({ stage: 'recording', lateMs: 7000 });
+        const recording = told.filter((t) => t.slot === slot.key && t.to === 'recording');
+        expect(recording).toHaveLength(1);
+        expect(recording[0]).toMatchObject({ lateBy: 7, startedAt: iso(began) });
+      } finally {
+        diagnostics_channel.unsubscribe('media-spaces:slot', listen);
+      }
+    });
+
+    it('without a server to read, the slot records from when its channel is known (as late as that)', () => {
+      told.length = 0;
+      diagnostics_channel.subscribe('media-spaces:slot', listen);
+      try {
+        const { machine } = lives(false);
+        open.push(machine);
+        machine.starting(slot);
+        machine.recording(slot, { id: 'ch-2', state: 'PENDING' });
+        expect(machine.view(slot.key)?.phase).toBe('recording');
+        const t = told.find((x) => x.slot === slot.key && x.to === 'recording');
+        // the slot started 5 s ago
+        expect(t?.lateBy).toBeGreaterThanOrEqual(5);
+      } finally {
+        diagnostics_channel.unsubscribe('media-spaces:slot', listen);
+      }
+    });
+
+    it('an end more than 5 s past the scheduled end is an overrun, with the stop refusals as its why', () => {
+      told.length = 0;
+      diagnostics_channel.subscribe('media-spaces:slot', listen);
+      try {
+        const { machine, shown } = lives(true);
+        open.push(machine);
+        const began = slot.start + 1000;
+        const ended = slot.end + 15_000;
+        const channel = { id: 'ch-3', state: 'RECORDING', recording: { started_at: iso(began) } };
+        machine.starting(slot);
+        machine.recording(slot, channel);
+        machine.stopping(slot, channel);
+        const stopped = {
+          ...channel,
+          state: 'FINISHING_RECORDING',
+          recording: { started_at: iso(began), ended_at: iso(ended) },
+        };
+        machine.finishing(slot, stopped, 'stop refused 503 ×14');
+        machine.finished(slot, { ...stopped, state: 'INACTIVE' });
+        const mine = told.filter((t) => t.slot === slot.key);
+        expect(mine.map((t) => t.to)).toEqual(['starting', 'recording', 'stopping', 'finishing', 'finished']);
+        expect(mine[1]).toMatchObject({ lateBy: 1, startedAt: iso(began) });
+        expect(mine[3].endedAt).toBe(iso(ended));
+        expect(mine[4]).toMatchObject({ endedAt: iso(ended), overrun: { by: 15, why: 'stop refused 503 ×14' } });
+        expect(shown.at(-1)?.life.note).toBe('overran by 15 s: stop refused 503 ×14');
+      } finally {
+        diagnostics_channel.unsubscribe('media-spaces:slot', listen);
+      }
+    });
+
+    it('an end within 5 s of the scheduled end is no overrun', () => {
+      told.length = 0;
+      diagnostics_channel.subscribe('media-spaces:slot', listen);
+      try {
+        const { machine } = lives(true);
+        open.push(machine);
+        const other = { ...slot, key: 'news:w1:on-time' };
+        const channel = { id: 'ch-4', recording: { started_at: iso(other.start), ended_at: iso(other.end + 4000) } };
+        machine.starting(other);
+        machine.recording(other, channel);
+        machine.stopping(other, channel);
+        machine.finishing(other, channel);
+        machine.finished(other, channel);
+        const final = told.filter((t) => t.slot === other.key).at(-1);
+        expect(final?.to).toBe('finished');
+        expect(final?.overrun).toBeUndefined();
+        expect(final?.endedAt).toBe(iso(other.end + 4000));
+      } finally {
+        diagnostics_channel.unsubscribe('media-spaces:slot', listen);
+      }
+    });
   });
 });

@@ -131,7 +131,7 @@ describe('monitoring routes: metrics and as-run log', () => {
     expect(sampleValue(parseSamples(text), 'media_spaces_coordination_failures_total')).toBe(0);
   });
 
-  it('Prometheus scrapes it with the shipped adminAuth config: counts, a lateness sample, the process metrics, and the missed-slot alert pending then firing with schedule_name', async () => {
+  it('Prometheus scrapes it with the shipped adminAuth config: counts, a lateness sample, the process metrics, the missed-slot alert pending then firing with schedule_name, the late-start and overrun alerts firing', async () => {
     const recorded = new SlotStory({ start: at(1), title: 'Morning' });
     const missed = new SlotStory({ start: at(2), title: 'Noon' });
     // the window is planned first: its series exist at 0 before anything happens
@@ -182,6 +182,29 @@ describe('monitoring routes: metrics and as-run log', () => {
     // the event-loop alert is loaded (and quiet on an idle Node-RED)
     const rules = await (await fetch(`${p.url}/api/v1/rules`)).json();
     expect(JSON.stringify(rules)).toContain('MediaSpacesEventLoopLag');
+    // a recording that ran 15 s past its end (another day's: the as-run cases below read today's)
+    const overran = new SlotStory({ start: '2026-01-05T10:00:00Z', minutes: 1, title: 'Overran' });
+    await publish({
+      transitions: [
+        overran.to('starting', 0, { attempts: 1 }),
+        overran.to('recording', 2, { channel: { id: 'ch-o' } }),
+        overran.to('stopping', 60),
+        overran.to('finishing', 75, { endedAt: '2026-01-05T10:01:15Z' }),
+        overran.to('finished', 77, {
+          channel: { id: 'ch-o' },
+          endedAt: '2026-01-05T10:01:15Z',
+          overrun: { by: 15, why: 'stop refused 503 ×14' },
+        }),
+      ],
+    });
+    await waitFor(
+      async () =>
+        (await p.alerts()).some((a) => a.labels.alertname === 'MediaSpacesSlotOverran' && a.state === 'firing'),
+      'the overrun alert',
+      { timeoutMs: 30_000 },
+    );
+    expect(await one('media_spaces_slots_total{outcome="overran"}')).toEqual([1]);
+    expect(await one('media_spaces_slot_end_lateness_seconds_sum')).toEqual([15]);
     expect((await p.targets()).map((t) => [t.health, t.lastError])).toEqual([['up', '']]);
   }, 150_000);
 
