@@ -275,8 +275,8 @@ export class Timeline {
       row.track.append(node, text);
     }
     bar.slot = slot;
-    // a calendar's or guide's programme is named on its bar (as text: titles come from outside)
-    const titled = slot.title ? `${name}: ${slot.title}` : name;
+    // a calendar's or guide's programme is named first on its bar, then its window (as text: titles come from outside)
+    const titled = slot.title ? `${slot.title} · ${name}` : name;
     const windowName = slot.conflict ? `${titled} (over max_channels)` : titled;
     const label = slot.band
       ? `${windowName}: starts go on as planned from ${timeIn(slot.start, timezone)}`

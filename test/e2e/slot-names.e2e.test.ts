@@ -1,0 +1,113 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deploy, importNodes, waitForStatus } from './support/editor';
+import { openSidebar } from './support/sidebar-stack';
+import { type Stack, screenshot, startStack } from './support/stack';
+
+/**
+ * A slot is named by its programme wherever the editor names it: two schedules read calendars whose events
+ * are on now. The node's status and the "Windows in progress" rows of the Media Spaces tab say the event's
+ * title; a long title is cut on screen with an ellipsis, its row's tooltip holding it whole.
+ */
+
+const NEWSROOM = 'slotnamesnews001';
+const LATE = 'slotnameslate001';
+const LONG_TITLE =
+  'REC The late desk: the evening bulletin with the full regional round-up, the markets and the weather for the week ahead';
+
+let stack: Stack;
+
+const stamp = (ms: number) =>
+  new Date(ms)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
+
+function calendar(file: string, uid: string, summary: string, start: number, end: number): void {
+  writeFileSync(
+    file,
+    [
+      'BEGIN:VCALENDAR',
+      'VERSION:2.0',
+      'PRODID:-//media-spaces//e2e//EN',
+      'BEGIN:VEVENT',
+      `UID:${uid}`,
+      'DTSTAMP:20260101T000000Z',
+      `SUMMARY:${summary}`,
+      `DTSTART:${stamp(start)}`,
+      `DTEND:${stamp(end)}`,
+      'END:VEVENT',
+      'END:VCALENDAR',
+      '',
+    ].join('\r\n'),
+  );
+}
+
+const yaml = (id: string, name: string, file: string) =>
+  ['timezone: UTC', 'windows:', `  - id: ${id}`, `    name: ${name}`, `    ical: ${JSON.stringify(file)}`, ''].join(
+    '\n',
+  );
+
+beforeAll(async () => {
+  stack = await startStack('slot-names');
+  const now = Math.floor(Date.now() / 1000) * 1000;
+  const newsFile = join(stack.userDir, 'newsroom.ics');
+  const lateFile = join(stack.userDir, 'late.ics');
+  calendar(newsFile, 'headlines@newsroom', 'REC Headlines', now - 60_000, now + 3_600_000);
+  calendar(lateFile, 'late@newsroom', LONG_TITLE, now - 30_000, now + 3_000_000);
+  const schedule = (id: string, name: string, y: number, doc: string) => ({
+    id,
+    type: 'media-spaces-schedule',
+    name,
+    source: 'yaml',
+    yaml: doc,
+    x: 220,
+    y,
+    wires: [[], [], []],
+  });
+  await importNodes(stack.page, [
+    schedule(NEWSROOM, 'Newsroom recordings', 100, yaml('newsroom', 'Newsroom calendar', newsFile)),
+    schedule(LATE, 'Late desk', 200, yaml('late', 'Late calendar', lateFile)),
+  ]);
+  // setup: an import alone leaves Deploy disabled; a user's first edit would enable it
+  await stack.page.evaluate(() =>
+    (window as unknown as { RED: { nodes: { dirty(d: boolean): void } } }).RED.nodes.dirty(true),
+  );
+  await deploy(stack.page);
+});
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe("a calendar event's title", () => {
+  it("is in the schedule node's status while its window is open", async () => {
+    const status = await waitForStatus(stack.page, NEWSROOM, (s) => s.text.includes('REC Headlines'));
+    expect(status.text).toMatch(/(starting|window open): REC Headlines until \d\d:\d\d/);
+    expect(status.text).not.toContain('Newsroom calendar');
+  });
+
+  it('names the rows of windows in progress, a long one cut on screen and whole in its tooltip', async () => {
+    await openSidebar(stack.page);
+    const rows = stack.page.locator('.ms-fl-recording .ms-fl-item');
+    await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(2);
+    const news = stack.page.locator(`.ms-fl-recording .ms-fl-item[data-node="${NEWSROOM}"] .ms-fl-title`);
+    expect(await news.textContent()).toBe('REC Headlines · Newsroom calendar · Newsroom recordings');
+    const late = stack.page.locator(`.ms-fl-recording .ms-fl-item[data-node="${LATE}"] .ms-fl-title`);
+    const whole = `${LONG_TITLE} · Late calendar · Late desk`;
+    expect(await late.textContent()).toBe(whole);
+    expect(await late.getAttribute('title')).toBe(whole);
+    const cut = await late.evaluate((e) => ({
+      overflow: getComputedStyle(e).textOverflow,
+      lines: Math.round(e.getBoundingClientRect().height / Number.parseFloat(getComputedStyle(e).lineHeight || '16')),
+      cut: e.scrollWidth > e.clientWidth,
+    }));
+    expect(cut).toEqual({ overflow: 'ellipsis', lines: 1, cut: true });
+    // the timeline's bar names the programme first
+    const bar = stack.page.locator(`.ms-tl-row .ms-tl-bar[data-window="newsroom"]`).first();
+    expect(await bar.getAttribute('title')).toMatch(/^REC Headlines · Newsroom calendar /);
+    await screenshot(stack.page, 'sidebar-titles.png', 'sidebar');
+    expect(stack.pageErrors).toEqual([]);
+  });
+});
