@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deploy, importNodes, waitForStatus } from './support/editor';
+import { closeNode, deploy, importNodes, openNode, waitForStatus } from './support/editor';
 import { openSidebar } from './support/sidebar-stack';
 import { type Stack, screenshot, startStack } from './support/stack';
 
@@ -13,6 +13,10 @@ import { type Stack, screenshot, startStack } from './support/stack';
 
 const NEWSROOM = 'slotnamesnews001';
 const LATE = 'slotnameslate001';
+const DESK = 'slotnamesdesk001';
+/** tomorrow 19:15:30–19:18:30 UTC: a programme that starts and ends on the half minute */
+const TOMORROW = Math.floor(Date.now() / 86_400_000) * 86_400_000 + 86_400_000;
+const DESK_START = TOMORROW + (19 * 3600 + 15 * 60 + 30) * 1000;
 const LONG_TITLE =
   'REC The late desk: the evening bulletin with the full regional round-up, the markets and the weather for the week ahead';
 
@@ -56,6 +60,8 @@ beforeAll(async () => {
   const lateFile = join(stack.userDir, 'late.ics');
   calendar(newsFile, 'headlines@newsroom', 'REC Headlines', now - 60_000, now + 3_600_000);
   calendar(lateFile, 'late@newsroom', LONG_TITLE, now - 30_000, now + 3_000_000);
+  const deskFile = join(stack.userDir, 'desk.ics');
+  calendar(deskFile, 'desk@newsroom', 'REC Desk update', DESK_START, DESK_START + 180_000);
   const schedule = (id: string, name: string, y: number, doc: string) => ({
     id,
     type: 'media-spaces-schedule',
@@ -69,6 +75,16 @@ beforeAll(async () => {
   await importNodes(stack.page, [
     schedule(NEWSROOM, 'Newsroom recordings', 100, yaml('newsroom', 'Newsroom calendar', newsFile)),
     schedule(LATE, 'Late desk', 200, yaml('late', 'Late calendar', lateFile)),
+    {
+      id: DESK,
+      type: 'media-spaces-schedule',
+      name: 'Desk',
+      source: 'editor',
+      windows: [{ id: 'desk', name: 'Desk calendar', ical: deskFile, timezone: 'UTC' }],
+      x: 220,
+      y: 300,
+      wires: [[], [], []],
+    },
   ]);
   // setup: an import alone leaves Deploy disabled; a user's first edit would enable it
   await stack.page.evaluate(() =>
@@ -108,6 +124,27 @@ describe("a calendar event's title", () => {
     const bar = stack.page.locator(`.ms-tl-row .ms-tl-bar[data-window="newsroom"]`).first();
     expect(await bar.getAttribute('title')).toMatch(/^REC Headlines · Newsroom calendar /);
     await screenshot(stack.page, 'sidebar-titles.png', 'sidebar');
+    expect(stack.pageErrors).toEqual([]);
+  });
+
+  it('lists its times in Test feed with their seconds, and the preview says the events keep their own length', async () => {
+    const { page } = stack;
+    await openNode(page, DESK);
+    const row = page.locator('#node-input-windows-container li').first();
+    await row.locator('.ms-w-feed-test').click();
+    const items = row.locator('.ms-w-feed-occurrence');
+    await expect.poll(() => items.count(), { timeout: 20_000 }).toBe(1);
+    const day = new Date(TOMORROW).toISOString().slice(0, 10);
+    const text = (await items.first().textContent()) ?? '';
+    expect(text).toContain(`REC Desk update ${day} 19:15:30 +00:00 – ${day} 19:18:30 +00:00`);
+    expect(text).toContain(`programme ${day} 19:15:30 +00:00 – ${day} 19:18:30 +00:00`);
+    const preview = page.locator('#ms-schedule-preview .ms-schedule-preview-what').first();
+    await expect.poll(() => preview.textContent(), { timeout: 10_000 }).toMatch(/^the events of a calendar/);
+    expect(await preview.textContent()).toBe(
+      'the events of a calendar (Test feed lists the next ones), UTC, each event as long as the calendar says (one without an end is left out); 1h for a manual start',
+    );
+    await screenshot(page, 'schedule-feed-seconds.png', 'tray');
+    await closeNode(page, 'cancel');
     expect(stack.pageErrors).toEqual([]);
   });
 });
