@@ -11,8 +11,12 @@ export const FEED_WINDOW_DEFAULTS = {
   on_cancel: 'keep',
   /** a calendar's all-day events are left out */
   all_day: false,
-  /** none: a calendar's timed event without DTEND or DURATION is left out */
-  default_duration: undefined,
+  /**
+   * a window's length when it names no `duration`: a manual start's, and (as `default_duration`) a
+   * calendar's timed event without DTEND or DURATION
+   */
+  duration: '1h',
+  durationS: 3600,
   /** a feed that suddenly reads to nothing is taken as broken (the last good plan is kept) */
   allow_empty: false,
   /** a guide's repeats are recorded too */
@@ -24,7 +28,8 @@ export const FEED_WINDOW_DEFAULTS = {
   refreshMs: number;
   on_cancel: 'keep' | 'stop';
   all_day: boolean;
-  default_duration: string | undefined;
+  duration: string;
+  durationS: number;
   allow_empty: boolean;
   new_only: boolean;
   duplicates: 'once' | 'all';

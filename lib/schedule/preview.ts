@@ -202,11 +202,9 @@ function listedLengths(w: ScheduleWindow, kind: keyof typeof LISTED_DESCRIPTIONS
   const source = w.source;
   const own =
     kind === 'ical'
-      ? `each event as long as the calendar says${
-          source?.kind === 'ical' && source.defaultDuration
-            ? ` (${formatDuration(source.defaultDuration / 1000)} when it gives no end)`
-            : ' (one without an end is left out)'
-        }`
+      ? `each event as long as the calendar says (${formatDuration(
+          source?.kind === 'ical' && source.defaultDuration ? source.defaultDuration / 1000 : w.duration,
+        )} when it gives no end)`
       : kind === 'xmltv'
         ? 'each programme as long as the guide says'
         : 'each entry as long as its message says';

@@ -192,6 +192,13 @@ export class ScheduleSidebar {
         act((h) => {
           skipReply(h, windowId);
         }),
+      reloadFeed: async (windowId) => {
+        const host = this.parts.host();
+        if (!host?.reloadFeed) throw new Error('the schedule is closed');
+        const result = await host.reloadFeed(windowId);
+        host.updateStatus();
+        return result;
+      },
     };
   }
 

@@ -21,6 +21,7 @@ const LONG_TITLE =
   'REC The late desk: the evening bulletin with the full regional round-up, the markets and the weather for the week ahead';
 
 let stack: Stack;
+let deskFile = '';
 
 const stamp = (ms: number) =>
   new Date(ms)
@@ -28,20 +29,25 @@ const stamp = (ms: number) =>
     .replace(/[-:]/g, '')
     .replace(/\.\d{3}/, '');
 
-function calendar(file: string, uid: string, summary: string, start: number, end: number): void {
+const vevent = (uid: string, summary: string, start: number, end?: number) => [
+  'BEGIN:VEVENT',
+  `UID:${uid}`,
+  'DTSTAMP:20260101T000000Z',
+  `SUMMARY:${summary}`,
+  `DTSTART:${stamp(start)}`,
+  ...(end === undefined ? [] : [`DTEND:${stamp(end)}`]),
+  'END:VEVENT',
+];
+
+function calendar(file: string, uid: string, summary: string, start: number, end: number, more: string[] = []): void {
   writeFileSync(
     file,
     [
       'BEGIN:VCALENDAR',
       'VERSION:2.0',
       'PRODID:-//media-spaces//e2e//EN',
-      'BEGIN:VEVENT',
-      `UID:${uid}`,
-      'DTSTAMP:20260101T000000Z',
-      `SUMMARY:${summary}`,
-      `DTSTART:${stamp(start)}`,
-      `DTEND:${stamp(end)}`,
-      'END:VEVENT',
+      ...vevent(uid, summary, start, end),
+      ...more,
       'END:VCALENDAR',
       '',
     ].join('\r\n'),
@@ -60,7 +66,7 @@ beforeAll(async () => {
   const lateFile = join(stack.userDir, 'late.ics');
   calendar(newsFile, 'headlines@newsroom', 'REC Headlines', now - 60_000, now + 3_600_000);
   calendar(lateFile, 'late@newsroom', LONG_TITLE, now - 30_000, now + 3_000_000);
-  const deskFile = join(stack.userDir, 'desk.ics');
+  deskFile = join(stack.userDir, 'desk.ics');
   calendar(deskFile, 'desk@newsroom', 'REC Desk update', DESK_START, DESK_START + 180_000);
   const schedule = (id: string, name: string, y: number, doc: string) => ({
     id,
@@ -141,10 +147,36 @@ describe("a calendar event's title", () => {
     const preview = page.locator('#ms-schedule-preview .ms-schedule-preview-what').first();
     await expect.poll(() => preview.textContent(), { timeout: 10_000 }).toMatch(/^the events of a calendar/);
     expect(await preview.textContent()).toBe(
-      'the events of a calendar (Test feed lists the next ones), UTC, each event as long as the calendar says (one without an end is left out); 1h for a manual start',
+      'the events of a calendar (Test feed lists the next ones), UTC, each event as long as the calendar says (1h when it gives no end); 1h for a manual start',
     );
     await screenshot(page, 'schedule-feed-seconds.png', 'tray');
     await closeNode(page, 'cancel');
+    expect(stack.pageErrors).toEqual([]);
+  });
+
+  it('"Reload feed" fetches a calendar window\'s feed now and says what it read where it was pressed', async () => {
+    const { page } = stack;
+    await openSidebar(page);
+    const line = page.locator(`.ms-tl-row[data-node="${DESK}"] .ms-tl-feed[data-window="desk"]`);
+    expect(await line.locator('.ms-tl-feed-name').textContent()).toBe('Desk calendar');
+    // the cron-less calendar windows have the button; nothing else does
+    expect(await page.locator('.ms-tl-reload').count()).toBe(3);
+    await line.locator('.ms-tl-reload').click();
+    const result = line.locator('.ms-tl-feed-result');
+    await expect.poll(() => result.textContent(), { timeout: 20_000 }).toBe('1 occurrence planned · no problems');
+    // the calendar gains an event, and one whose DTEND is before its start, which the reader leaves out
+    calendar(deskFile, 'desk@newsroom', 'REC Desk update', DESK_START, DESK_START + 180_000, [
+      ...vevent('late@desk', 'REC Desk late update', DESK_START + 3_600_000, DESK_START + 3_780_000),
+      ...vevent('open@desk', 'REC Open end', DESK_START + 7_200_000, DESK_START + 7_100_000),
+    ]);
+    await line.locator('.ms-tl-reload').click();
+    await expect.poll(() => result.textContent(), { timeout: 20_000 }).toMatch(/^2 occurrences planned · 1 problem: /);
+    expect(await result.textContent()).toContain('REC Open end');
+    expect(await result.evaluate((e) => e.classList.contains('ms-failed'))).toBe(false);
+    // the result stays under its button through the tab's next renders
+    await page.waitForTimeout(1500);
+    expect(await result.textContent()).toMatch(/^2 occurrences planned/);
+    await screenshot(page, 'sidebar-reload-feed.png', 'sidebar');
     expect(stack.pageErrors).toEqual([]);
   });
 });

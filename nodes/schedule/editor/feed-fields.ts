@@ -261,7 +261,7 @@ export type ShownDefault = 'refresh' | 'on_cancel' | 'default_duration' | 'dupli
 /**
  * What the form says a field does when left empty, from the table the runtime reads its defaults from
  * (lib/schedule/feed-defaults.ts): "duplicates: default (record all)", "default: keep recording", "15m",
- * "none: an event without an end is left out".
+ * "the window's duration (1h unless it names one)".
  */
 export function shownDefault(label: (k: string) => string, field: ShownDefault): string {
   switch (field) {
@@ -270,7 +270,7 @@ export function shownDefault(label: (k: string) => string, field: ShownDefault):
     case 'on_cancel':
       return label('feed.cancel.default').replace('{value}', label(`feed.cancel.short.${DEFAULTS.on_cancel}`));
     case 'default_duration':
-      return DEFAULTS.default_duration ?? label('feed.noDefaultDuration');
+      return label('feed.windowDuration').replace('{value}', DEFAULTS.duration);
     case 'duplicates':
       return label('feed.duplicates.default').replace('{value}', label(`feed.duplicates.short.${DEFAULTS.duplicates}`));
   }

@@ -28,7 +28,7 @@ windows:
     expect(byId.get('news')?.lengths).toBeUndefined();
     expect(byId.get('news')?.duration).toBe('30m');
     expect(byId.get('newsroom')?.lengths).toBe(
-      'each event as long as the calendar says (one without an end is left out), padded 2m before and 5m after; 1h for a manual start',
+      'each event as long as the calendar says (1h when it gives no end), padded 2m before and 5m after; 1h for a manual start',
     );
     expect(byId.get('desk')?.lengths).toBe(
       'each event as long as the calendar says (45m when it gives no end); 45m for a manual start',

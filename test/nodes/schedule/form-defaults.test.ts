@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parseScheduleYaml } from '../../../lib/schedule/config';
 import { parseDuration } from '../../../lib/schedule/duration';
 import { FEED_WINDOW_DEFAULTS } from '../../../lib/schedule/feed-defaults';
 import { compileGuideMatch } from '../../../lib/schedule/sources/guide-match';
@@ -53,9 +54,14 @@ describe('the window form states the runtime defaults', () => {
     expect(label('feed.duplicates.all')).toBe('duplicates: record all');
   });
 
-  it('default length: none, as the runtime leaves an event without an end out', () => {
+  it("default length: the window's duration, 1h when it names none, as the runtime plans an event without an end", () => {
     expect(calendar.kind === 'ical' && calendar.defaultDuration).toBeFalsy();
-    expect(shownDefault(label, 'default_duration')).toBe('none: an event without an end is left out');
+    const parsed = parseScheduleYaml('windows:\n  - id: newsroom\n    ical: newsroom.ics\n');
+    if (!parsed.ok) throw new Error('fixture invalid');
+    // the reader's default for an event without an end is the window's duration (feed-plans.ts)
+    expect(parsed.config.windows[0].duration).toBe(parseDuration(FEED_WINDOW_DEFAULTS.duration));
+    expect(parsed.config.windows[0].duration).toBe(3600);
+    expect(shownDefault(label, 'default_duration')).toBe("the window's duration (1h unless it names one)");
   });
 
   it('checkboxes: all-day events and new only start unticked, as the runtime reads them', () => {
