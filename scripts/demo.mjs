@@ -57,7 +57,8 @@ nodeRed.stdout.on('data', (chunk) => {
     Admin API key:    ${space.api_keys.admin}    Access token: ${space.access_token}
   The demo schedule starts a recording window every minute; watch the Debug sidebar, and the
   Media Spaces tab (the TV icon in the right sidebar's tab bar; in Node-RED 4, when the sidebar is
-  narrow, its ▾ menu > Media Spaces) for each window's stage.
+  narrow, its ▾ menu > Media Spaces) for each window's stage. To build your own flow beside it,
+  press the "pause the demo" inject ("resume the demo" starts it again).
   Press Ctrl-C to stop.
 `);
   }

@@ -33,6 +33,7 @@ const modules = [
   core('function/15-change.js'),
   core('function/10-switch.js'),
   core('function/rbe.js'),
+  core('common/20-inject.js'),
 ];
 
 type Msg = Record<string, any>;
@@ -184,6 +185,39 @@ describe('the demo flow in a real Node-RED runtime', () => {
     // one channel and one job per window, however many requests it took
     expect(jobs.filter((j) => j.name === `Proxy of ${channel.name}`)).toHaveLength(1);
   }, 40_000);
+
+  it('pauses from its "pause the demo" inject: no window starts and no line is written until "resume the demo"', {
+    timeout: 60_000,
+  }, async () => {
+    const { flow, credentials } = demoFlow(sim);
+    await helper.load(modules, flow, credentials);
+    const story: Msg[] = [];
+    const replies: Msg[] = [];
+    helper.getNode('rec0story0000001').on('input', (msg: Msg) => story.push(msg));
+    helper.getNode('rec0missed000001').on('input', (msg: Msg) => replies.push(msg));
+    const creates = () => sim.requests().filter((r) => r.route === 'create_channel').length;
+    const opened = (from: number) =>
+      story.slice(from).filter((m) => /^1 (window opened|nothing recorded)/.test(m.payload));
+    try {
+      // as the editor's inject button does
+      helper.getNode('rec0pause0000001').receive({});
+      await until(() => replies.some((m) => m.topic === 'pause'), 5_000, 'the schedule to answer pause');
+      const linesBefore = story.length;
+      // a window is due every 6 s in the sped-up demo: two go by, skipped, with no channel and no line of theirs
+      await until(() => replies.filter((m) => m.payload?.why === 'paused').length >= 2, 20_000, 'two paused windows');
+      const createdWhilePaused = creates();
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(creates()).toBe(createdWhilePaused);
+      expect(opened(linesBefore)).toEqual([]);
+      const linesAtResume = story.length;
+      helper.getNode('rec0resume000001').receive({});
+      await until(() => opened(linesAtResume).length > 0, 20_000, 'a window to open after resume');
+      expect(String(opened(linesAtResume)[0].payload)).toMatch(/^1 window opened: /);
+    } finally {
+      // the paused state is kept in the node's context, which outlives this flow in the test runtime
+      helper.getNode('rec0resume000001')?.receive({});
+    }
+  });
 
   it('a window that records nothing says so in one whole line, short enough for the Debug sidebar', async () => {
     sim.addFault({ route: 'create_channel', kind: 'status', status: 503 });

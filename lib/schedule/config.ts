@@ -8,6 +8,7 @@ import { ChannelCreateRequest, UUID_PATTERN } from '../schemas';
 import { describeType } from '../submit-input';
 import { cronError } from './cron';
 import { DurationError, parseDuration } from './duration';
+import { FEED_WINDOW_DEFAULTS } from './feed-defaults';
 import { ID_PATTERN } from './ids';
 import type { ScheduleIssue } from './issues';
 import { checkTemplates, renderTemplates } from './template';
@@ -312,7 +313,7 @@ const FollowupSchema = z.strictObject(
 );
 
 /** seconds: a manual start of a calendar, guide or messages window that names no duration */
-const DEFAULT_LISTED_DURATION_S = 3600;
+const DEFAULT_LISTED_DURATION_S = FEED_WINDOW_DEFAULTS.durationS;
 
 /** What happens to a window's recording at its end: stopped (default), or left running (a channel meant to run on). */
 export const AT_END = ['stop', 'keep'] as const;

@@ -1,11 +1,13 @@
 import { channelFieldsFromText } from '../channel-fields';
 import { INPUT_KINDS } from '../rules';
 import type { ChannelTemplate, ScheduleWindow } from './config';
+import { DEFAULT_CHANNEL_NAME, DEFAULT_JOB_NAME } from './default-names';
 import { renderTemplates } from './template';
-import { type Slot, templateContext, type WindowInfo, windowInfo } from './template-context';
+import { occurrenceName, type Slot, templateContext, type WindowInfo, windowInfo } from './template-context';
 
 export {
   type ContextWindow,
+  occurrenceName,
   type Slot,
   type StartReason,
   slotKey,
@@ -39,15 +41,14 @@ export interface EndMessage {
   topic: string;
 }
 
-export const DEFAULT_CHANNEL_NAME = '{{window.name}} {{slot.date}} {{slot.time}}';
-export const DEFAULT_JOB_NAME = '{{window.name}} {{slot.date}} {{slot.time}}';
+export { DEFAULT_CHANNEL_NAME, DEFAULT_JOB_NAME } from './default-names';
 
 /** The message for create-channel: the templated channel request, keyed by the slot. */
 export function buildStartMessage(scheduleId: string, window: ScheduleWindow, slot: Slot): StartMessage {
   const template: ChannelTemplate = { name: DEFAULT_CHANNEL_NAME, ...window.channel };
   const rendered = renderTemplates(template, templateContext(scheduleId, window, slot)) as Record<string, unknown>;
   return {
-    topic: `${window.name}`,
+    topic: occurrenceName(window.name, slot.programme),
     payload: channelFieldsFromText(rendered),
     idempotency_key: slot.key,
     window: windowInfo(window, slot),
@@ -73,7 +74,7 @@ export function buildEndMessage(
     if (followup[key] !== undefined) payload[key] = renderTemplates(followup[key], context, unresolved);
   }
   const out: EndMessage = {
-    topic: `${window.name}`,
+    topic: occurrenceName(window.name, slot.programme),
     payload,
     idempotency_key: `${slot.key}:end`,
     window: windowInfo(window, slot),

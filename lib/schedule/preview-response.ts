@@ -17,6 +17,11 @@ export interface PreviewWindow {
   description: string;
   timezone: string;
   duration: string;
+  /**
+   * a calendar, guide or messages window: how long its recordings are, in words (each occurrence keeps its
+   * own length, padded; `duration` is a manual start's only). Absent for a cron window: `duration` it is.
+   */
+  lengths?: string;
   enabled: boolean;
   next: { start: string; end: string; local: string; label: string }[];
 }

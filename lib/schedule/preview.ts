@@ -188,9 +188,33 @@ function listedWindow(w: ScheduleWindow, kind: keyof typeof LISTED_DESCRIPTIONS)
     description: LISTED_DESCRIPTIONS[kind],
     timezone: w.timezone,
     duration: formatDuration(w.duration),
+    lengths: listedLengths(w, kind),
     enabled: w.enabled,
     next: [],
   };
+}
+
+/**
+ * How long a listed window's recordings are: each occurrence keeps its own length (a calendar's event, a
+ * guide's programme, a message's entry), padded; the window's `duration` is a manual start's only.
+ */
+function listedLengths(w: ScheduleWindow, kind: keyof typeof LISTED_DESCRIPTIONS): string {
+  const source = w.source;
+  const own =
+    kind === 'ical'
+      ? `each event as long as the calendar says (${formatDuration(
+          source?.kind === 'ical' && source.defaultDuration ? source.defaultDuration / 1000 : w.duration,
+        )} when it gives no end)`
+      : kind === 'xmltv'
+        ? 'each programme as long as the guide says'
+        : 'each entry as long as its message says';
+  const padding = source && 'padding' in source ? source.padding : undefined;
+  const pads = [
+    padding?.before ? `${formatDuration(padding.before / 1000)} before` : '',
+    padding?.after ? `${formatDuration(padding.after / 1000)} after` : '',
+  ].filter(Boolean);
+  const padded = pads.length > 0 ? `, padded ${pads.join(' and ')}` : '';
+  return `${own}${padded}; ${formatDuration(w.duration)} for a manual start`;
 }
 
 const LISTED_DESCRIPTIONS = {

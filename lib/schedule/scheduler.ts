@@ -3,7 +3,7 @@ import { systemClock } from '../clock';
 import { MediaSpacesError, quoteShort } from '../errors';
 import type { ScheduleConfig, ScheduleWindow } from './config';
 import { CronPlan, comparePlans, ListedPlan, type PlannedOccurrence, type WindowPlan } from './plan';
-import { type Slot, type StartReason, slotKey } from './template-context';
+import { occurrenceName, type Slot, type StartReason, slotKey } from './template-context';
 
 /** A slot whose start was emitted and whose end was not yet. */
 export interface ActiveSlot extends Slot {
@@ -563,7 +563,7 @@ export class Scheduler {
           timezone: w.timezone,
           slotKey: key,
           ...(skipped ? { skipped: true } : {}),
-          ...(next.programme?.title ? { title: next.programme.title } : {}),
+          ...(next.programme?.title ? { title: occurrenceName(w.name, next.programme) } : {}),
         });
       }
     }
@@ -622,7 +622,7 @@ export class Scheduler {
       if (!w.enabled) continue;
       const list = this.planOf(w).overlapping(from, to, perWindow + 1);
       for (const o of list.slice(0, perWindow)) {
-        const title = o.programme?.title;
+        const title = o.programme?.title ? occurrenceName(w.name, o.programme) : undefined;
         out.push({
           windowId: w.id,
           key: slotKey(this.scheduleId, w.id, o.id),

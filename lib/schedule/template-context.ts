@@ -27,6 +27,18 @@ export function occurrenceOf(slot: Pick<Slot, 'start' | 'occurrence'>): string {
   return slot.occurrence ?? isoSeconds(slot.start);
 }
 
+/**
+ * How a slot is named wherever it is shown or named (channel and job names, Debug topics, reports, the
+ * sidebar, the node's status): the programme's title with its episode ("REC Headlines · S01E02"), else the
+ * window's name. Never shortened: the editor cuts long names on screen, the data keeps them whole.
+ */
+export function occurrenceName(windowName: string, programme?: { title?: string; episode?: string }): string {
+  const title = programme?.title?.trim();
+  if (!title) return windowName;
+  const episode = programme?.episode?.trim();
+  return episode ? `${title} · ${episode}` : title;
+}
+
 /** `msg.window` of start and end messages. */
 export interface WindowInfo {
   id: string;
@@ -104,7 +116,7 @@ export function templateContext(
       reason: slot.reason,
     },
     schedule: { id: scheduleId },
-    occurrence: occurrenceContext(slot, tz),
+    occurrence: occurrenceContext(window.name, slot, tz),
   };
   if (channel !== undefined && channel !== null) context.channel = channel;
   if (channel !== undefined && channel !== null) context.segments = segments ?? [channel];
@@ -112,12 +124,14 @@ export function templateContext(
 }
 
 /** `occurrence` in templates: the programme as its calendar or guide gives it, unpadded (a cron slot's own times). */
-function occurrenceContext(slot: Slot, tz: string): Record<string, unknown> {
+function occurrenceContext(windowName: string, slot: Slot, tz: string): Record<string, unknown> {
   const p = slot.programme;
   const start = p?.start ?? slot.start;
   const end = p?.end ?? slot.end;
   return {
     id: occurrenceOf(slot),
+    // the title and episode, else the window's name: what the default channel and job names begin with
+    name: occurrenceName(windowName, p),
     title: p?.title ?? '',
     description: p?.description ?? '',
     subtitle: p?.subtitle ?? '',

@@ -4,6 +4,7 @@ import { isPlainObject } from '../../lib/guards';
 import { formatShort, isoSeconds, type ScheduleConfig, type Scheduler } from '../../lib/schedule';
 import { describeType } from '../../lib/submit-input';
 import type { NodeMessage, Outputs } from '../shared/node-red-types';
+import type { FeedReloadResult } from '../sidebar/activity-types';
 import type { ScheduleSettings } from './settings';
 
 const COMMANDS = ['trigger', 'pause', 'resume', 'skip', 'reload', 'list', 'windows'] as const;
@@ -36,6 +37,8 @@ export interface CommandHost {
   count(msg: NodeMessage): number;
   /** fetches every calendar and guide feed now; the ids of their windows */
   refreshFeeds?(): string[];
+  /** fetches one calendar or guide window's feed now (the sidebar's "Reload feed"); what it read */
+  reloadFeed?(windowId: string): Promise<FeedReloadResult>;
   /** a `windows` message: the window's occurrences replaced by the list; what the reply says */
   listWindows?(msg: NodeMessage): Record<string, unknown>;
 }

@@ -223,6 +223,7 @@ export class ScheduleController {
       windowId: (msg) => resolveMessageInputs(this.RED, this.node, msg, {}, WINDOW_INPUT).windowId,
       count: (msg) => resolveMessageInputs(this.RED, this.node, msg, {}, COUNT_INPUT).count,
       refreshFeeds: () => this.feeds.reload(),
+      reloadFeed: (windowId) => this.feeds.reloadWindow(windowId),
       listWindows: (msg) => {
         const named = resolveMessageInputs(this.RED, this.node, msg, {}, WINDOW_INPUT).windowId;
         const window = messagesWindow(this.config, named);

@@ -6,6 +6,7 @@ import {
   type EndEvent,
   type EndMessage,
   isoSeconds,
+  occurrenceName,
   type Scheduler,
   type ScheduleWindow,
   type Slot,
@@ -96,13 +97,20 @@ export class Emitter {
     const info = windowInfo(window, slot);
     const report = {
       topic: 'interrupted',
-      payload: { slot: slot.key, channel_id: channel.id, reason: why, restart: n, window: info },
+      payload: {
+        slot: slot.key,
+        name: occurrenceName(window.name, slot.programme),
+        channel_id: channel.id,
+        reason: why,
+        restart: n,
+        window: info,
+      },
       window: info,
     };
     this.node.send([null, null, report]);
     const error = new MediaSpacesError({
       code: 'interrupted',
-      message: `recording of "${window.name}" at ${isoSeconds(slot.start)} interrupted: ${why}; a new channel is being created`,
+      message: `recording of "${occurrenceName(window.name, slot.programme)}" at ${isoSeconds(slot.start)} interrupted: ${why}; a new channel is being created`,
     });
     failMessage(this.node, structuredClone(report), error.toJSON());
     this.emitStart({ slot, window, restart: n });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { reportFeedRefresh } from '../../lib/feed-events';
 import type { PlannedOccurrence, ScheduleConfig, Scheduler, ScheduleWindow } from '../../lib/schedule';
 import type { FeedRead, FeedWindowSource, Occurrence } from '../../lib/schedule/sources';
+import type { FeedReloadResult } from '../sidebar/activity-types';
 
 type Sources = typeof import('../../lib/schedule/sources');
 
@@ -53,6 +54,8 @@ interface Entry {
   warned: string;
   /** epoch ms: until then a feed file not there yet, with no last good copy, is looked for again quietly */
   graceUntil?: number;
+  /** the last read's problems (events or programmes left out), for "Reload feed" */
+  problems?: string[];
 }
 
 /**
@@ -90,6 +93,25 @@ export class FeedPlans {
   reload(): string[] {
     for (const entry of this.entries.values()) void this.refresh(entry);
     return [...this.entries.keys()];
+  }
+
+  /**
+   * Fetches one window's feed now and says what it read: the occurrences the window plans, the feed's
+   * problems, or why the fetch failed (the window keeps its last good plan). Refused for a window that reads
+   * no feed.
+   */
+  async reloadWindow(windowId: string): Promise<FeedReloadResult> {
+    const entry = this.entries.get(windowId);
+    if (!entry) throw new Error(`window "${windowId}" reads no calendar or guide`);
+    await this.refresh(entry);
+    const now = this.entries.get(windowId) ?? entry;
+    return {
+      windowId,
+      ok: now.health.ok,
+      occurrences: now.health.occurrences,
+      problems: [...(now.problems ?? [])],
+      ...(now.health.lastError ? { error: now.health.lastError } : {}),
+    };
   }
 
   health(): FeedHealth[] {
@@ -207,6 +229,7 @@ export class FeedPlans {
       ...(state.lastError ? { lastError: state.lastError } : {}),
       occurrences: result?.occurrences.length ?? entry.health.occurrences,
     };
+    if (result) entry.problems = [...result.problems];
     const said = [state.lastError ? `the feed is stale: ${state.lastError}` : '', ...(result?.problems ?? [])]
       .filter(Boolean)
       .join(' ');

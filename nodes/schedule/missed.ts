@@ -1,5 +1,5 @@
 import type { ScheduleWindow, Slot } from '../../lib/schedule';
-import { isoSeconds, windowInfo } from '../../lib/schedule';
+import { isoSeconds, occurrenceName, windowInfo } from '../../lib/schedule';
 
 /**
  * Why a window recorded nothing:
@@ -25,6 +25,8 @@ type MissedReport = {
   topic: 'missed' | 'cancelled';
   payload: {
     slot: string;
+    /** the programme's title and episode, else the window's name */
+    name: string;
     why: MissedWhy;
     reason: string;
     attempts?: number;
@@ -44,7 +46,14 @@ export function missedReport(
   const info = windowInfo(window, slot);
   return {
     topic: why === 'cancelled' ? 'cancelled' : 'missed',
-    payload: { slot: slot.key, why, reason, ...(attempts ? { attempts } : {}), window: info },
+    payload: {
+      slot: slot.key,
+      name: occurrenceName(window.name, slot.programme),
+      why,
+      reason,
+      ...(attempts ? { attempts } : {}),
+      window: info,
+    },
     window: info,
   };
 }
@@ -66,5 +75,5 @@ export function raisesError(why: MissedWhy): boolean {
 
 /** The one sentence of the error, reason first. */
 export function missedSentence(window: ScheduleWindow, slot: Slot, reason: string): string {
-  return `nothing recorded for "${window.name}" at ${isoSeconds(slot.start)}: ${reason}`;
+  return `nothing recorded for "${occurrenceName(window.name, slot.programme)}" at ${isoSeconds(slot.start)}: ${reason}`;
 }

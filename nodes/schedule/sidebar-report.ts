@@ -1,5 +1,5 @@
 import { isPlainObject } from '../../lib/guards';
-import type { Scheduler, ScheduleWindow, Slot } from '../../lib/schedule';
+import { occurrenceName, type Scheduler, type ScheduleWindow, type Slot } from '../../lib/schedule';
 import { clientFor } from '../shared/server-client';
 import {
   FINAL_STAGES,
@@ -115,7 +115,8 @@ export class ScheduleSidebar {
   /** A slot's stage changed (slot-life.ts); a final stage is its last report. */
   show(slot: Slot, life: SlotLife, channel?: unknown): void {
     if (this.closed) return;
-    const title = slot.programme?.title;
+    // the programme's title and episode, as every place that names the slot says it
+    const title = slot.programme?.title ? occurrenceName('', slot.programme) : undefined;
     const shown = channelOf(channel);
     const report: SlotReport = {
       slotKey: slot.key,
@@ -191,6 +192,13 @@ export class ScheduleSidebar {
         act((h) => {
           skipReply(h, windowId);
         }),
+      reloadFeed: async (windowId) => {
+        const host = this.parts.host();
+        if (!host?.reloadFeed) throw new Error('the schedule is closed');
+        const result = await host.reloadFeed(windowId);
+        host.updateStatus();
+        return result;
+      },
     };
   }
 

@@ -1,5 +1,12 @@
 import type { MediaSpacesError } from '../../lib/errors';
-import { formatIssue, formatShort, formatTime, ScheduleConfigError, type Scheduler } from '../../lib/schedule';
+import {
+  formatIssue,
+  formatShort,
+  formatTime,
+  occurrenceName,
+  ScheduleConfigError,
+  type Scheduler,
+} from '../../lib/schedule';
 import type { UnreachablePolicy } from '../shared/coordination-provider';
 import type { NodeStatus } from '../shared/node-red-types';
 import type { SlotView } from './slot-life';
@@ -29,7 +36,12 @@ export function scheduleStatus({ configError, windowCount, scheduler, slot }: St
     const more = active.length > 1 ? ` (+${active.length - 1})` : '';
     const until = formatTime(first.end, first.window.timezone);
     const paused = scheduler.paused ? 'paused; ' : '';
-    const { fill, text } = slotText(first.window.name, until, slot?.(first.key), first.channel !== undefined);
+    const { fill, text } = slotText(
+      occurrenceName(first.window.name, first.programme),
+      until,
+      slot?.(first.key),
+      first.channel !== undefined,
+    );
     return {
       fill: scheduler.paused ? 'yellow' : fill,
       shape: fill === 'green' ? 'dot' : 'ring',

@@ -47,6 +47,20 @@ export interface ScheduleControl {
    * messages), at most `perWindow` per window, the rest as one `band`. Without it, windows plan from their cron.
    */
   plan?(from: number, to: number, perWindow: number): PlannedSlotView[];
+  /** fetch a calendar or guide window's feed now; what the fetch read */
+  reloadFeed?(windowId: string): Promise<FeedReloadResult>;
+}
+
+/** What "Reload feed" read: the occurrences the window now plans, the feed's problems, or why it failed. */
+export interface FeedReloadResult {
+  windowId: string;
+  /** false: the fetch failed; the window keeps its last good plan (`error` says why) */
+  ok: boolean;
+  /** occurrences the window plans from the feed (the last good copy's when the fetch failed) */
+  occurrences: number;
+  /** events or programmes left out, one sentence each */
+  problems: string[];
+  error?: string;
 }
 
 /** A planned slot as a schedule's plan gives it. */
@@ -178,7 +192,15 @@ export interface ScheduleView {
   z?: string;
   paused: boolean;
   actions: ActionName[];
-  windows: { id: string; name: string; timezone: string; duration: number; enabled: boolean }[];
+  windows: {
+    id: string;
+    name: string;
+    timezone: string;
+    duration: number;
+    enabled: boolean;
+    /** where its starts come from, when not cron: a calendar or guide window can be reloaded from the tab */
+    source?: 'ical' | 'xmltv' | 'messages';
+  }[];
   /** upcoming starts in the range, active slots and the past 24 hours' slots, by start */
   slots: SlotView[];
 }

@@ -4,6 +4,7 @@ import {
   type ActionName,
   type ActivitySignal,
   type ActivitySnapshot,
+  type FeedReloadResult,
   FINAL_STAGES,
   type JobReport,
   type JobView,
@@ -236,6 +237,18 @@ export class ActivityFeed {
     }
     await method.call(entry.control, windowId);
     this.signal.mark('schedules');
+  }
+
+  /** "Reload feed" of a calendar or guide window: the schedule fetches it now and says what it read. */
+  async reloadFeed(nodeId: string, windowId: string): Promise<FeedReloadResult> {
+    const entry = this.schedules.get(nodeId);
+    if (!entry) throw new ActivityActionError(404, `no deployed schedule has the id ${nodeId}`);
+    if (typeof entry.control.reloadFeed !== 'function') {
+      throw new ActivityActionError(409, `the schedule "${entry.registration.name}" does not reload feeds`);
+    }
+    const result = await entry.control.reloadFeed(windowId);
+    this.signal.mark('schedules');
+    return result;
   }
 
   /**

@@ -5,6 +5,7 @@ import { ActivityActionError, type ActivityFeed } from './feed';
 
 const ACTIVITY_PATH = '/media-spaces/activity';
 const ACTION_PATH = '/media-spaces/schedules/:id/:action';
+const RELOAD_PATH = '/media-spaces/schedules/:id/windows/:window/reload';
 const ACTIONS: readonly ActionName[] = ['pause', 'resume', 'start', 'skip'];
 
 /**
@@ -26,9 +27,24 @@ export function registerActivityRoutes(RED: Pick<NodeAPI, 'auth' | 'httpAdmin'>,
     }
     res.status(200).json(feed.wire(part, ahead));
   });
+  RED.httpAdmin.post(RELOAD_PATH, requirePermission(RED, WRITE_PERMISSION), (req, res) => {
+    reload(feed, req, res).catch(() => undefined);
+  });
   RED.httpAdmin.post(ACTION_PATH, requirePermission(RED, WRITE_PERMISSION), (req, res) => {
     act(feed, req, res).catch(() => undefined);
   });
+}
+
+/** "Reload feed": the window's feed fetched now; the answer says what it read (or why the schedule refused). */
+async function reload(feed: ActivityFeed, req: HttpRequest, res: HttpResponse): Promise<void> {
+  try {
+    const result = await feed.reloadFeed(req.params?.id ?? '', req.params?.window ?? '');
+    res.status(200).json({ ok: true, result });
+  } catch (error) {
+    const status = error instanceof ActivityActionError ? error.status : 500;
+    const message = error instanceof Error ? error.message : String(error);
+    res.status(status).json({ error: { code: status === 500 ? 'action_failed' : 'refused', message } });
+  }
 }
 
 /** The client's If-None-Match names this answer (one of a list, weak or not). */

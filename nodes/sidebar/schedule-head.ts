@@ -1,7 +1,7 @@
 import type { ActionName, ScheduleControl, ScheduleRegistration, ScheduleView } from './activity-types';
 
 /** The control's method behind each of the tab's actions. */
-export const ACTION_METHODS: Record<ActionName, Exclude<keyof ScheduleControl, 'plan'>> = {
+export const ACTION_METHODS: Record<ActionName, Exclude<keyof ScheduleControl, 'plan' | 'reloadFeed'>> = {
   pause: 'pause',
   resume: 'resume',
   start: 'startNow',
@@ -24,6 +24,7 @@ export function scheduleHead(r: ScheduleRegistration, control: ScheduleControl):
       timezone: w.timezone,
       duration: w.duration,
       enabled: w.enabled !== false,
+      ...(w.source && w.source !== 'cron' ? { source: w.source } : {}),
     })),
   };
 }

@@ -132,6 +132,27 @@ describe('examples', () => {
     }
   });
 
+  it("every example's Catch is wired to a Debug node that shows msg.error.message, and nothing else catches", () => {
+    const files = readdirSync(new URL('../../examples/', import.meta.url)).filter((f) => f.endsWith('.json'));
+    expect(files.length).toBeGreaterThanOrEqual(9);
+    for (const file of files) {
+      const nodes = readExample(file);
+      const byId = new Map(nodes.map((n) => [n.id, n]));
+      const catches = nodes.filter((n) => n.type === 'catch');
+      expect(catches, file).toHaveLength(1);
+      const targets = (catches[0].wires ?? []).flat().map((id) => byId.get(id));
+      expect(targets.length, file).toBeGreaterThan(0);
+      for (const target of targets) {
+        // Node-RED's Debug reads `complete` as a msg property, "msg." prefix or not
+        expect([target?.type, target?.targetType, String(target?.complete).replace(/^msg\./, '')], file).toEqual([
+          'debug',
+          'msg',
+          'error.message',
+        ]);
+      }
+    }
+  });
+
   it('every example carries the same config node (one id, one name), so importing several adds it once', () => {
     const files = readdirSync(new URL('../../examples/', import.meta.url)).filter((f) => f.endsWith('.json'));
     expect(files.length).toBeGreaterThanOrEqual(7);

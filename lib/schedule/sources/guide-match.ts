@@ -1,4 +1,5 @@
 import { quoteShort } from '../../quote';
+import { FEED_WINDOW_DEFAULTS } from '../feed-defaults';
 import type { LocalParts } from '../tz';
 import { compileRegex } from './match';
 
@@ -43,7 +44,10 @@ interface MatchedProgramme {
 
 /** The rules compiled, or the one sentence that says what is wrong with them. */
 export function compileGuideMatch(match: GuideMatch | undefined): GuideRules | string {
-  const rules: GuideRules = { newOnly: match?.new_only === true, once: match?.duplicates === 'once' };
+  const rules: GuideRules = {
+    newOnly: match?.new_only ?? FEED_WINDOW_DEFAULTS.new_only,
+    once: (match?.duplicates ?? FEED_WINDOW_DEFAULTS.duplicates) === 'once',
+  };
   if (!match) return rules;
   if (match.channel !== undefined) {
     rules.channels = new Set(Array.isArray(match.channel) ? match.channel : [match.channel]);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { quoteShort } from '../../quote';
 import { DurationError, parseDuration } from '../duration';
+import { FEED_WINDOW_DEFAULTS } from '../feed-defaults';
 import { ID_PATTERN } from '../ids';
 import { compileGuideMatch, type GuideMatch, WEEKDAYS } from './guide-match';
 import { compileRegex } from './match';
@@ -35,7 +36,7 @@ export const ON_CANCEL = ['keep', 'stop'] as const;
 export type OnCancel = (typeof ON_CANCEL)[number];
 
 /** ms: how often a feed is fetched again when the window names no `refresh` */
-export const DEFAULT_REFRESH_MS = 15 * 60_000;
+export const DEFAULT_REFRESH_MS = FEED_WINDOW_DEFAULTS.refreshMs;
 /** ms: the shortest `refresh` a window may ask for (a feed server is somebody else's) */
 export const MIN_REFRESH_MS = 60_000;
 
@@ -232,7 +233,7 @@ export function parseSourceWindow(raw: unknown): SourceWindowResult {
       kind: 'ical',
       ...commonOf(w, w.ical),
       match: w.match ?? {},
-      allDay: w.all_day ?? false,
+      allDay: w.all_day ?? FEED_WINDOW_DEFAULTS.all_day,
       ...(w.default_duration !== undefined ? { defaultDuration: w.default_duration } : {}),
     },
   };
@@ -262,8 +263,8 @@ function commonOf(
     location,
     padding: { before: w.padding?.before ?? 0, after: w.padding?.after ?? 0 },
     refresh: w.refresh ?? DEFAULT_REFRESH_MS,
-    onCancel: w.on_cancel ?? 'keep',
-    allowEmpty: w.allow_empty ?? false,
+    onCancel: w.on_cancel ?? FEED_WINDOW_DEFAULTS.on_cancel,
+    allowEmpty: w.allow_empty ?? FEED_WINDOW_DEFAULTS.allow_empty,
   };
 }
 

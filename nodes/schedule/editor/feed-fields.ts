@@ -1,4 +1,5 @@
 import { DurationError, parseDuration } from '../../../lib/schedule/duration';
+import { FEED_WINDOW_DEFAULTS as DEFAULTS } from '../../../lib/schedule/feed-defaults';
 import type { FeedSecret } from '../../../lib/schedule/sources/feed-access';
 import type { FeedSecrets } from './feed-secrets';
 import { errorLine, fieldError, noteLine } from './field-error';
@@ -176,14 +177,14 @@ function guideRows(line: Line, label: (k: string) => string, match: Doc, changed
   );
   const $flags = kindRow(line, only, label('feed.newOnly'));
   const $new = $('<input type="checkbox" class="ms-w-match-new" style="width: auto">')
-    .prop('checked', match.new_only === true)
+    .prop('checked', typeof match.new_only === 'boolean' ? match.new_only : DEFAULTS.new_only)
     .appendTo($flags)
     .on('change', changed);
   const $dups = $('<select class="ms-w-match-duplicates" style="width: auto; margin-left: 12px">').appendTo($flags);
   for (const v of ['', 'once', 'all'])
     $('<option>')
       .val(v)
-      .text(label(`feed.duplicates.${v || 'default'}`))
+      .text(v ? label(`feed.duplicates.${v}`) : shownDefault(label, 'duplicates'))
       .appendTo($dups);
   $dups.val(typeof match.duplicates === 'string' ? match.duplicates : '').on('change', changed);
   const list = ($f: JQuery) =>
@@ -254,11 +255,32 @@ function paddingRow(line: Line, label: (k: string) => string, padding: Doc, chan
   };
 }
 
+/** The fields whose default the form states (in a placeholder or a select's first option). */
+export type ShownDefault = 'refresh' | 'on_cancel' | 'default_duration' | 'duplicates';
+
+/**
+ * What the form says a field does when left empty, from the table the runtime reads its defaults from
+ * (lib/schedule/feed-defaults.ts): "duplicates: default (record all)", "default: keep recording", "15m",
+ * "the window's duration (1h unless it names one)".
+ */
+export function shownDefault(label: (k: string) => string, field: ShownDefault): string {
+  switch (field) {
+    case 'refresh':
+      return DEFAULTS.refresh;
+    case 'on_cancel':
+      return label('feed.cancel.default').replace('{value}', label(`feed.cancel.short.${DEFAULTS.on_cancel}`));
+    case 'default_duration':
+      return label('feed.windowDuration').replace('{value}', DEFAULTS.duration);
+    case 'duplicates':
+      return label('feed.duplicates.default').replace('{value}', label(`feed.duplicates.short.${DEFAULTS.duplicates}`));
+  }
+}
+
 /** Refresh, what a cancellation does, all-day events and the default length, the guide's sources; their reader. */
 function optionRows(line: Line, label: (k: string) => string, w: Doc, changed: () => void) {
   const $refresh = checked(
     kindRow(line, FEEDS, label('feed.refresh')),
-    input('ms-w-refresh', w.refresh, '15m'),
+    input('ms-w-refresh', w.refresh, shownDefault(label, 'refresh')),
     durationCheck(false),
     changed,
   );
@@ -268,16 +290,16 @@ function optionRows(line: Line, label: (k: string) => string, w: Doc, changed: (
   for (const v of ['', 'keep', 'stop'])
     $('<option>')
       .val(v)
-      .text(label(`feed.cancel.${v || 'default'}`))
+      .text(v ? label(`feed.cancel.${v}`) : shownDefault(label, 'on_cancel'))
       .appendTo($cancel);
   $cancel.val(typeof w.on_cancel === 'string' ? w.on_cancel : '').on('change', changed);
   const $allDay = $('<input type="checkbox" class="ms-w-all-day" style="width: auto">')
-    .prop('checked', w.all_day === true)
+    .prop('checked', typeof w.all_day === 'boolean' ? w.all_day : DEFAULTS.all_day)
     .appendTo(kindRow(line, ['ical'], label('feed.allDay')))
     .on('change', changed);
   const $length = checked(
     kindRow(line, ['ical'], label('feed.defaultDuration')),
-    input('ms-w-default-duration', w.default_duration, '1h'),
+    input('ms-w-default-duration', w.default_duration, shownDefault(label, 'default_duration')),
     durationCheck(false),
     changed,
   );

@@ -18,8 +18,23 @@ export interface FeedTestContext {
 
 const muted = { 'font-size': '0.85em', color: 'var(--red-ui-secondary-text-color, #888)' };
 
-/** "2026-11-27T09:58:00+01:00" → "2026-11-27 09:58 +01:00": the zone's time with its offset, shorter. */
-const short = (iso: string) => iso.replace('T', ' ').replace(/:\d{2}([+-]\d{2}:\d{2}|Z)$/, ' $1');
+/**
+ * "2026-11-27T09:58:00+01:00" → "2026-11-27 09:58 +01:00": the zone's time with its offset, shorter; its
+ * seconds kept ("2026-11-27 19:15:30 +00:00") when the span's start or end has any, so that 19:15:30–19:18:30
+ * never reads 19:15–19:18.
+ */
+const short = (iso: string, seconds = false) =>
+  iso
+    .replace('T', ' ')
+    .replace(/(:\d{2})([+-]\d{2}:\d{2}|Z)$/, (_all, s: string, zone: string) =>
+      seconds ? `${s} ${zone}` : ` ${zone}`,
+    );
+const hasSeconds = (...isos: string[]) => isos.some((iso) => !/:00([+-]\d{2}:\d{2}|Z)$/.test(iso));
+/** "start – end", both with seconds when either has them. */
+const span = (start: string, end: string) => {
+  const seconds = hasSeconds(start, end);
+  return `${short(start, seconds)} – ${short(end, seconds)}`;
+};
 
 function renderAnswer($out: JQuery, res: FeedTestAnswer, label: (k: string) => string): void {
   $out.empty();
@@ -36,20 +51,18 @@ function renderAnswer($out: JQuery, res: FeedTestAnswer, label: (k: string) => s
       .text(o.title ?? o.id)
       .appendTo($item);
     $('<span>')
-      .text(` ${short(o.padded_start)} – ${short(o.padded_end)}`)
+      .text(` ${span(o.padded_start, o.padded_end)}`)
       .appendTo($item);
     $('<div>')
       .css(muted)
-      .text(
-        `${label('feed.unpadded')} ${short(o.start)} – ${short(o.end)} · ${o.id}${o.channel ? ` · ${o.channel}` : ''}`,
-      )
+      .text(`${label('feed.unpadded')} ${span(o.start, o.end)} · ${o.id}${o.channel ? ` · ${o.channel}` : ''}`)
       .appendTo($item);
   }
   if (res.more > 0) line('ms-w-feed-more', label('feed.more').replace('{n}', String(res.more)));
   for (const c of res.conflicts) {
     const words = label('feed.conflict')
       .replace('{title}', c.title ?? c.id)
-      .replace('{start}', short(c.padded_start))
+      .replace('{start}', short(c.padded_start, hasSeconds(c.padded_start)))
       .replace('{n}', String(c.concurrent))
       .replace('{limit}', String(c.limit));
     line('ms-w-feed-conflict', words).css('color', 'var(--red-ui-text-color-error, #c00)');

@@ -65,9 +65,10 @@ function renderResult(res: PreviewResponse, label: (key: string) => string, out:
     $('<div style="font-weight: bold"></div>')
       .text(`${w.name} (${w.id})${w.enabled ? '' : ` — ${label('preview.disabled')}`}`)
       .appendTo(box);
-    $('<div></div>')
-      .text(`${w.cron}: ${w.description}, ${w.timezone}, ${label('preview.for')} ${w.duration}`)
-      .appendTo(box);
+    // a listed window has no cron (no "cron:" before its words) and keeps each occurrence's own length
+    const what = w.cron ? `${w.cron}: ${w.description}` : w.description;
+    const length = w.lengths ?? `${label('preview.for')} ${w.duration}`;
+    $('<div class="ms-schedule-preview-what"></div>').text(`${what}, ${w.timezone}, ${length}`).appendTo(box);
     const ol = $('<ol style="margin: 2px 0 0 18px"></ol>').appendTo(box);
     for (const n of w.next) $('<li></li>').text(n.label).attr('title', n.start).appendTo(ol);
   }

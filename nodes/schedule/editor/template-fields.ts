@@ -1,3 +1,4 @@
+import { DEFAULT_CHANNEL_NAME, DEFAULT_JOB_NAME } from '../../../lib/schedule/default-names';
 import { errorLine, fieldError } from './field-error';
 
 /** A form field for one key of a window's channel or follow-up object. */
@@ -9,7 +10,7 @@ interface TemplateField {
 }
 
 export const CHANNEL_FIELDS: TemplateField[] = [
-  { cls: 'ms-w-ch-name', key: 'name', kind: 'text', placeholder: '{{window.name}} {{slot.date}} {{slot.time}}' },
+  { cls: 'ms-w-ch-name', key: 'name', kind: 'text', placeholder: DEFAULT_CHANNEL_NAME },
   { cls: 'ms-w-ch-description', key: 'description', kind: 'text' },
   { cls: 'ms-w-ch-continuous', key: 'continuous_recording', kind: 'checkbox' },
   { cls: 'ms-w-ch-recording', key: 'recording_duration', kind: 'hours', placeholder: 'hours, e.g. 2' },
@@ -17,7 +18,7 @@ export const CHANNEL_FIELDS: TemplateField[] = [
 
 /** The follow-up's workflow and inputs have a form of their own (followup-form.ts). */
 export const FOLLOWUP_FIELDS: TemplateField[] = [
-  { cls: 'ms-w-fu-jobname', key: 'job_name', kind: 'text', placeholder: '{{window.name}} {{slot.date}}' },
+  { cls: 'ms-w-fu-jobname', key: 'job_name', kind: 'text', placeholder: DEFAULT_JOB_NAME },
 ];
 
 /** The JSON box of an object, for the forms beside it that write into it too. */

@@ -1,4 +1,4 @@
-import type { ActionName } from '../activity-types';
+import type { ActionName, FeedReloadResult } from '../activity-types';
 import type { WireSnapshot } from '../activity-wire';
 
 export type Fetched =
@@ -57,4 +57,28 @@ export function fetchActivity(part: 'schedules' | 'jobs', ahead: number, etag?: 
 
 export function postAction(nodeId: string, action: ActionName, ahead: number): Promise<Fetched> {
   return call('POST', `media-spaces/schedules/${encodeURIComponent(nodeId)}/${action}?ahead=${ahead}`, {});
+}
+
+export type Reloaded = { ok: true; result: FeedReloadResult } | { ok: false; status: number; message: string };
+
+/** "Reload feed" of a calendar or guide window (write permission): what the fetch read. */
+export function postReload(nodeId: string, windowId: string): Promise<Reloaded> {
+  return new Promise((resolve) => {
+    $.ajax({
+      url: `media-spaces/schedules/${encodeURIComponent(nodeId)}/windows/${encodeURIComponent(windowId)}/reload`,
+      method: 'POST',
+      dataType: 'json',
+      cache: false,
+      timeout: REQUEST_TIMEOUT_MS,
+      contentType: 'application/json',
+      data: '{}',
+    }).then(
+      (body: { result: FeedReloadResult }) => resolve({ ok: true, result: body.result }),
+      (xhr: JQuery.jqXHR, textStatus: string) => {
+        const message = (xhr.responseJSON as { error?: { message?: string } } | undefined)?.error?.message;
+        const none = textStatus === 'timeout' ? `no answer within ${REQUEST_TIMEOUT_MS / 1000} s` : xhr.statusText;
+        resolve({ ok: false, status: xhr.status, message: message ?? (none || 'no answer') });
+      },
+    );
+  });
 }

@@ -7,7 +7,7 @@ const PATH = 'media-spaces/as-run';
 /**
  * The "As-run" view of the tab: the slots of a day in a zone, as the as-run
  * log recorded them (scheduled and actual times, channels, the follow-up
- * job), filtered by outcome and schedule, each discrepancy in red with its
+ * job), filtered by outcome and by the toolbar's schedule, each discrepancy in red with its
  * reason, and the day's export as CSV or JSON Lines. Everything shown is
  * text (textContent): titles and reasons come from schedules and the service.
  */
@@ -16,26 +16,26 @@ export class AsRunView {
   private readonly day = el('input', 'ms-ar-day');
   private readonly zone = el('input', 'ms-ar-zone');
   private readonly outcome = el('select', 'ms-ar-outcome');
-  private readonly schedule = el('input', 'ms-ar-schedule');
   private readonly status = el('div', 'ms-ar-status');
   private readonly list = el('div', 'ms-ar-list');
   private asked = 0;
 
-  constructor() {
+  constructor(
+    /** the toolbar's schedule (a node id), '' for every schedule */
+    private readonly schedule: () => string,
+  ) {
     this.day.type = 'date';
     this.day.value = localDate(new Date());
     this.zone.type = 'text';
     this.zone.value = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
     this.zone.title = 'IANA time zone the day is read in';
-    this.schedule.type = 'text';
-    this.schedule.placeholder = 'schedule (name or id)';
     this.outcome.append(new Option('every outcome', ''), ...OUTCOMES.map((o) => new Option(o, o)));
     const controls = el('div', 'ms-ar-controls');
-    controls.append(this.day, this.zone, this.outcome, this.schedule);
+    controls.append(this.day, this.zone, this.outcome);
     const exports = el('div', 'ms-ar-exports');
     exports.append(this.exportButton('csv', 'Export CSV'), this.exportButton('jsonl', 'Export JSON Lines'));
     this.root.append(controls, exports, this.status, this.list);
-    for (const input of [this.day, this.zone, this.outcome, this.schedule]) {
+    for (const input of [this.day, this.zone, this.outcome]) {
       input.addEventListener('change', () => this.load());
     }
   }
@@ -43,7 +43,8 @@ export class AsRunView {
   private query(format: 'json' | 'csv' | 'jsonl'): string {
     const q = new URLSearchParams({ day: this.day.value, zone: this.zone.value.trim() || 'UTC', format });
     if (this.outcome.value) q.set('outcome', this.outcome.value);
-    if (this.schedule.value.trim()) q.set('schedule', this.schedule.value.trim());
+    const schedule = this.schedule();
+    if (schedule) q.set('schedule', schedule);
     return `${PATH}?${q}`;
   }
 
@@ -111,12 +112,12 @@ function row(r: AsRunRecord, zone: string): HTMLElement {
   item.dataset.outcome = r.outcome;
   const top = el('div', 'ms-ar-top');
   top.append(
-    el('span', 'ms-ar-time', `${clock(r.scheduled.start, zone)}–${clock(r.scheduled.end, zone)}`),
+    el('span', 'ms-ar-time', clockSpan(r.scheduled.start, r.scheduled.end, zone)),
     el('span', 'ms-ar-title', [r.occurrence.title, r.occurrence.episode].filter(Boolean).join(' · ') || r.window.id),
     el('span', 'ms-ar-badge', r.outcome),
   );
   const actual = r.actual.start
-    ? `recorded ${clock(r.actual.start, zone)}–${r.actual.end ? clock(r.actual.end, zone) : '…'}`
+    ? `recorded ${r.actual.end ? clockSpan(r.actual.start, r.actual.end, zone) : `${clock(r.actual.start, zone, true)}–…`}`
     : 'nothing recorded';
   const channels = r.channels.length > 0 ? ` · channel ${r.channels.map((c) => c.id).join(', ')}` : '';
   const job = r.job ? ` · follow-up ${r.job.state}` : '';
@@ -125,11 +126,24 @@ function row(r: AsRunRecord, zone: string): HTMLElement {
   return item;
 }
 
-function clock(iso: string, zone: string): string {
+/**
+ * "18:00–19:00"; "19:07:00–19:07:40": with seconds when minutes alone would hide them (a 40-second slot, a
+ * start at 19:15:30), as the activity's times are.
+ */
+function clockSpan(startIso: string, endIso: string, zone: string): string {
+  const seconds = [startIso, endIso].some((iso) => Date.parse(iso) % 60_000 !== 0);
+  return `${clock(startIso, zone, seconds)}–${clock(endIso, zone, seconds)}`;
+}
+
+function clock(iso: string, zone: string, seconds: boolean): string {
   try {
-    return new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit' }).format(
-      new Date(iso),
-    );
+    return new Intl.DateTimeFormat('en-GB', {
+      timeZone: zone,
+      hour: '2-digit',
+      minute: '2-digit',
+      ...(seconds ? { second: '2-digit' } : {}),
+      hourCycle: 'h23',
+    }).format(new Date(iso));
   } catch {
     return iso;
   }

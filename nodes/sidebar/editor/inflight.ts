@@ -83,13 +83,16 @@ export class InFlight {
         const section = listOf(slot, text);
         if (!section) continue;
         const key = `slot|${schedule.nodeId}|${slot.windowId}@${slot.start}`;
-        const title = `${window?.name ?? slot.windowId} · ${schedule.name}`;
+        // the programme first (a calendar's or guide's title and episode), then its window and schedule
+        const title = [slot.title, window?.name ?? slot.windowId, schedule.name].filter(Boolean).join(' · ');
         const detail = `${slotWhen(slot.start, slot.end, zone, now)} · ${text.headline}`;
         const show = (into?: HTMLElement) => {
           seen.add(key);
           const shown = section === 'recording' ? timing(detail, slot, now) : detail;
           const item = this.put(key, section, schedule.nodeId, title, text.stage, shown, undefined, into);
           item.root.dataset.stage = text.stage;
+          // a slot's name is one line, cut with an ellipsis on screen; its title attribute has it whole
+          item.title.classList.add('ms-fl-cut');
           item.root.dataset.start = String(slot.start);
         };
         if (section === 'windows') {

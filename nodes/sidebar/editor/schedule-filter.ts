@@ -1,10 +1,12 @@
 import type { ScheduleView } from '../activity-types';
 import { el } from './dom';
+import { downstreamOf } from './downstream';
 
 /**
  * The toolbar's choice of schedule: all of them, or one, listed by name
- * (set as text: a name is the user's). The timeline and the windows' lists
- * show what it lets through; jobs belong to no schedule and stay.
+ * (set as text: a name is the user's). It is the tab's one filter: the
+ * timeline, the windows' lists, the jobs (those followed by a node the
+ * schedule's messages reach) and the As-run view show what it lets through.
  */
 export class ScheduleFilter {
   readonly root = el('select', 'ms-filter');
@@ -30,11 +32,23 @@ export class ScheduleFilter {
     this.root.value = schedules.some((s) => s.nodeId === chosen) ? chosen : '';
   }
 
+  /** The schedule chosen (its node id), or '' for all of them. */
+  chosen(): string {
+    return this.root.value;
+  }
+
   /** The schedules to show. */
   apply(schedules: ScheduleView[]): ScheduleView[] {
     const chosen = this.root.value;
     return chosen ? schedules.filter((s) => s.nodeId === chosen) : schedules;
   }
+}
+
+/** The jobs to show: all, or those a node downstream of the chosen schedule follows. */
+export function jobsOf<T extends { nodeId: string }>(jobs: T[], chosen: string): T[] {
+  if (!chosen) return jobs;
+  const reached = downstreamOf(chosen);
+  return jobs.filter((j) => reached.has(j.nodeId));
 }
 
 function option(value: string, text: string): HTMLOptionElement {

@@ -4,7 +4,7 @@ import { confirmAndAct } from './confirm';
 import { el, setText } from './dom';
 import { InFlight } from './inflight';
 import { type Part, Refresher } from './refresher';
-import { ScheduleFilter } from './schedule-filter';
+import { jobsOf, ScheduleFilter } from './schedule-filter';
 import { Timeline, VIEWS, type ViewName } from './timeline';
 
 const TAB_ID = 'media-spaces';
@@ -26,13 +26,17 @@ export function createTab(): void {
   const inflight = new InFlight(reveal, workflowName);
   const body = el('div', 'ms-body');
   body.append(el('div', 'ms-heading', 'Timeline'), timeline.root, inflight.root);
-  const asRun = new AsRunView();
+  // the toolbar's schedule filter is the As-run view's too
+  const asRun = new AsRunView(() => filter.chosen());
   content.append(toolbar, message, body, asRun.root);
   // the route sends the planned starts the view shows: a longer view fetches them
   const aheadHours = () => VIEWS[timeline.currentView].ahead / HOUR_MS;
   viewButtons(toolbar, timeline, () => refresher.viewChanged());
   asRunButton(toolbar, content, asRun);
-  const filter = new ScheduleFilter(() => view.refilter());
+  const filter = new ScheduleFilter(() => {
+    view.refilter();
+    if (content.classList.contains('ms-show-asrun')) asRun.load();
+  });
   toolbar.append(filter.root);
 
   const view = renderer(content, message, timeline, inflight, filter);
@@ -132,6 +136,8 @@ function renderer(
   const createdAt = performance.now();
   let renders = 0;
   let schedules: ActivitySnapshot | undefined;
+  let jobs: ActivitySnapshot | undefined;
+  const showJobs = (snapshot: ActivitySnapshot) => inflight.updateJobs(jobsOf(snapshot.jobs, filter.chosen()));
   const showSchedules = (snapshot: ActivitySnapshot) => {
     filter.update(snapshot.schedules);
     const shown = filter.apply(snapshot.schedules);
@@ -145,7 +151,10 @@ function renderer(
     if (part === 'schedules') {
       schedules = snapshot;
       showSchedules(snapshot);
-    } else inflight.updateJobs(snapshot.jobs);
+    } else {
+      jobs = snapshot;
+      showJobs(snapshot);
+    }
     counts.set(part, part === 'schedules' ? snapshot.schedules.length : snapshot.jobs.length);
     renders += 1;
     if (renders === 1) {
@@ -163,6 +172,7 @@ function renderer(
     apply,
     refilter: () => {
       if (schedules) showSchedules(schedules);
+      if (jobs) showJobs(jobs);
     },
   };
 }

@@ -1,4 +1,12 @@
-import type { ActionName, ActivitySnapshot, ScheduleView, SlotView, ZoneDay } from '../activity-types';
+import type {
+  ActionName,
+  ActivitySnapshot,
+  FeedReloadResult,
+  ScheduleView,
+  SlotView,
+  ZoneDay,
+} from '../activity-types';
+import { postReload } from './api';
 import { el, setClass, setText } from './dom';
 import { dateIn, dayIn, slotLabel, span, timeIn } from './format';
 import { describeSlot, type SlotText } from './slot-text';
@@ -33,6 +41,10 @@ interface Row {
   title: HTMLElement;
   state: HTMLElement;
   buttons: HTMLElement;
+  /** a "Reload feed" button per calendar or guide window, each with its last result beside it */
+  feeds: HTMLElement;
+  /** the result shown of each window's last reload, kept across renders */
+  reloaded: Map<string, { text: string; failed: boolean }>;
   track: HTMLElement;
   bars: Map<string, Bar>;
   sig: string;
@@ -185,7 +197,14 @@ export class Timeline {
       this.rows.set(schedule.nodeId, row);
     }
     row.schedule = schedule;
-    const sig = JSON.stringify([schedule.name, schedule.paused, schedule.actions, schedule.windows.length]);
+    const feedWindows = schedule.windows.filter((w) => w.source === 'ical' || w.source === 'xmltv');
+    const sig = JSON.stringify([
+      schedule.name,
+      schedule.paused,
+      schedule.actions,
+      schedule.windows.length,
+      feedWindows.map((w) => [w.id, w.name]),
+    ]);
     if (sig !== row.sig) {
       row.sig = sig;
       setText(row.title, schedule.name);
@@ -194,6 +213,7 @@ export class Timeline {
       row.root.classList.toggle('ms-paused', schedule.paused);
       row.track.style.height = `${Math.max(1, schedule.windows.length) * LANE_PX}px`;
       this.renderButtons(row);
+      renderFeeds(row, feedWindows);
     }
     const lanes = new Map(schedule.windows.map((w, i) => [w.id, { window: w, lane: i }]));
     const seen = new Set<string>();
@@ -235,8 +255,9 @@ export class Timeline {
     const buttons = el('span', 'ms-tl-buttons');
     head.append(title, state, buttons);
     const track = el('div', 'ms-tl-track');
-    root.append(head, track);
-    return { root, title, state, buttons, track, bars: new Map(), sig: '', schedule };
+    const feeds = el('div', 'ms-tl-feeds');
+    root.append(head, feeds, track);
+    return { root, title, state, buttons, feeds, reloaded: new Map(), track, bars: new Map(), sig: '', schedule };
   }
 
   private renderButtons(row: Row): void {
@@ -275,8 +296,8 @@ export class Timeline {
       row.track.append(node, text);
     }
     bar.slot = slot;
-    // a calendar's or guide's programme is named on its bar (as text: titles come from outside)
-    const titled = slot.title ? `${name}: ${slot.title}` : name;
+    // a calendar's or guide's programme is named first on its bar, then its window (as text: titles come from outside)
+    const titled = slot.title ? `${slot.title} · ${name}` : name;
     const windowName = slot.conflict ? `${titled} (over max_channels)` : titled;
     const label = slot.band
       ? `${windowName}: starts go on as planned from ${timeIn(slot.start, timezone)}`
@@ -304,6 +325,59 @@ export class Timeline {
     place(bar.node, start - from, Math.min(slot.end, to) - start, to - from);
     return bar;
   }
+}
+
+/**
+ * A "Reload feed" button per calendar or guide window of a schedule: the runtime fetches the feed now, and
+ * what it read (occurrences planned, problems, or why it failed) is said beside the button (as text: the
+ * problems quote the feed's titles).
+ */
+function renderFeeds(row: Row, windows: ScheduleView['windows']): void {
+  row.feeds.textContent = '';
+  for (const w of windows) {
+    const line = el('div', 'ms-tl-feed');
+    line.dataset.window = w.id;
+    const button = el('button', 'red-ui-button red-ui-button-small ms-tl-reload', 'Reload feed');
+    button.type = 'button';
+    button.title = `Fetch the feed of "${w.name}" now (needs media-spaces.write)`;
+    const name = el('span', 'ms-tl-feed-name', w.name);
+    const result = el('div', 'ms-tl-feed-result');
+    const shown = row.reloaded.get(w.id);
+    const show = (text: string, failed: boolean) => {
+      row.reloaded.set(w.id, { text, failed });
+      setText(result, text);
+      result.classList.toggle('ms-failed', failed);
+    };
+    if (shown) show(shown.text, shown.failed);
+    button.addEventListener('click', () => {
+      button.disabled = true;
+      show('Reloading…', false);
+      postReload(row.schedule.nodeId, w.id).then((answer) => {
+        button.disabled = false;
+        if (!answer.ok) {
+          const why = answer.status === 403 ? 'no permission (media-spaces.write)' : answer.message;
+          show(`Could not reload: ${why}`, true);
+          return;
+        }
+        show(reloadText(answer.result), !answer.result.ok);
+      });
+    });
+    line.append(button, name, result);
+    row.feeds.append(line);
+  }
+}
+
+/** "12 occurrences planned · 1 problem: …"; "Feed unavailable: HTTP 503 · 12 occurrences planned (last good copy)". */
+function reloadText(r: FeedReloadResult): string {
+  const count = `${r.occurrences} occurrence${r.occurrences === 1 ? '' : 's'} planned`;
+  const head = r.ok ? count : `Feed unavailable: ${r.error ?? 'the fetch failed'} · ${count} (last good copy)`;
+  const problems =
+    r.problems.length === 0
+      ? r.ok
+        ? ' · no problems'
+        : ''
+      : ` · ${r.problems.length} problem${r.problems.length === 1 ? '' : 's'}: ${r.problems.join(' ')}`;
+  return `${head}${problems}`;
 }
 
 const ACTION_LABELS: Record<ActionName, string> = {
