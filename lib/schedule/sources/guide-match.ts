@@ -1,6 +1,6 @@
 import { quoteShort } from '../../quote';
 import type { LocalParts } from '../tz';
-import { compileRegex } from './match';
+import { compileRegex, type TitlePattern } from './match';
 
 export const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
 type Weekday = (typeof WEEKDAYS)[number];
@@ -25,7 +25,7 @@ export interface GuideMatch {
 
 export interface GuideRules {
   channels?: Set<string>;
-  title?: RegExp;
+  title?: TitlePattern;
   categories?: Set<string>;
   days?: Set<number>;
   between?: { from: number; to: number };

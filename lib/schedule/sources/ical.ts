@@ -1,7 +1,7 @@
 import type ICALNamespace from 'ical.js';
 import { quoteShort } from '../../quote';
 import { DAY, HOUR, isoSeconds } from '../tz';
-import { compileMatch, overlaps } from './match';
+import { compileMatch, overlaps, type TitlePattern } from './match';
 import { byStart, type Occurrence, revisionOf, type SourceResult } from './occurrence';
 import { Problems } from './problems';
 import { ianaOffset, ianaZoneOf, type OffsetAt, resolveWallClock } from './wall-clock';
@@ -89,7 +89,7 @@ export function expandCalendar(text: string, opts: CalendarOptions): SourceResul
 interface Context {
   ICAL: ICAL;
   opts: CalendarOptions;
-  match: { title?: RegExp };
+  match: { title?: TitlePattern };
   zones: Map<string, OffsetAt>;
   problems: Problems;
   occurrences: Occurrence[];

@@ -1,5 +1,6 @@
 import { DurationError, parseDuration } from '../../../lib/schedule/duration';
 import type { FeedSecret } from '../../../lib/schedule/sources/feed-access';
+import { unsupportedConstruct } from '../../../lib/schedule/sources/pattern-syntax';
 import type { FeedSecrets } from './feed-secrets';
 import { errorLine, fieldError, noteLine } from './field-error';
 
@@ -46,8 +47,12 @@ function durationCheck(allowZero: boolean) {
   };
 }
 
-function regexCheck(v: string): string | undefined {
+/** The pattern's syntax (RegExp's), and the constructs the runtime's linear-time engine refuses, named as a deploy names them. */
+export function regexCheck(v: string): string | undefined {
   if (v === '') return undefined;
+  const construct = unsupportedConstruct(v);
+  if (construct)
+    return `uses ${construct}, which the linear-time engine does not run (no backreferences or lookaround)`;
   try {
     new RegExp(v);
     return undefined;

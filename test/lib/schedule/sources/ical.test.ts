@@ -484,7 +484,7 @@ describe('expandCalendar: bad input is named, never thrown', () => {
   it('a title pattern that does not compile is one sentence', () => {
     const result = expandCalendar(calendar(ok), year(2026, { match: { title: '(unclosed' } }));
     expect(result.error).toBe(
-      'The title pattern "(unclosed" is not a valid regular expression (/(unclosed/: Unterminated group).',
+      'The title pattern "(unclosed" is not a valid regular expression (missing closing ): `(unclosed`).',
     );
   });
 });

@@ -254,7 +254,7 @@ describe('readGuide: bad programmes are named, bad guides refused', () => {
   it.each([
     [
       { title: '(unclosed' },
-      'The title pattern "(unclosed" is not a valid regular expression (/(unclosed/: Unterminated group).',
+      'The title pattern "(unclosed" is not a valid regular expression (missing closing ): `(unclosed`).',
     ],
     [{ days: ['someday'] }, 'The day "someday" is not a weekday (use mon, tue, wed, thu, fri, sat, sun).'],
     [{ between: '5pm-9pm' }, 'The time range "5pm-9pm" is not HH:MM-HH:MM (for example 17:00-21:00).'],
