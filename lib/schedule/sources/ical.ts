@@ -63,7 +63,7 @@ export function expandCalendar(text: string, opts: CalendarOptions): SourceResul
       parsed = ICAL.parse(text) as unknown[];
     } catch (error) {
       const kept = withoutUnreadableEvents(ICAL, text, problems);
-      if (kept === undefined) return failed(`The calendar cannot be read: ${messageOf(error)}.`);
+      if (kept === undefined) return failed(parseFailure(error, text));
       parsed = kept;
     }
     const roots = (Array.isArray(parsed[0]) ? parsed : [parsed]) as unknown[];
@@ -78,7 +78,7 @@ export function expandCalendar(text: string, opts: CalendarOptions): SourceResul
     return { occurrences, problems: problems.list() };
   } catch (error) {
     // a bug or a library failure outside one event: the calendar as a whole is not read
-    return failed(`The calendar cannot be read: ${messageOf(error)}.`);
+    return failed(parseFailure(error, text));
   }
 
   function failed(error: string): SourceResult {
@@ -103,18 +103,19 @@ interface EventGroup {
 
 /** The feed is a calendar, whole: not an HTML page (a login form, an error page), not cut off. */
 function checkEnvelope(text: string): string | undefined {
-  const body = text.replace(/^\uFEFF/, '').trimStart();
+  const bare = text.replace(/^\uFEFF/, '');
+  const body = bare.trimStart();
   if (body === '') return 'The calendar is empty (no BEGIN:VCALENDAR).';
+  // no message quotes the body: what a feed server answers may be what only this host can reach
+  const skipped = bare.slice(0, bare.length - body.length).split('\n').length - 1;
   if (!/^BEGIN:VCALENDAR\r?\n/i.test(body)) {
-    const first = body.slice(0, body.search(/\r?\n|$/));
     return body.startsWith('<')
-      ? `The feed is an HTML or XML page, not an iCalendar feed (it starts with ${quoteShort(first, 40)}).`
-      : `The feed is not an iCalendar feed: its first line is ${quoteShort(first, 40)}, not BEGIN:VCALENDAR.`;
+      ? `The feed is an HTML or XML page, not an iCalendar feed (line ${skipped + 1} is markup).`
+      : `The feed is not an iCalendar feed: line ${skipped + 1} is not BEGIN:VCALENDAR.`;
   }
   if (!/(^|\n)END:VCALENDAR\s*$/i.test(body)) {
-    const lines = body.split(/\r?\n/);
-    const last = lines.filter((l) => l.trim() !== '').pop() ?? '';
-    return `The calendar is truncated: it ends at line ${lines.length} (${quoteShort(last, 40)}) before END:VCALENDAR.`;
+    const lines = body.replace(/\s+$/, '').split(/\r?\n/);
+    return `The calendar is truncated: it ends at line ${skipped + lines.length} before END:VCALENDAR.`;
   }
   return undefined;
 }
@@ -487,4 +488,20 @@ function nameOf(uid: string, event: Component | undefined, text?: string): strin
 function messageOf(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.replace(/[.\s]+$/, '');
+}
+
+/**
+ * Why a calendar as a whole cannot be read, as the kind of problem: ical.js
+ * quotes the line it failed on ('invalid line (no token ";" or ":") "…"'),
+ * and no message quotes a feed's body (what a feed server answers may be what
+ * only this host can reach), so the quote is cut and named by its line number
+ * where the text has it verbatim.
+ */
+function parseFailure(error: unknown, text: string): string {
+  const message = messageOf(error);
+  const kind = message.replace(/^(invalid line \([^)]*\)|[^"'`]*?)\s*(?:in\s+)?["'`][\s\S]*$/, '$1');
+  if (kind === message) return `The calendar cannot be read: ${kind}.`;
+  const quoted = message.slice(kind.length).replace(/^\s*(?:in\s+)?["'`]|["'`]$/g, '');
+  const line = quoted === '' ? -1 : text.split(/\r?\n/).indexOf(quoted);
+  return `The calendar cannot be read: ${kind}${line < 0 ? '' : ` at line ${line + 1}`}.`;
 }

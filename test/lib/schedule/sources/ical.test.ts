@@ -472,8 +472,16 @@ describe('expandCalendar: bad input is named, never thrown', () => {
   it.each([
     ['<!DOCTYPE html><html><body>Sign in</body></html>', /^The feed is an HTML or XML page, not an iCalendar feed/],
     ['', /^The calendar is empty/],
-    ['Hello', /^The feed is not an iCalendar feed: its first line is "Hello"/],
-    [calendar(ok).slice(0, 120), /^The calendar is truncated: it ends at line \d+ \(".*"\) before END:VCALENDAR\.$/],
+    ['Hello', /^The feed is not an iCalendar feed: line 1 is not BEGIN:VCALENDAR\.$/],
+    [
+      '\r\n\r\nINTERNAL-ONLY: db_password=secret',
+      /^The feed is not an iCalendar feed: line 3 is not BEGIN:VCALENDAR\.$/,
+    ],
+    [calendar(ok).slice(0, 120), /^The calendar is truncated: it ends at line \d+ before END:VCALENDAR\.$/],
+    [
+      'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nINTERNAL-ONLY db_password secret\r\nEND:VCALENDAR\r\n',
+      /^The calendar cannot be read: invalid line \(no token ";" or ":"\) at line 3\.$/,
+    ],
     ['BEGIN:VCALENDAR\r\nthis is not a content line\r\nEND:VCALENDAR\r\n', /^The calendar cannot be read: .*line/],
   ])('a feed that is no calendar sets error: %#', (text, message) => {
     const result = expandCalendar(text, year(2026));
