@@ -67,6 +67,12 @@ describe('match patterns run in linear time', () => {
     },
   );
 
+  it("RE2's flag groups run, and the editor's syntax check takes them", () => {
+    expect(compiled('(?i)^news').test('NEWS at six')).toBe(true);
+    expect(regexCheck('(?i)^news')).toBeUndefined();
+    expect(regexCheck('(unclosed')).toMatch(/Unterminated group/);
+  });
+
   it('a pattern that does not parse is one sentence, with the engine reason', () => {
     expect(compileRegex('(unclosed', 'title')).toBe(
       'The title pattern "(unclosed" is not a valid regular expression (missing closing ): `(unclosed`).',
