@@ -147,7 +147,8 @@ function withoutUnreadableEvents(ICAL: ICAL, text: string, problems: Problems): 
       const field = (name: string) =>
         new RegExp(`^${name}(?:;[^:\\r\\n]*)?:(.*)$`, 'im').exec(block?.join('\n') ?? '')?.[1];
       const uid = field('UID') ?? '?';
-      problems.push(`${nameOf(uid, undefined, field('SUMMARY'))} is left out: ${messageOf(error)}.`);
+      // the line ical.js quotes is not quoted on (see parseFailure)
+      problems.push(`${nameOf(uid, undefined, field('SUMMARY'))} is left out: ${parseKind(error)}.`);
     }
     block = undefined;
   }
@@ -491,6 +492,17 @@ function messageOf(error: unknown): string {
 }
 
 /**
+ * ical.js's error without the line it quotes ('invalid line (no token ";" or
+ * ":") "…"', "Invalid parameters in '…'"): a line that is no property is
+ * not quoted on. A property's value it names ('invalid frequency "…"') stays.
+ */
+function parseKind(error: unknown): string {
+  const message = messageOf(error);
+  if (!/^invalid line\b|\sin\s+["']/i.test(message)) return message;
+  return message.replace(/^(invalid line \([^)]*\)|[^"']*?)\s*(?:in\s+)?["'][\s\S]*$/, '$1');
+}
+
+/**
  * Why a calendar as a whole cannot be read, as the kind of problem: ical.js
  * quotes the line it failed on ('invalid line (no token ";" or ":") "…"'),
  * and no message quotes a feed's body (what a feed server answers may be what
@@ -499,9 +511,9 @@ function messageOf(error: unknown): string {
  */
 function parseFailure(error: unknown, text: string): string {
   const message = messageOf(error);
-  const kind = message.replace(/^(invalid line \([^)]*\)|[^"'`]*?)\s*(?:in\s+)?["'`][\s\S]*$/, '$1');
+  const kind = parseKind(error);
   if (kind === message) return `The calendar cannot be read: ${kind}.`;
-  const quoted = message.slice(kind.length).replace(/^\s*(?:in\s+)?["'`]|["'`]$/g, '');
+  const quoted = message.slice(kind.length).replace(/^\s*(?:in\s+)?["']|["']$/g, '');
   const line = quoted === '' ? -1 : text.split(/\r?\n/).indexOf(quoted);
   return `The calendar cannot be read: ${kind}${line < 0 ? '' : ` at line ${line + 1}`}.`;
 }

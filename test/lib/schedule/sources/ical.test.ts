@@ -462,6 +462,16 @@ describe('expandCalendar: bad input is named, never thrown', () => {
     expect(result.problems[0]).toMatch(/^Event "Odd" \(UID "bad"\) is left out: .*FORTNIGHTLY/);
   });
 
+  it('an event that does not parse is named without quoting the line it fails on', () => {
+    const text = calendar(
+      event('ok', 'SUMMARY:Fine', 'DTSTART:20260601T090000Z', 'DURATION:PT1H'),
+      event('bad', 'SUMMARY:Broken', 'DTSTART:20260602T090000Z', 'INTERNAL-ONLY db_password secret'),
+    );
+    const result = expandCalendar(text, year(2026));
+    expect(result.occurrences.map((o) => o.id)).toEqual(['ok']);
+    expect(result.problems).toEqual(['Event "Broken" (UID "bad") is left out: invalid line (no token ";" or ":").']);
+  });
+
   it('an event that ends before it starts is named', () => {
     const text = calendar(event('back', 'SUMMARY:Back', 'DTSTART:20260601T090000Z', 'DTEND:20260601T080000Z'));
     expect(expandCalendar(text, year(2026)).problems).toEqual([
