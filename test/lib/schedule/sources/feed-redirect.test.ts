@@ -208,6 +208,20 @@ describe('where an address leads', () => {
     expect(await resolveAddressKind('nowhere.invalid', () => Promise.reject(new Error('ENOTFOUND')))).toBeUndefined();
   });
 
+  it('a name checked as public that resolves inside when connecting (DNS rebinding) is refused at the connection', async () => {
+    const r = await new Feed({
+      location: `http://localhost:${port(site)}/other.ics`,
+      label: 'newsroom',
+      dir,
+      // the check said public; the default agent of a public feed resolves again when it connects
+      addressCheck: () => Promise.resolve(undefined),
+    }).refresh(read);
+    expect(r.state.lastError).toBe(
+      'the feed server name resolves to an internal address, which a feed at a public address does not reach',
+    );
+    expect(site.requests).toEqual([]);
+  });
+
   it("a public feed's agent does not connect where a name resolves inside", async () => {
     const error = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
       publicOnlyLookup('localhost', { all: true }, (e) => resolve(e)),
