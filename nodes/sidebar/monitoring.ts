@@ -1,5 +1,5 @@
 import diagnostics_channel from 'node:diagnostics_channel';
-import { READ_PERMISSION, requirePermission } from '../shared/permission';
+import { METRICS_PERMISSION, READ_PERMISSION, requireAnyPermission, requirePermission } from '../shared/permission';
 import type { MonitoringHost } from './monitoring-runtime';
 
 const METRICS_PATH = '/media-spaces/metrics';
@@ -79,12 +79,14 @@ function watchLazily(RED: MonitoringHost): void {
 }
 
 /**
- * The monitoring endpoints (read permission): Prometheus' scrape of the
- * metrics, and the as-run log of a day.
+ * The monitoring endpoints: Prometheus' scrape of the metrics (metrics or
+ * read permission), and the as-run log of a day (read permission).
  */
 export function registerMonitoringRoutes(RED: MonitoringHost): void {
   watchLazily(RED);
-  RED.httpAdmin.get(METRICS_PATH, requirePermission(RED, READ_PERMISSION), (_req, res) => {
+  // a scraper's token has media-spaces.metrics, which reads this and nothing else
+  const scrape = requireAnyPermission(RED, [METRICS_PERMISSION, READ_PERMISSION]);
+  RED.httpAdmin.get(METRICS_PATH, scrape, (_req, res) => {
     const runtime = require('./monitoring-runtime') as Runtime;
     runtime.serveMetrics(start(RED).metrics, res).catch((error: unknown) => {
       res.status(500).json({ error: { code: 'metrics_failed', message: String(error) } });

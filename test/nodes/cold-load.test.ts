@@ -89,6 +89,12 @@ describe('cold load: what registering the package loads', () => {
     expect(result.afterDeploy).not.toContain('@redis/client');
   });
 
+  it('re2js, the engine of match patterns, loads with the first pattern, not with a schedule without one', () => {
+    expect(probe(ENTRIES).atStart).not.toContain('re2js');
+    const result = probe(ENTRIES, [{ type: 'media-spaces-schedule', def: { id: 'schedule' } }]);
+    expect(result.afterDeploy).not.toContain('re2js');
+  });
+
   it('a deployed schedule starts monitoring (metrics, as-run log) a second later, not with its first slot', () => {
     const runtime = 'dist/nodes/sidebar/monitoring-runtime.js';
     expect(probe(ENTRIES).ownAfterDeploy).not.toContain(runtime);

@@ -8,7 +8,8 @@ import { httpJson, type NodeRedProcess, prepareUserDir, ROOT, startNodeRed } fro
 /**
  * The editor endpoints of the package under Node-RED's adminAuth: a real
  * Node-RED whose settings.js has users "admin" (permissions "*"), "reader"
- * ("read") and "flows" (["flows.read"] only), and no anonymous access.
+ * ("read"), "flows" (["flows.read"] only) and "scraper" (["media-spaces.metrics"],
+ * a Prometheus token's scope), and no anonymous access.
  * Every /media-spaces/* route the package registers (found in the sources,
  * so a new route without a row here fails the suite) is called without a
  * token, with each user's token, and must:
@@ -27,7 +28,12 @@ const bcrypt = require('bcryptjs') as { hashSync(text: string, rounds: number): 
 const SPACE = '11111111-1111-4111-8111-111111111111';
 const WORKFLOW = 'aaaaaaaa-0000-4000-8000-000000000006';
 const SCHEDULE = 'auth0schedule0001';
-const PASSWORDS = { admin: 'admin-pass-3c9e', reader: 'reader-pass-71fa', flows: 'flows-pass-0b2d' };
+const PASSWORDS = {
+  admin: 'admin-pass-3c9e',
+  reader: 'reader-pass-71fa',
+  flows: 'flows-pass-0b2d',
+  scraper: 'scraper-pass-5e07',
+};
 
 type Permission = 'media-spaces.read' | 'media-spaces.write';
 
@@ -245,6 +251,7 @@ describe('security: editor endpoints under adminAuth', () => {
       { username: 'admin', password: ${JSON.stringify(bcrypt.hashSync(PASSWORDS.admin, 8))}, permissions: '*' },
       { username: 'reader', password: ${JSON.stringify(bcrypt.hashSync(PASSWORDS.reader, 8))}, permissions: 'read' },
       { username: 'flows', password: ${JSON.stringify(bcrypt.hashSync(PASSWORDS.flows, 8))}, permissions: ['flows.read'] },
+      { username: 'scraper', password: ${JSON.stringify(bcrypt.hashSync(PASSWORDS.scraper, 8))}, permissions: ['media-spaces.metrics'] },
     ],
   },
 `,
@@ -335,6 +342,20 @@ describe('security: editor endpoints under adminAuth', () => {
         audit.some((l) => l.includes(`"username":"${user}"`) && l.includes(`"permissions":"${route.permission}"`)),
         `audit permission.fail for ${user} on ${route.permission}`,
       ).toBe(true);
+    }
+  });
+
+  it('a scraper (media-spaces.metrics) reads the metrics and nothing else', async () => {
+    const table = routes(sim);
+    const metrics = table.find((r) => r.path === '/media-spaces/metrics') as Route;
+    const scraped = await call(metrics, metrics.ok, tokens.scraper);
+    expect(scraped.status).toBe(200);
+    expect(scraped.text).toContain('# TYPE media_spaces_');
+    for (const route of table.filter((r) => r !== metrics)) {
+      const before = sim.requests().length;
+      const r = await call(route, route.ok, tokens.scraper);
+      expect(r.status, `scraper: ${route.method} ${route.path}`).toBe(403);
+      expect(sim.requests().length, `scraper: ${route.method} ${route.path} reached the service`).toBe(before);
     }
   });
 

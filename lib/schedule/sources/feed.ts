@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Dispatcher } from 'undici';
+import { type AddressCheck, INTERNAL_ADDRESS_CODE, publicOnlyLookup, resolveAddressKind } from './feed-address';
 import type { SourceResult } from './occurrence';
 
 /** A feed's user and password (HTTP basic) or bearer token: sent in the Authorization header, nowhere else. */
@@ -26,8 +27,14 @@ export interface FeedOptions {
   timeoutMs?: number;
   /** a feed that reads to no occurrences where the last good one had several is taken as broken unless this is set */
   allowEmpty?: boolean;
-  /** undici dispatcher to send through (default: one shared agent following up to 5 redirects) */
+  /**
+   * undici dispatcher to send through (default: a shared agent; for a public
+   * address one that connects to public addresses only). Redirects are
+   * followed by the feed itself, up to 5 (see request).
+   */
   dispatcher?: Dispatcher;
+  /** where a host leads, for the redirect rule (default: its name, else every address DNS gives) */
+  addressCheck?: AddressCheck;
 }
 
 /** How the feed is doing: ok, or stale since the first failure after the last good read, and why. */
@@ -65,14 +72,23 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 /** The last good body read to at least this many occurrences: an empty new one is suspicious. */
 const SUSPICIOUS_FROM = 2;
 
+/** Redirects followed at the most. */
+const MAX_REDIRECTS = 5;
+const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
+
 type Undici = typeof import('undici');
 let undici: Undici | undefined;
-let sharedAgent: Dispatcher | undefined;
+const sharedAgents: { open?: Dispatcher; publicOnly?: Dispatcher } = {};
 
-function defaultDispatcher(): Dispatcher {
+/** The agent of a feed at an internal address (open), or at a public one (connects to public addresses only). */
+function defaultDispatcher(publicOnly: boolean): Dispatcher {
   undici ??= require('undici') as Undici;
-  sharedAgent ??= new undici.Agent({ connections: 8 }).compose(undici.interceptors.redirect({ maxRedirections: 5 }));
-  return sharedAgent;
+  if (!publicOnly) {
+    sharedAgents.open ??= new undici.Agent({ connections: 8 });
+    return sharedAgents.open;
+  }
+  sharedAgents.publicOnly ??= new undici.Agent({ connections: 8, connect: { lookup: publicOnlyLookup as never } });
+  return sharedAgents.publicOnly;
 }
 
 class FeedFailure extends Error {}
@@ -215,14 +231,7 @@ export class Feed {
     const auth = authorization(this.opts.credentials);
     if (auth) headers.authorization = auth;
     const signal = AbortSignal.timeout(this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    const dispatcher = this.opts.dispatcher ?? defaultDispatcher();
-    const res = await dispatcher.request({
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
-      method: 'GET',
-      headers,
-      signal,
-    });
+    const res = await this.request(url, headers, signal);
     if (res.statusCode === 304 && haveSnapshot) {
       await res.body.dump();
       return 'not-modified';
@@ -243,6 +252,61 @@ export class Feed {
     const etag = header(res.headers.etag);
     const lastModified = header(res.headers['last-modified']);
     return { ...(etag ? { etag } : {}), ...(lastModified ? { lastModified } : {}) };
+  }
+
+  /**
+   * GET, following redirects (up to 5): credentials never cross origins, and
+   * a feed configured at a public address is never redirected to another
+   * origin at an internal one (loopback, private, link-local, CGNAT,
+   * unspecified, metadata): the host name of each such redirect is resolved
+   * and checked before it is followed, and the agent of a public feed
+   * connects to public addresses only. A feed configured at an internal
+   * address follows its redirects as its operator chose.
+   */
+  private async request(
+    url: URL,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<Dispatcher.ResponseData> {
+    const check: AddressCheck = this.opts.addressCheck ?? ((host) => resolveAddressKind(host));
+    const publicOnly = (await check(url.hostname)) === undefined;
+    const dispatcher = this.opts.dispatcher ?? defaultDispatcher(publicOnly);
+    const sent = { ...headers };
+    let at = url;
+    for (let hops = 0; ; hops++) {
+      const res = await dispatcher.request({
+        origin: at.origin,
+        path: `${at.pathname}${at.search}`,
+        method: 'GET',
+        headers: sent,
+        signal,
+      });
+      const location = REDIRECT_STATUS.has(res.statusCode) ? header(res.headers.location) : undefined;
+      if (location === undefined) return res;
+      await res.body.dump().catch(() => undefined);
+      const redirect = `the feed's address redirects (HTTP ${res.statusCode})`;
+      if (hops >= MAX_REDIRECTS) throw new FeedFailure(`${redirect} more than ${MAX_REDIRECTS} times`);
+      let next: URL;
+      try {
+        next = new URL(location, at);
+      } catch {
+        throw new FeedFailure(`${redirect} to an address that is not a valid URL`);
+      }
+      if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+        throw new FeedFailure(`${redirect} to a ${next.protocol.slice(0, -1)} address, which is not followed`);
+      }
+      if (next.origin !== at.origin) {
+        // credentials are for the origin they were configured for
+        delete sent.authorization;
+        const inside = publicOnly ? await check(next.hostname) : undefined;
+        if (inside) {
+          throw new FeedFailure(
+            `${redirect} to another origin at ${inside}; a feed at a public address is not redirected inside, and the redirect is not followed`,
+          );
+        }
+      }
+      at = next;
+    }
   }
 
   private async copyFile(file: string, part: string): Promise<Meta | 'not-modified'> {
@@ -313,6 +377,9 @@ function describeFailure(error: unknown): string {
   if (e.code === 'EACCES') return 'the feed file cannot be read (permission denied)';
   if (e.code === 'ECONNREFUSED') return 'the feed server refused the connection';
   if (e.code === 'ENOTFOUND') return 'the feed server name does not resolve';
+  if (e.code === INTERNAL_ADDRESS_CODE) {
+    return 'the feed server name resolves to an internal address, which a feed at a public address does not reach';
+  }
   if (e.code === 'ECONNRESET' || e.code === 'UND_ERR_SOCKET') return 'the connection to the feed server was cut';
   if (e.code === 'UND_ERR_INVALID_ARG' || e.code === 'ERR_INVALID_URL') return 'the feed address is not a valid URL';
   return e.code ? `the feed cannot be fetched (${e.code})` : 'the feed cannot be fetched';

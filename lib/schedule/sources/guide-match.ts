@@ -1,7 +1,7 @@
 import { quoteShort } from '../../quote';
 import { FEED_WINDOW_DEFAULTS } from '../feed-defaults';
 import type { LocalParts } from '../tz';
-import { compileRegex } from './match';
+import { compileRegex, type TitlePattern } from './match';
 
 export const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
 type Weekday = (typeof WEEKDAYS)[number];
@@ -26,7 +26,7 @@ export interface GuideMatch {
 
 export interface GuideRules {
   channels?: Set<string>;
-  title?: RegExp;
+  title?: TitlePattern;
   categories?: Set<string>;
   days?: Set<number>;
   between?: { from: number; to: number };

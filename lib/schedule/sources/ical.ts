@@ -5,7 +5,7 @@ import { ruleStarts } from './ical-recur';
 import { blockText, type EventBlock, scanCalendar } from './ical-scan';
 import { dayOf, type IcalDate, readDate } from './ical-values';
 import { vtimezoneOffset, zoneOfTzid } from './ical-zones';
-import { compileMatch, overlaps } from './match';
+import { compileMatch, overlaps, type TitlePattern } from './match';
 import { byStart, type Occurrence, revisionOf, type SourceResult } from './occurrence';
 import { Problems } from './problems';
 import { ianaOffset, type OffsetAt, resolveWallClock } from './wall-clock';
@@ -72,7 +72,7 @@ export function expandCalendar(text: string, opts: CalendarOptions): SourceResul
     try {
       rest = ICAL.parse(scanned.rest) as unknown[];
     } catch (error) {
-      return failed(`The calendar cannot be read: ${messageOf(error)}.`);
+      return failed(parseFailure(error, text));
     }
     const roots = (Array.isArray(rest[0]) ? rest : [rest]) as unknown[];
     const zones = new Map<string, OffsetAt>();
@@ -101,7 +101,7 @@ export function expandCalendar(text: string, opts: CalendarOptions): SourceResul
     return { occurrences, problems: problems.list() };
   } catch (error) {
     // a bug or a library failure outside one event: the calendar as a whole is not read
-    return failed(`The calendar cannot be read: ${messageOf(error)}.`);
+    return failed(parseFailure(error, text));
   }
 
   function failed(error: string): SourceResult {
@@ -112,7 +112,7 @@ export function expandCalendar(text: string, opts: CalendarOptions): SourceResul
 interface Context {
   ICAL: ICAL;
   opts: CalendarOptions;
-  match: { title?: RegExp };
+  match: { title?: TitlePattern };
   zones: Map<string, OffsetAt>;
   /** the window's zone: floating times and all-day days */
   windowOffset: OffsetAt;
@@ -125,18 +125,19 @@ interface Context {
 
 /** The feed is a calendar, whole: not an HTML page (a login form, an error page), not cut off. */
 function checkEnvelope(text: string): string | undefined {
-  const body = text.replace(/^\uFEFF/, '').trimStart();
+  const bare = text.replace(/^\uFEFF/, '');
+  const body = bare.trimStart();
   if (body === '') return 'The calendar is empty (no BEGIN:VCALENDAR).';
+  // no message quotes the body: what a feed server answers may be what only this host can reach
+  const skipped = bare.slice(0, bare.length - body.length).split('\n').length - 1;
   if (!/^BEGIN:VCALENDAR\r?\n/i.test(body)) {
-    const first = body.slice(0, body.search(/\r?\n|$/));
     return body.startsWith('<')
-      ? `The feed is an HTML or XML page, not an iCalendar feed (it starts with ${quoteShort(first, 40)}).`
-      : `The feed is not an iCalendar feed: its first line is ${quoteShort(first, 40)}, not BEGIN:VCALENDAR.`;
+      ? `The feed is an HTML or XML page, not an iCalendar feed (line ${skipped + 1} is markup).`
+      : `The feed is not an iCalendar feed: line ${skipped + 1} is not BEGIN:VCALENDAR.`;
   }
   if (!/(^|\n)END:VCALENDAR\s*$/i.test(body)) {
-    const lines = body.split(/\r?\n/);
-    const last = lines.filter((l) => l.trim() !== '').pop() ?? '';
-    return `The calendar is truncated: it ends at line ${lines.length} (${quoteShort(last, 40)}) before END:VCALENDAR.`;
+    const lines = body.replace(/\s+$/, '').split(/\r?\n/);
+    return `The calendar is truncated: it ends at line ${skipped + lines.length} before END:VCALENDAR.`;
   }
   return undefined;
 }
@@ -193,7 +194,8 @@ function expandGroup(ctx: Context, uid: string, blocks: EventBlock[], text: stri
       events.push(new ICAL.Component(ICAL.parse(body) as never));
     } catch (error) {
       const summary = /^SUMMARY(?:;[^:\r\n]*)?:(.*)$/im.exec(body)?.[1];
-      ctx.problems.push(`${nameOf(uid, undefined, summary)} is left out: ${messageOf(error)}.`);
+      // the line ical.js quotes is not quoted on (see parseFailure)
+      ctx.problems.push(`${nameOf(uid, undefined, summary)} is left out: ${parseKind(error)}.`);
     }
   }
   if (events.length === 0) return;
@@ -722,4 +724,31 @@ function nameOf(uid: string, event: Component | undefined, text?: string): strin
 function messageOf(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.replace(/[.\s]+$/, '');
+}
+
+/**
+ * ical.js's error without the line it quotes ('invalid line (no token ";" or
+ * ":") "…"', "Invalid parameters in '…'"): a line that is no property is
+ * not quoted on. A property's value it names ('invalid frequency "…"') stays.
+ */
+function parseKind(error: unknown): string {
+  const message = messageOf(error);
+  if (!/^invalid line\b|\sin\s+["']/i.test(message)) return message;
+  return message.replace(/^(invalid line \([^)]*\)|[^"']*?)\s*(?:in\s+)?["'][\s\S]*$/, '$1');
+}
+
+/**
+ * Why a calendar as a whole cannot be read, as the kind of problem: ical.js
+ * quotes the line it failed on ('invalid line (no token ";" or ":") "…"'),
+ * and no message quotes a feed's body (what a feed server answers may be what
+ * only this host can reach), so the quote is cut and named by its line number
+ * where the text has it verbatim.
+ */
+function parseFailure(error: unknown, text: string): string {
+  const message = messageOf(error);
+  const kind = parseKind(error);
+  if (kind === message) return `The calendar cannot be read: ${kind}.`;
+  const quoted = message.slice(kind.length).replace(/^\s*(?:in\s+)?["']|["']$/g, '');
+  const line = quoted === '' ? -1 : text.split(/\r?\n/).indexOf(quoted);
+  return `The calendar cannot be read: ${kind}${line < 0 ? '' : ` at line ${line + 1}`}.`;
 }

@@ -169,11 +169,21 @@ class GuideReader {
     const { SaxesParser } = loadSaxes();
     // xmlns off: XMLTV has no namespaces; position on: problems name their line
     this.parser = new SaxesParser({ xmlns: false, position: true });
-    this.parser.on('error', (e) => this.fail(`The guide is not well-formed XML: ${e.message.replace(/[.\s]+$/, '')}.`));
+    // the kind of error, without the name saxes quotes ("unclosed tag: …"): no message quotes the body
+    this.parser.on('error', (e) => {
+      const at = /^\d+:\d+: /.exec(e.message)?.[0] ?? '';
+      const kind = e.message
+        .slice(at.length)
+        .split(': ')[0]
+        .replace(/[.\s]+$/, '');
+      this.fail(`The guide is not well-formed XML: ${at}${kind}.`);
+    });
     this.parser.on('xmldecl', (decl) => {
       const encoding = decl.encoding;
       if (encoding !== undefined && !/^utf-?8$/i.test(encoding)) {
-        this.fail(`The guide declares the encoding ${quoteShort(encoding)}; only UTF-8 guides are read.`);
+        this.fail(
+          `The guide declares an encoding other than UTF-8 (line ${this.parser.line}); only UTF-8 guides are read.`,
+        );
       }
     });
     this.parser.on('doctype', (doctype) => {
@@ -231,7 +241,8 @@ class GuideReader {
     }
     if (!this.sawRoot) {
       this.sawRoot = true;
-      if (tag.name !== 'tv') this.fail(`The feed's root element is <${tag.name}>, not <tv>: it is not an XMLTV guide.`);
+      if (tag.name !== 'tv')
+        this.fail(`The feed's root element (line ${this.parser.line}) is not <tv>: it is not an XMLTV guide.`);
       return;
     }
     if (tag.name === 'programme') {

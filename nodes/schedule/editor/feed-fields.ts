@@ -1,6 +1,7 @@
 import { DurationError, parseDuration } from '../../../lib/schedule/duration';
 import { FEED_WINDOW_DEFAULTS as DEFAULTS } from '../../../lib/schedule/feed-defaults';
 import type { FeedSecret } from '../../../lib/schedule/sources/feed-access';
+import { unsupportedConstruct } from '../../../lib/schedule/sources/pattern-syntax';
 import type { FeedSecrets } from './feed-secrets';
 import { errorLine, fieldError, noteLine } from './field-error';
 
@@ -47,10 +48,15 @@ function durationCheck(allowZero: boolean) {
   };
 }
 
-function regexCheck(v: string): string | undefined {
+/** The pattern's syntax (RegExp's), and the constructs the runtime's linear-time engine refuses, named as a deploy names them. */
+export function regexCheck(v: string): string | undefined {
   if (v === '') return undefined;
+  const construct = unsupportedConstruct(v);
+  if (construct)
+    return `uses ${construct}, which the linear-time engine does not run (no backreferences or lookaround)`;
   try {
-    new RegExp(v);
+    // RE2's flag groups ((?i), (?s)…), which JavaScript has no syntax for, are left out of the syntax check
+    new RegExp(v.replace(/\(\?[imsU]+\)/g, ''));
     return undefined;
   } catch (err) {
     return (err as Error).message;

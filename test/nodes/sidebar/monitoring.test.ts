@@ -33,7 +33,7 @@ function settings(): string {
     "type: 'credentials',",
     `type: 'credentials',
     tokens: function (token) {
-      return Promise.resolve(token === ${JSON.stringify(TOKEN)} ? { username: 'prometheus', permissions: ['media-spaces.read'] } : null);
+      return Promise.resolve(token === ${JSON.stringify(TOKEN)} ? { username: 'prometheus', permissions: ['media-spaces.metrics'] } : null);
     },`,
   );
 }

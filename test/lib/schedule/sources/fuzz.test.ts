@@ -191,7 +191,8 @@ describe('fuzz: the hostile inputs are named', () => {
   it('several MB on one line, for both readers', { timeout: 60_000 }, async () => {
     const line = 'A'.repeat(8 * 1024 * 1024);
     const calendar = expandCalendar(line, calendarRange);
-    expect(calendar.error).toMatch(/^The feed is not an iCalendar feed: its first line is "A{40}…"/);
+    // named by its line, never quoted
+    expect(calendar.error).toBe('The feed is not an iCalendar feed: line 1 is not BEGIN:VCALENDAR.');
     const guide = await readGuide(Readable.from([Buffer.from(line)]), guideRange);
     expect(guide.error).toMatch(/^The guide is not well-formed XML/);
     // a title of 900 KB (under the 1 MB run) is cut to 4 KB and named

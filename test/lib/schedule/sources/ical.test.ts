@@ -465,6 +465,16 @@ describe('expandCalendar: bad input is named, never thrown', () => {
     expect(result.problems[0]).toMatch(/^Event "Odd" \(UID "bad"\) is left out: .*FORTNIGHTLY/);
   });
 
+  it('an event that does not parse is named without quoting the line it fails on', () => {
+    const text = calendar(
+      event('ok', 'SUMMARY:Fine', 'DTSTART:20260601T090000Z', 'DURATION:PT1H'),
+      event('bad', 'SUMMARY:Broken', 'DTSTART:20260602T090000Z', 'INTERNAL-ONLY db_password secret'),
+    );
+    const result = expandCalendar(text, year(2026));
+    expect(result.occurrences.map((o) => o.id)).toEqual(['ok']);
+    expect(result.problems).toEqual(['Event "Broken" (UID "bad") is left out: invalid line (no token ";" or ":").']);
+  });
+
   it('an event that ends before it starts is named', () => {
     const text = calendar(event('back', 'SUMMARY:Back', 'DTSTART:20260601T090000Z', 'DTEND:20260601T080000Z'));
     expect(expandCalendar(text, year(2026)).problems).toEqual([
@@ -475,8 +485,16 @@ describe('expandCalendar: bad input is named, never thrown', () => {
   it.each([
     ['<!DOCTYPE html><html><body>Sign in</body></html>', /^The feed is an HTML or XML page, not an iCalendar feed/],
     ['', /^The calendar is empty/],
-    ['Hello', /^The feed is not an iCalendar feed: its first line is "Hello"/],
-    [calendar(ok).slice(0, 120), /^The calendar is truncated: it ends at line \d+ \(".*"\) before END:VCALENDAR\.$/],
+    ['Hello', /^The feed is not an iCalendar feed: line 1 is not BEGIN:VCALENDAR\.$/],
+    [
+      '\r\n\r\nINTERNAL-ONLY: db_password=secret',
+      /^The feed is not an iCalendar feed: line 3 is not BEGIN:VCALENDAR\.$/,
+    ],
+    [calendar(ok).slice(0, 120), /^The calendar is truncated: it ends at line \d+ before END:VCALENDAR\.$/],
+    [
+      'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nINTERNAL-ONLY db_password secret\r\nEND:VCALENDAR\r\n',
+      /^The calendar cannot be read: invalid line \(no token ";" or ":"\) at line 3\.$/,
+    ],
     ['BEGIN:VCALENDAR\r\nthis is not a content line\r\nEND:VCALENDAR\r\n', /^The calendar cannot be read: .*line/],
   ])('a feed that is no calendar sets error: %#', (text, message) => {
     const result = expandCalendar(text, year(2026));
@@ -487,7 +505,7 @@ describe('expandCalendar: bad input is named, never thrown', () => {
   it('a title pattern that does not compile is one sentence', () => {
     const result = expandCalendar(calendar(ok), year(2026, { match: { title: '(unclosed' } }));
     expect(result.error).toBe(
-      'The title pattern "(unclosed" is not a valid regular expression (/(unclosed/: Unterminated group).',
+      'The title pattern "(unclosed" is not a valid regular expression (missing closing ): `(unclosed`).',
     );
   });
 });
