@@ -36,7 +36,21 @@ export function occurrenceName(windowName: string, programme?: { title?: string;
   const title = programme?.title?.trim();
   if (!title) return windowName;
   const episode = programme?.episode?.trim();
-  return episode ? `${title} · ${episode}` : title;
+  return cutName(episode ? `${title} · ${episode}` : title);
+}
+
+/**
+ * Characters of an occurrence's name at the most: the default channel and job names add the date and time
+ * (20 characters) and the service refuses a name over NAME_MAX (256), so a guide's 4 KB title would fail
+ * the start. The title itself (`occurrence.title`) stays whole.
+ */
+export const OCCURRENCE_NAME_MAX = 200;
+
+function cutName(name: string): string {
+  if (name.length <= OCCURRENCE_NAME_MAX) return name;
+  const cut = name.slice(0, OCCURRENCE_NAME_MAX - 1);
+  // a surrogate pair is never cut in two (the service counts UTF-16 units, as String length does)
+  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
 }
 
 /** `msg.window` of start and end messages. */

@@ -66,14 +66,29 @@ const failed = (error: string): SourceResult => ({ occurrences: [], problems: []
  * (the sources run untranspiled, in tests) it reads on the calling thread.
  */
 export function readGuideOffThread(
-  input: Readable,
+  input: Readable | (() => Readable),
   opts: GuideOptions,
   timeoutMs: number,
   heapMb = GUIDE_WORKER_HEAP_MB,
 ): Promise<SourceResult> {
   const compiled = path.join(__dirname, 'xmltv.js');
-  if (!existsSync(compiled)) return readGuide(input, opts);
-  return readerSlot().then((release) => readInWorker(compiled, input, opts, timeoutMs, heapMb).finally(release));
+  // a body given as a way to open it is opened once the reader's turn comes: a file stream opened while it
+  // waits would hold a descriptor, and an error of its open would go unheard until then
+  const opened = () => (typeof input === 'function' ? input() : input);
+  if (!existsSync(compiled)) return readGuide(opened(), opts);
+  return readerSlot().then(async (release) => {
+    let body: Readable | undefined;
+    try {
+      body = opened();
+      return await readInWorker(compiled, body, opts, timeoutMs, heapMb);
+    } catch (error) {
+      // a worker that could not start (too many threads, no memory left for one)
+      body?.destroy();
+      return failed(`The guide cannot be read: ${(error as Error).message}.`);
+    } finally {
+      release();
+    }
+  });
 }
 
 function readInWorker(

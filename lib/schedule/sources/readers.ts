@@ -54,5 +54,5 @@ export function calendarReader(
  * thread with a bounded heap (see readGuideOffThread), `timeoutMs` at the most.
  */
 export function guideReader(opts: GuideOptions, timeoutMs = GUIDE_READ_TIMEOUT_MS): FeedReader {
-  return (open) => readGuideOffThread(open(), opts, timeoutMs);
+  return (open) => readGuideOffThread(open, opts, timeoutMs);
 }

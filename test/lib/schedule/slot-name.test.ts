@@ -4,7 +4,8 @@ import { buildEndMessage, buildStartMessage, occurrenceName, type Slot } from '.
 
 /**
  * A slot is named by its programme (a calendar's or guide's title, with the episode) wherever it is named,
- * and by its window when the source gives no title; names are never shortened in the data.
+ * and by its window when the source gives no title; titles are never shortened in the data (a name is cut
+ * where the service would refuse it).
  */
 
 const YAML = `schedule_id: newsroom
@@ -63,8 +64,8 @@ describe('the name of a slot', () => {
     expect(buildEndMessage('newsroom', window, slot()).job_name).toBe('Newsroom calendar 2026-11-28 19:15:30');
   });
 
-  it('keeps a long title whole, with its episode', () => {
-    const title = `REC ${'Very long programme title '.repeat(12).trim()}`;
+  it('keeps a long title whole, with its episode, up to the 200 characters a name may take', () => {
+    const title = `REC ${'Very long programme title '.repeat(7).trim()}`;
     const s = slot({ title, episode: 'S02E05', start: START, end: END });
     expect(buildStartMessage('newsroom', window, s).payload.name).toBe(`${title} · S02E05 2026-11-28 19:15:30`);
     expect(buildEndMessage('newsroom', window, s).topic).toBe(`${title} · S02E05`);
@@ -75,5 +76,22 @@ describe('the name of a slot', () => {
     expect(
       buildStartMessage('newsroom', w, slot({ title: 'REC Headlines', start: START, end: END })).payload,
     ).toMatchObject({ description: 'REC Headlines' });
+  });
+});
+
+describe('a programme title longer than a channel name may be', () => {
+  it('is cut in the occurrence name to 200 characters, so the default channel and job names stay within 256, and kept whole as the title', () => {
+    const title = `${'A'.repeat(198)}😀${'B'.repeat(4000)}`;
+    const name = occurrenceName('Newsroom calendar', { title, episode: 'S01E02' });
+    expect(name.length).toBeLessThanOrEqual(200);
+    expect(name.endsWith('…')).toBe(true);
+    // the emoji's surrogate pair would straddle the cut: it is left out whole, never halved
+    expect(name).toBe(`${'A'.repeat(198)}…`);
+    expect(occurrenceName('W', { title: 'x'.repeat(200) })).toBe('x'.repeat(200));
+    const long = slot({ title: 'T'.repeat(4096), start: START, end: END });
+    const start = buildStartMessage('newsroom', window, long);
+    expect(start.payload.name.length).toBeLessThanOrEqual(256);
+    expect(buildEndMessage('newsroom', window, long).job_name.length).toBeLessThanOrEqual(256);
+    expect(start.window.name).toBe('Newsroom calendar');
   });
 });

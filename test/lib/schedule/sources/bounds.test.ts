@@ -371,6 +371,38 @@ describe('guides are read in a worker with a bounded heap (built package)', () =
   );
 
   it.runIf(built)(
+    "a guide waiting for a reader's turn is not opened until its turn comes, then read",
+    { timeout: 60_000 },
+    async () => {
+      const slots = require(path.join(DIST, 'reader-slots.js')) as typeof import(
+        '../../../../lib/schedule/sources/reader-slots'
+      );
+      const { readGuideOffThread } = require(
+        path.join(DIST, 'guide-worker.js'),
+      ) as typeof import('../../../../lib/schedule/sources/guide-worker');
+      const held = await Promise.all(Array.from({ length: slots.MAX_READERS }, () => slots.readerSlot()));
+      let opened = 0;
+      const text = guide(
+        `<programme start="${xmltv(Date.UTC(2026, 9, 2))}" stop="${xmltv(Date.UTC(2026, 9, 2, 1))}" channel="c1"><title>Late</title></programme>`,
+      );
+      const read = readGuideOffThread(
+        () => {
+          opened++;
+          return body(text);
+        },
+        october,
+        60_000,
+      );
+      await new Promise((r) => setTimeout(r, 50));
+      expect(opened).toBe(0);
+      for (const release of held) release();
+      const result = await read;
+      expect(opened).toBe(1);
+      expect(result.occurrences.map((o) => o.title)).toEqual(['Late']);
+    },
+  );
+
+  it.runIf(built)(
     'a nesting bomb read by the guide reader of the built package is refused by depth',
     { timeout: 60_000 },
     async () => {
