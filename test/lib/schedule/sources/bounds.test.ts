@@ -374,9 +374,9 @@ describe('guides are read in a worker with a bounded heap (built package)', () =
     "a guide waiting for a reader's turn is not opened until its turn comes, then read",
     { timeout: 60_000 },
     async () => {
-      const slots = require(path.join(DIST, 'reader-slots.js')) as typeof import(
-        '../../../../lib/schedule/sources/reader-slots'
-      );
+      const slots = require(
+        path.join(DIST, 'reader-slots.js'),
+      ) as typeof import('../../../../lib/schedule/sources/reader-slots');
       const { readGuideOffThread } = require(
         path.join(DIST, 'guide-worker.js'),
       ) as typeof import('../../../../lib/schedule/sources/guide-worker');
