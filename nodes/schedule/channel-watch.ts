@@ -14,7 +14,8 @@ export class ChannelWatch {
 
   constructor(
     client: () => MediaSpacesClient,
-    onState: (channelId: string, state: string) => void,
+    // the channel read with its state: a slot waiting for its recording takes the start from recording.started_at
+    onState: (channelId: string, state: string, channel: Record<string, unknown>) => void,
     intervalMs = CHANNEL_POLL_MS,
   ) {
     this.poller = new ChannelStatePoller({
@@ -22,7 +23,7 @@ export class ChannelWatch {
       read: async (id, signal) => (await client().getChannel(id, { signal })).data,
       // the client knows which field carries the state (state, then status, or as configured)
       stateOf: (channel) => client().channelState(channel),
-      onChange: (id, state) => onState(id, state),
+      onChange: (id, state, channel) => onState(id, state, channel),
     });
   }
 

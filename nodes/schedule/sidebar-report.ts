@@ -60,7 +60,7 @@ export class ScheduleSidebar {
     if (server) {
       this.channels = new ChannelWatch(
         () => clientFor(RED, server, 'liveCapture'),
-        (id, state) => lives.channelState(id, state),
+        (id, state, channel) => lives.channelState(id, state, channel),
       );
     }
     const current = parts.host();

@@ -229,6 +229,12 @@ export class SlotLives {
     const began = this.caughtUp(run);
     this.endedBy(run, ch);
     this.closeGap(run);
+    if (run.awaiting && run.gaps.length === 0) {
+      // its channel never recorded: still warming up at the end by every read, the last one at the stop
+      const why = `the channel never recorded (${this.shownChannel(run)?.state ?? 'not recording'} at the end)`;
+      this.end(run, 'missed', { why, note: note ? `${why}; ${note}` : why });
+      return;
+    }
     const partial = run.gaps.length > 0;
     const overrun = overrunOf(run);
     this.end(run, partial ? 'partial' : 'finished', {

@@ -36,11 +36,13 @@ describe('ChannelWatch', () => {
       recording_duration: 1,
     });
     const states: string[] = [];
+    const bodies: Record<string, unknown>[] = [];
     const watch = new ChannelWatch(
       () => client,
-      (id, state) => {
+      (id, state, body) => {
         expect(id).toBe(channel.id);
         if (states.at(-1) !== state) states.push(state);
+        bodies.push(body);
       },
       20,
     );
@@ -54,6 +56,8 @@ describe('ChannelWatch', () => {
     sim.advance(1_000);
     await until('RECORDING');
     expect(states).toEqual(['PENDING', 'ACTIVE', 'RECORDING']);
+    // the channel read goes with its state: the slot takes its start from the service's recording.started_at
+    expect(bodies.at(-1)).toMatchObject({ id: channel.id, recording: { started_at: expect.any(String) } });
 
     watch.close();
     await sleep(50);

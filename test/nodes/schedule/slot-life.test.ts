@@ -187,6 +187,29 @@ describe('SlotLives: the one record of a slot in progress', () => {
       }
     });
 
+    it('a channel that never recorded, still PENDING at the stop, ends missed with its state, never recorded', () => {
+      told.length = 0;
+      diagnostics_channel.subscribe('media-spaces:slot', listen);
+      try {
+        const { machine, shown } = lives(true);
+        open.push(machine);
+        const other = { ...slot, key: 'news:w1:never-recorded' };
+        const channel = { id: 'ch-5', state: 'PENDING' };
+        machine.starting(other);
+        machine.recording(other, channel);
+        machine.channelState('ch-5', 'STARTING', { id: 'ch-5', state: 'STARTING' });
+        machine.stopping(other, channel);
+        machine.finishing(other, { ...channel, state: 'INACTIVE' });
+        machine.finished(other, { ...channel, state: 'INACTIVE' });
+        const mine = told.filter((t) => t.slot === other.key);
+        expect(mine.map((t) => t.to)).toEqual(['starting', 'stopping', 'finishing', 'missed']);
+        expect(mine.at(-1)?.why).toBe('the channel never recorded (STARTING at the end)');
+        expect(shown.at(-1)?.life.stage).toBe('missed');
+      } finally {
+        diagnostics_channel.unsubscribe('media-spaces:slot', listen);
+      }
+    });
+
     it('an end within 5 s of the scheduled end is no overrun', () => {
       told.length = 0;
       diagnostics_channel.subscribe('media-spaces:slot', listen);
