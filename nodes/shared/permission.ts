@@ -46,8 +46,9 @@ export function requireAnyPermission(RED: Pick<NodeAPI, 'auth'>, permissions: st
         if (code !== 401 || !req.user) return status(code);
         if (i === checks.length - 1) return status(403);
         res.status = status;
-        // Node-RED answers res.status(401).end(): the end asks the next permission instead
-        return { end: () => attempt(i + 1) } as unknown as HttpResponse;
+        // Node-RED answers res.status(401).end(): the end asks the next permission instead (the rest is res's)
+        const deferred: HttpResponse = Object.create(res);
+        return Object.assign(deferred, { end: () => attempt(i + 1) });
       };
       checks[i](req, res, () => {
         res.status = status;
