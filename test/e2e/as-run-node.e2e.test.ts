@@ -45,7 +45,7 @@ describe('media-spaces-as-run dialog', () => {
     const options = page.locator('#node-input-schedule option');
     // by name; a name is text, never markup
     expect(await options.allTextContents()).toEqual(['every schedule', HOSTILE_NAME, 'Studio A']);
-    for (const o of ['recorded', 'partial', 'missed', 'skipped', 'cancelled']) {
+    for (const o of ['recorded', 'overran', 'partial', 'missed', 'skipped', 'cancelled']) {
       expect(await page.locator(`#node-input-${o}`).isChecked(), o).toBe(true);
     }
     await page.locator('#node-input-schedule').selectOption(STUDIO);
@@ -55,13 +55,14 @@ describe('media-spaces-as-run dialog', () => {
     expect(await editorNode(page, AS_RUN)).toMatchObject({
       schedule: STUDIO,
       recorded: false,
+      overran: true,
       partial: true,
       missed: true,
       skipped: false,
       cancelled: true,
     });
     expect(
-      await page.locator('#red-ui-workspace text', { hasText: 'as-run: partial, missed, cancelled' }).count(),
+      await page.locator('#red-ui-workspace text', { hasText: 'as-run: overran, partial, missed, cancelled' }).count(),
     ).toBe(1);
     expect(await page.evaluate(() => (window as unknown as { __owned?: number }).__owned)).toBeUndefined();
     expect(stack.pageErrors).toEqual([]);
