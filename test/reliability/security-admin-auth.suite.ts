@@ -172,6 +172,15 @@ function routes(sim: Simulator): Route[] {
     },
     {
       method: 'POST',
+      path: '/media-spaces/schedules/:id/windows/:window/reload',
+      url: `/media-spaces/schedules/${SCHEDULE}/windows/cal/reload`,
+      permission: 'media-spaces.write',
+      ok: { body: {} },
+      bad: { query: '', status: 0 },
+      callsService: false,
+    },
+    {
+      method: 'POST',
       path: '/media-spaces/schedules/:id/:action',
       url: `/media-spaces/schedules/${SCHEDULE}/resume`,
       permission: 'media-spaces.write',
@@ -239,7 +248,8 @@ describe('security: editor endpoints under adminAuth', () => {
           z: 'auth0tab00000001',
           name: 'auth schedule',
           source: 'yaml',
-          yaml: YAML,
+          // a calendar window besides the cron one: "Reload feed" is one of the routes checked
+          yaml: `${YAML}  - id: cal\n    ical: ${JSON.stringify(join(ROOT, 'test', 'fixtures', 'feeds', 'newsroom.ics'))}\n`,
           wires: [[], [], []],
         },
       ],
