@@ -179,10 +179,15 @@ function spendRetry(
 ): RetryDecision {
   if (state.retriesUsed >= plan.retries) return NO_RETRY;
   const delayMs = retryAfterMs ?? backoffDelay(state.retriesUsed, plan.policy, random);
-  if (plan.deadline !== undefined && now + delayMs >= plan.deadline) return NO_RETRY;
+  if (!fitsBeforeDeadline(now, delayMs, plan.deadline)) return NO_RETRY;
   // only the client's own backoff steps are counted; a wait the service named with Retry-After is not
   const retriesUsed = state.retriesUsed + (retryAfterMs === undefined ? 1 : 0);
   return { retry: true, delayMs, spendsRetry: true, next: { ...state, retriesUsed } };
+}
+
+/** Whether a try after `delayMs` starts before the deadline (none: always); one rule for every retry loop. */
+export function fitsBeforeDeadline(now: number, delayMs: number, deadline: number | undefined): boolean {
+  return deadline === undefined || now + delayMs < deadline;
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */

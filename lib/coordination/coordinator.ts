@@ -1,3 +1,4 @@
+import { NotYet, retryUntilDeadline } from '../retry-until';
 import type { RedisConnection } from './connection';
 import { CoordinationError } from './errors';
 import { JobRegistry } from './job-registry';
@@ -222,13 +223,28 @@ export class Coordinator {
     options: ClaimOptions & { deadline: Date | number; signal?: AbortSignal },
   ): Promise<ClaimResult | { status: 'expired' } | { status: 'aborted' }> {
     const deadline = options.deadline instanceof Date ? options.deadline.getTime() : options.deadline;
-    for (;;) {
+    if (options.signal?.aborted) return { status: 'aborted' };
+    try {
+      return await retryUntilDeadline({
+        deadline,
+        signal: options.signal,
+        attempt: async () => {
+          const result = await this.claim(ref, options);
+          if (result.status === 'held') throw new NotYet(result.retryInMs);
+          return result;
+        },
+        decide: (error) =>
+          error instanceof NotYet
+            ? {
+                retry: true,
+                delayMs: Math.max(MIN_RETRY_MS, error.retryInMs) + Math.floor(Math.random() * MIN_RETRY_MS),
+              }
+            : { retry: false },
+      });
+    } catch (error) {
       if (options.signal?.aborted) return { status: 'aborted' };
-      const result = await this.claim(ref, options);
-      if (result.status !== 'held') return result;
-      const wait = Math.max(MIN_RETRY_MS, result.retryInMs) + Math.floor(Math.random() * MIN_RETRY_MS);
-      if (Date.now() + wait > deadline) return { status: 'expired' };
-      if (!(await sleep(wait, options.signal))) return { status: 'aborted' };
+      if (error instanceof NotYet) return { status: 'expired' };
+      throw error;
     }
   }
 
@@ -291,18 +307,4 @@ function duration(what: string, value: number | undefined, fallback: number): nu
 
 function asCoordinationError(err: unknown): CoordinationError {
   return err instanceof CoordinationError ? err : new CoordinationError('redis', String(err), err);
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -1,4 +1,4 @@
-import type { SlotPhase, SlotTransition } from './slot-events';
+import type { SlotTransition } from './slot-events';
 
 /**
  * The words for how a slot ended, each with one meaning wherever a slot is
@@ -25,12 +25,8 @@ export const SLOT_OUTCOMES: readonly SlotOutcome[] = [
   'cancelled',
 ];
 
-/** The phases after which nothing more happens to a slot. */
-export const FINAL_PHASES: readonly SlotPhase[] = ['finished', 'partial', 'missed', 'skipped', 'cancelled'];
-
-export function isFinalPhase(phase: SlotPhase): boolean {
-  return FINAL_PHASES.includes(phase);
-}
+// "final" is defined once, by the transition table: a phase no transition leaves
+export { FINAL_PHASES, isFinalPhase } from './slot-machine';
 
 /**
  * A recording that began this long or longer after its padded start began late (seconds, by the service's

@@ -1,4 +1,5 @@
 import type { Coordinator } from '../../lib/coordination';
+import { NotYet, retryUntilDeadline } from '../../lib/retry-until';
 import type { Slot } from '../../lib/schedule';
 
 /** Longest wait between two tries for the catch-up mutex another instance holds. */
@@ -56,11 +57,23 @@ export class CatchUpQueue {
 
   /** The mutex's token, or undefined when the window closed (or the node did) while another instance held it. */
   private async acquire(coordinator: Coordinator, schedule: string, until: number): Promise<number | undefined> {
-    for (;;) {
-      if (this.closed || Date.now() >= until) return undefined;
-      const lock = await coordinator.acquireCatchUp(schedule);
-      if (lock.status === 'acquired') return lock.token;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(lock.retryInMs, MAX_LOCK_WAIT_MS)));
+    if (this.closed || Date.now() >= until) return undefined;
+    try {
+      return await retryUntilDeadline({
+        deadline: until,
+        attempt: async () => {
+          const lock = await coordinator.acquireCatchUp(schedule);
+          if (lock.status !== 'acquired') throw new NotYet(lock.retryInMs);
+          return lock.token;
+        },
+        decide: (error) =>
+          error instanceof NotYet && !this.closed
+            ? { retry: true, delayMs: Math.min(error.retryInMs, MAX_LOCK_WAIT_MS) }
+            : { retry: false },
+      });
+    } catch (error) {
+      if (error instanceof NotYet) return undefined;
+      throw error;
     }
   }
 }

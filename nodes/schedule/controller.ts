@@ -291,6 +291,7 @@ export class ScheduleController {
       identity: (slot) => this.identity(slot),
       alarmAfterMs: (slot) => (this.windowOf(slot.key)?.alarm_after ?? DEFAULT_ALARM_AFTER_S) * 1000,
       readsChannels: () => this.watch !== undefined,
+      warn: (text) => this.node.warn(text),
     });
   }
 

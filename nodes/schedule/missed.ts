@@ -21,8 +21,9 @@ const CHOSEN: readonly MissedWhy[] = ['paused', 'skipped', 'cancelled'];
 const RAISED_ELSEWHERE: readonly MissedWhy[] = ['start_failed'];
 
 type MissedReport = {
-  /** `cancelled`: the occurrence left its calendar or guide (someone chose it); `missed` otherwise */
-  topic: 'missed' | 'cancelled';
+  /** the slot's outcome (lib/schedule/slot-outcome): `skipped` paused or skipped by an operator, `cancelled` its
+   * occurrence left its calendar or guide, `missed` otherwise */
+  topic: 'missed' | 'skipped' | 'cancelled';
   payload: {
     slot: string;
     /** the programme's title and episode, else the window's name */
@@ -45,7 +46,7 @@ export function missedReport(
 ): MissedReport {
   const info = windowInfo(window, slot);
   return {
-    topic: why === 'cancelled' ? 'cancelled' : 'missed',
+    topic: outcomeOfMiss(why),
     payload: {
       slot: slot.key,
       name: occurrenceName(window.name, slot.programme),

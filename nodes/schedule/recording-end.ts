@@ -2,6 +2,7 @@ import type { MediaSpacesClient } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
 import { isPlainObject } from '../../lib/guards';
 import { sleep } from '../../lib/retry';
+import { retryUntilDeadline } from '../../lib/retry-until';
 
 /** How often a stopped channel is read until its recording has finished. */
 const FINISH_POLL_MS = 1_000;
@@ -97,24 +98,24 @@ async function stop(o: RecordingEndOptions, refusals: Map<string, number>): Prom
     const what = error instanceof MediaSpacesError ? String(error.status ?? error.code) : 'error';
     refusals.set(what, (refusals.get(what) ?? 0) + 1);
   };
-  for (let attempt = 1; ; attempt++) {
-    const idempotencyKey = attempt === 1 ? o.stopKey : `${o.stopKey}:${attempt}`;
-    try {
-      return (
+  return retryUntilDeadline({
+    deadline: o.stopDeadline,
+    signal: o.signal,
+    attempt: async (n) =>
+      (
         await o.client.stopChannel(o.channel.id, {
           signal: o.signal,
           deadline: o.stopDeadline,
-          idempotencyKey,
+          idempotencyKey: n === 1 ? o.stopKey : `${o.stopKey}:${n}`,
           onRetry: (notice) => refused(notice.error),
         })
-      ).data;
-    } catch (error) {
+      ).data,
+    decide: (error) => {
       refused(error);
       const notYet = error instanceof MediaSpacesError && error.status === 409;
-      if (!notYet || Date.now() + STOP_CONFLICT_WAIT_MS >= o.stopDeadline) throw error;
-      await sleep(STOP_CONFLICT_WAIT_MS, o.signal);
-    }
-  }
+      return notYet ? { retry: true, delayMs: STOP_CONFLICT_WAIT_MS } : { retry: false };
+    },
+  });
 }
 
 /** "stop refused 503 ×14", "stop refused 409 ×2, 503 ×3"; undefined when the first attempt was accepted. */

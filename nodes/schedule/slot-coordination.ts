@@ -12,6 +12,7 @@ import {
 } from '../../lib/coordination';
 import { isPlainObject } from '../../lib/guards';
 import { sleep } from '../../lib/retry';
+import { doublingDelay, retryUntilDeadline } from '../../lib/retry-until';
 import {
   DEFAULT_CHANNEL_WAIT_MS,
   type EndEvent,
@@ -452,34 +453,39 @@ export class SlotCoordination {
    */
   private async guarded(event: StartEvent | EndEvent, phase: 'start' | 'end', step: () => Promise<void>) {
     const deadline = phase === 'start' ? event.slot.end : event.slot.end + END_GRACE_MS;
-    let wait = REDIS_RETRY_FIRST_MS;
-    for (let tries = 1; ; tries++) {
-      try {
-        await step();
-        if (tries > 1) this.host.log(`${event.slot.key}: ${phase} went through Redis after ${tries} tries`);
-        return;
-      } catch (err) {
-        if (this.closed) return;
-        if (!(err instanceof CoordinationError)) {
-          this.host.warn(`${event.slot.key}: ${phase} failed: ${messageOf(err)}`);
-          return;
-        }
-        const alone = this.policy === 'alone' && this.provider !== undefined;
-        const transient = err.code === 'timeout' || err.code === 'unavailable';
-        if (transient && !alone && Date.now() + wait < deadline) {
-          if (tries === 1) {
+    const alone = () => this.policy === 'alone' && this.provider !== undefined;
+    let tries = 0;
+    try {
+      await retryUntilDeadline({
+        deadline,
+        signal: this.abort.signal,
+        attempt: async (n) => {
+          tries = n;
+          await step();
+        },
+        decide: (err, n) => {
+          const transient = err instanceof CoordinationError && (err.code === 'timeout' || err.code === 'unavailable');
+          return transient && !alone() && !this.closed
+            ? { retry: true, delayMs: doublingDelay(n, REDIS_RETRY_FIRST_MS, REDIS_RETRY_MAX_MS) }
+            : { retry: false };
+        },
+        retrying: (err, n) => {
+          if (n === 1) {
             this.host.warn(
-              `${event.slot.key}: Redis coordination unusable (${err.message}): the ${phase} is tried again until ${isoSeconds(deadline)}`,
+              `${event.slot.key}: Redis coordination unusable (${messageOf(err)}): the ${phase} is tried again until ${isoSeconds(deadline)}`,
             );
           }
           this.setRole('unreachable', `Redis unreachable: retrying the ${phase} of ${label(event.slot)}`, deadline);
-          if (!(await pause(wait, this.abort.signal))) return;
-          wait = Math.min(wait * 2, REDIS_RETRY_MAX_MS);
-          continue;
-        }
-        this.unusable(event, phase, err, alone);
+        },
+      });
+      if (tries > 1) this.host.log(`${event.slot.key}: ${phase} went through Redis after ${tries} tries`);
+    } catch (err) {
+      if (this.closed || this.abort.signal.aborted) return;
+      if (!(err instanceof CoordinationError)) {
+        this.host.warn(`${event.slot.key}: ${phase} failed: ${messageOf(err)}`);
         return;
       }
+      this.unusable(event, phase, err, alone());
     }
   }
 

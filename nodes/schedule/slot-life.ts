@@ -2,15 +2,22 @@ import { channelWithId, type IdentifiedChannel } from '../../lib/channel-ref';
 import { isoSeconds, type Slot } from '../../lib/schedule';
 import { type SlotPhase, type SlotTransition, slotTransitions } from '../../lib/schedule/slot-events';
 import {
-  endLatenessSeconds,
+  IllegalSlotTransition,
+  illegalTransition,
   isFinalPhase,
+  nextPhase,
+  type SlotEffect,
+  type SlotEvent,
+} from '../../lib/schedule/slot-machine';
+import {
+  endLatenessSeconds,
   isLate,
   isOverrun,
   OVERRUN_AFTER_S,
   overrunSentence,
 } from '../../lib/schedule/slot-outcome';
 import { listenToStart, type StartReport } from '../shared/slot-starts';
-import type { SlotLife, SlotStage } from '../sidebar/activity-types';
+import { type SlotLife, type SlotStage, STAGE_OF_PHASE as STAGES } from '../sidebar/activity-types';
 
 /** A recording's channel, as create channel returned it or the service last read it. */
 export type Channel = IdentifiedChannel;
@@ -50,6 +57,8 @@ interface SlotLifeHost {
    * once the service says so; without, from the moment its channel is known (nothing else can be known)
    */
   readsChannels?(): boolean;
+  /** told once per phase and event: an event the transition table has no row for (the slot stays as it was) */
+  warn?(text: string): void;
 }
 
 /** Everything known of one slot, from its start to its final phase. */
@@ -113,11 +122,7 @@ export class SlotLives {
   /** The start was emitted (or is taken over from another instance): starting, listening to create channel. */
   starting(slot: Slot): void {
     if (this.runs.has(slot.key)) return;
-    const run = this.create(slot, { earlier: [], gaps: [] });
-    run.stopListening = listenToStart(slot.key, (report) => this.onReport(slot.key, report));
-    this.move(run, 'starting');
-    const wait = slot.start + this.host.alarmAfterMs(slot) - Date.now();
-    run.alarmTimer = setTimeout(() => this.checkAlarm(run), Math.max(0, wait));
+    this.move(this.create(slot, { earlier: [], gaps: [] }), 'emitted');
   }
 
   /**
@@ -127,7 +132,7 @@ export class SlotLives {
    */
   recording(slot: Slot, channel: unknown): void {
     // a slot another instance started (its channel adopted from Redis) is followed from here on
-    const run = this.track(slot, 'starting');
+    const run = this.track(slot, 'adopted-starting');
     const ch = channelWithId(channel);
     if (run.phase !== 'starting' && run.phase !== 'interrupted') return;
     // a channel the window already lost (its report or its routing back came late) does not resume it
@@ -149,7 +154,7 @@ export class SlotLives {
 
   /** The service began to record the slot's segment at `at` (epoch ms, its clock): recording. */
   private began(run: SlotRun, at: number): void {
-    this.move(run, 'recording', this.beganAt(run, at));
+    this.move(run, 'began', this.beganAt(run, at));
   }
 
   /** What the start of a segment at `at` (epoch ms, the service's clock) tells: the lateness of the first. */
@@ -183,10 +188,7 @@ export class SlotLives {
     run.channel = undefined;
     run.gaps.push({ from: Date.now(), why });
     // the replacement's attempts and channel come from create channel, as a start's do
-    run.stopListening();
-    run.stopListening = listenToStart(slot.key, (report) => this.onReport(slot.key, report));
-    this.move(run, 'interrupted', { why, channel: lost });
-    this.host.interrupted(slot, lost, why, run.earlier.length);
+    this.move(run, 'lost', { why, channel: lost });
   }
 
   /** The window's end: its recording is being stopped. */
@@ -199,9 +201,8 @@ export class SlotLives {
       this.host.show(slot, this.life(run), this.shownChannel(run));
       return;
     }
-    this.clearAlarm(run);
     this.closeGap(run);
-    this.move(run, 'stopping');
+    this.move(run, 'end');
   }
 
   /**
@@ -215,7 +216,7 @@ export class SlotLives {
     const began = this.caughtUp(run);
     run.stop ??= { acceptedAt: Date.now(), ...(refused ? { refused } : {}) };
     this.endedBy(run, ch);
-    if (run.phase !== 'finishing') this.move(run, 'finishing', began);
+    if (run.phase !== 'finishing') this.move(run, 'stop-accepted', began);
   }
 
   /**
@@ -232,12 +233,12 @@ export class SlotLives {
     if (run.awaiting && run.gaps.length === 0) {
       // its channel never recorded: still warming up at the end by every read, the last one at the stop
       const why = `the channel never recorded (${this.shownChannel(run)?.state ?? 'not recording'} at the end)`;
-      this.end(run, 'missed', { why, note: note ? `${why}; ${note}` : why });
+      this.move(run, 'never-recorded', { why, note: note ? `${why}; ${note}` : why });
       return;
     }
     const partial = run.gaps.length > 0;
     const overrun = overrunOf(run);
-    this.end(run, partial ? 'partial' : 'finished', {
+    this.move(run, partial ? 'recorded-with-gaps' : 'recorded', {
       ...began,
       why: partial ? gapSentence(run.gaps) : note,
       // the sidebar tells the overrun with the end; the as-run log and the metrics read it from the transition
@@ -253,20 +254,15 @@ export class SlotLives {
    */
   replayed(slot: Slot, channel: unknown): void {
     const run = this.runs.get(slot.key) ?? this.create(slot, { earlier: [], gaps: [] });
-    run.stopListening();
-    this.clearAlarm(run);
-    this.runs.delete(slot.key);
-    run.phase = 'finished';
     const ch = channelWithId(channel);
     if (ch) run.channel = ch;
-    this.host.show(run.slot, this.life(run), this.shownChannel(run));
-    this.host.changed();
+    this.move(run, 'replayed');
   }
 
   /** The slot recorded nothing; `skipped` for an operator's choice. */
   missed(slot: Slot, stage: 'missed' | 'skipped' | 'cancelled', note: string): void {
-    const run = this.track(slot, 'planned');
-    this.end(run, stage, { why: note, note });
+    const run = this.runs.get(slot.key) ?? this.create(slot, { earlier: [], gaps: [] });
+    this.move(run, MISS_EVENTS[stage], { why: note, note });
   }
 
   /** Whether create channel reported on the slot's start (then a missing channel means nothing was recorded). */
@@ -301,17 +297,19 @@ export class SlotLives {
     const ch = channelWithId(channel);
     const lost = earlier.flatMap((c) => channelWithId(c) ?? []);
     const run = this.create(slot, { earlier: lost, gaps: gaps.map((g) => ({ ...g })) });
-    run.phase = ch ? 'recording' : lost.length > 0 ? 'interrupted' : 'starting';
     if (ch) {
       run.channel = ch;
       run.begun = true;
-    } else if (failure) {
+      this.move(run, 'restored-recording');
+    } else if (lost.length > 0) this.move(run, 'restored-interrupted');
+    else if (failure) {
       run.heard = true;
       run.attempts = failure.attempts;
       run.lastFailure = `gave up: ${failure.message}`;
-    } else run.stopListening = listenToStart(slot.key, (report) => this.onReport(slot.key, report));
-    this.runs.set(slot.key, run);
-    this.host.show(slot, this.life(run), this.shownChannel(run));
+      // create channel gave the start up before the restart: nothing more to hear of it
+      this.move(run, 'adopted-starting');
+      this.host.show(slot, this.life(run), this.shownChannel(run));
+    } else this.move(run, 'restored-starting');
   }
 
   /**
@@ -391,24 +389,6 @@ export class SlotLives {
     return { slot, phase: 'planned', attempts: 0, heard: false, alarmed: false, stopListening: () => {}, ...parts };
   }
 
-  private end(
-    run: SlotRun,
-    phase: SlotPhase,
-    extra: {
-      why?: string;
-      note?: string;
-      gaps?: Gap[];
-      overrun?: { by: number; why?: string };
-      lateBy?: number;
-      startedAt?: string;
-    },
-  ): void {
-    run.stopListening();
-    this.clearAlarm(run);
-    this.runs.delete(run.slot.key);
-    this.move(run, phase, extra);
-  }
-
   /**
    * A slot still waiting for its channel to record at its end (a window shorter than the warm-up, or ended
    * between two reads): the channel read at the end says whether and when it began to record. Before the stop
@@ -433,12 +413,11 @@ export class SlotLives {
   }
 
   /** A slot this instance did not see start (after a restart, or an end taken over): tracked from here on. */
-  private track(slot: Slot, phase: SlotPhase = 'recording'): SlotRun {
+  private track(slot: Slot, adoption: 'adopted' | 'adopted-starting' = 'adopted'): SlotRun {
     let run = this.runs.get(slot.key);
     if (!run) {
       run = this.create(slot, { earlier: [], gaps: [] });
-      run.phase = phase;
-      this.runs.set(slot.key, run);
+      this.move(run, adoption);
     }
     return run;
   }
@@ -448,25 +427,60 @@ export class SlotLives {
     if (open && open.to === undefined) open.to = Math.min(Date.now(), run.slot.end);
   }
 
-  private move(
-    run: SlotRun,
-    to: SlotPhase,
-    extra: {
-      why?: string;
-      note?: string;
-      lateBy?: number;
-      startedAt?: string;
-      channel?: Channel;
-      gaps?: Gap[];
-      overrun?: { by: number; why?: string };
-    } = {},
-  ): void {
+  /**
+   * The one way a slot's phase changes: the transition table's row for the event, and its effects in order.
+   * An event with no row there changes nothing (lib/schedule/slot-machine: it throws under test).
+   */
+  private move(run: SlotRun, event: SlotEvent, extra: MoveDetails = {}): void {
+    const rule = nextPhase(run.phase, event);
+    if (!rule) {
+      illegalTransition(new IllegalSlotTransition(run.slot.key, run.phase, event), (t) => this.host.warn?.(t));
+      return;
+    }
     const from = run.phase;
-    run.phase = to;
-    if (!isFinalPhase(to)) this.runs.set(run.slot.key, run);
-    this.host.show(run.slot, this.life(run, extra.note ?? extra.why), this.shownChannel(run, extra.channel));
-    this.host.changed();
+    run.phase = rule.to;
+    if (isFinalPhase(rule.to)) this.runs.delete(run.slot.key);
+    else this.runs.set(run.slot.key, run);
+    for (const effect of rule.effects) this.apply(effect, run, from, extra);
+  }
+
+  private apply(effect: SlotEffect, run: SlotRun, from: SlotPhase, extra: MoveDetails): void {
+    const { slot } = run;
+    switch (effect) {
+      case 'listen':
+        run.stopListening();
+        run.stopListening = listenToStart(slot.key, (report) => this.onReport(slot.key, report));
+        return;
+      case 'alarm': {
+        const wait = slot.start + this.host.alarmAfterMs(slot) - Date.now();
+        run.alarmTimer = setTimeout(() => this.checkAlarm(run), Math.max(0, wait));
+        return;
+      }
+      case 'disarm':
+        this.clearAlarm(run);
+        return;
+      case 'settle':
+        run.stopListening();
+        this.clearAlarm(run);
+        return;
+      case 'show':
+        this.host.show(slot, this.life(run, extra.note ?? extra.why), this.shownChannel(run, extra.channel));
+        this.host.changed();
+        return;
+      case 'replace':
+        if (extra.channel)
+          this.host.interrupted(slot, extra.channel, extra.why ?? 'the recording stopped', run.earlier.length);
+        return;
+      case 'tell':
+        this.tell(run, from, extra);
+        return;
+    }
+  }
+
+  /** The transition, published on `media-spaces:slot` (the as-run log, the metrics). */
+  private tell(run: SlotRun, from: SlotPhase, extra: MoveDetails): void {
     if (!slotTransitions.hasSubscribers) return;
+    const to = run.phase;
     const channel = extra.channel ?? run.channel;
     const transition: SlotTransition = {
       slot: run.slot.key,
@@ -562,20 +576,23 @@ export class SlotLives {
   }
 }
 
-/** The sidebar's stage for each phase. */
-const STAGES: Record<SlotPhase, SlotStage> = {
-  planned: 'starting',
-  starting: 'starting',
-  recording: 'recording',
-  interrupted: 'starting',
-  stopping: 'stopping',
-  finishing: 'stopping',
-  finished: 'finished',
-  partial: 'finished',
-  missed: 'missed',
-  skipped: 'skipped',
-  cancelled: 'cancelled',
+/** The event that ends a slot nothing recorded, by the word for it. */
+const MISS_EVENTS: Record<'missed' | 'skipped' | 'cancelled', SlotEvent> = {
+  missed: 'start-failed',
+  skipped: 'skip',
+  cancelled: 'cancel',
 };
+
+/** What a transition carries besides its phase. */
+interface MoveDetails {
+  why?: string;
+  note?: string;
+  lateBy?: number;
+  startedAt?: string;
+  channel?: Channel;
+  gaps?: Gap[];
+  overrun?: { by: number; why?: string };
+}
 
 /** When the channel's recording began by the service's clock (its `recording.started_at`), epoch ms. */
 function recordingStartOf(channel: Record<string, unknown> | undefined): number | undefined {

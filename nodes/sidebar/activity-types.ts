@@ -3,6 +3,8 @@
  * editor receives it. Types and constant lists only: the editor bundle imports them too.
  * Instants are epoch milliseconds.
  */
+import type { SlotPhase } from '../../lib/schedule/slot-events';
+import { FINAL_PHASES } from '../../lib/schedule/slot-machine';
 
 /** One window of a schedule, as lib/schedule's ScheduleWindow has it (a schedule can pass its windows as they are). */
 export interface WindowPlan {
@@ -100,8 +102,23 @@ interface SlotOutcome {
  */
 export type SlotStage = 'starting' | 'recording' | 'stopping' | 'finished' | 'missed' | 'skipped' | 'cancelled';
 
-/** The stages after which nothing more happens to a slot. */
-export const FINAL_STAGES: readonly SlotStage[] = ['finished', 'missed', 'skipped', 'cancelled'];
+/** The sidebar's stage for each phase of a slot (lib/schedule/slot-machine). */
+export const STAGE_OF_PHASE: Readonly<Record<SlotPhase, SlotStage>> = {
+  planned: 'starting',
+  starting: 'starting',
+  recording: 'recording',
+  interrupted: 'starting',
+  stopping: 'stopping',
+  finishing: 'stopping',
+  finished: 'finished',
+  partial: 'finished',
+  missed: 'missed',
+  skipped: 'skipped',
+  cancelled: 'cancelled',
+};
+
+/** The stages after which nothing more happens to a slot: those of the final phases. */
+export const FINAL_STAGES: readonly SlotStage[] = [...new Set(FINAL_PHASES.map((p) => STAGE_OF_PHASE[p]))];
 
 /** What the schedule says of a slot besides its stage. */
 export interface SlotLife {
@@ -164,14 +181,14 @@ export interface JobReport {
  * covers it (a schedule reports its starts at once, so this is brief, or the
  * schedule does not report); active: reported, not over; past: over.
  */
-type SlotPhase = 'upcoming' | 'due' | 'active' | 'past';
+type RowPhase = 'upcoming' | 'due' | 'active' | 'past';
 
 export interface SlotView {
   slotKey?: string;
   windowId: string;
   start: number;
   end: number;
-  phase: SlotPhase;
+  phase: RowPhase;
   channel?: { state: string; id?: string };
   life?: SlotLife;
   outcome?: SlotOutcome;

@@ -12,6 +12,7 @@ import {
 } from '../../../lib/asrun';
 import { RedisConnection } from '../../../lib/coordination';
 import { slotJobs } from '../../../lib/schedule/slot-events';
+import { pinClock, unpinClock } from '../../support/pinned-clock';
 import { RedisServer } from '../../support/redis-server';
 import { SlotStory } from '../../support/slot-transitions';
 
@@ -102,6 +103,10 @@ describe('JSON Lines store', () => {
 });
 
 describe('the recorder', () => {
+  // its slots are on 2026-11-26, and the recorder writes to the file of the day it writes on
+  beforeEach(() => pinClock('2026-11-26T18:00:00Z'));
+  afterEach(() => unpinClock());
+
   it('logs what is published, keeps nothing of a slot, and a restart mid-slot completes the same single record', async () => {
     const first = new AsRunRecorder({ dir });
     first.start();
@@ -165,6 +170,10 @@ describe('the recorder', () => {
 });
 
 describe('the recorder and a coordinated schedule with its own schedule_id', () => {
+  // its slots are on 2026-11-26, and the recorder writes to the file of the day it writes on
+  beforeEach(() => pinClock('2026-11-26T18:00:00Z'));
+  afterEach(() => unpinClock());
+
   it("writes the follow-up job's outcome to the stream of the slot's schedule node, not of the key's head", async () => {
     const sent: string[][] = [];
     const redis: RedisCommands = {
