@@ -9,6 +9,7 @@ import {
   type ScheduleWindow,
   type Slot,
 } from '../../lib/schedule';
+import { FeedPlans } from '../../lib/schedule/feed-plans';
 import {
   type ScheduleWindows,
   type SlotTransition,
@@ -30,7 +31,6 @@ import { ConfigSource } from './config-source';
 import { ConflictWatch } from './conflict-report';
 import { Emitter } from './emitter';
 import { feedAccessOf, feedBaseDir, feedDir } from './feed-access';
-import { FeedPlans } from './feed-plans';
 import { FIELDS } from './fields';
 import { messagesWindow, occurrencesFromMessage } from './message-windows';
 import { RecordingWatch } from './recording-watch';

@@ -2,6 +2,7 @@ import { MediaSpacesError, quoteShort } from '../../lib/errors';
 import { isPlainObject } from '../../lib/guards';
 import type { PlannedOccurrence, ScheduleConfig, ScheduleWindow } from '../../lib/schedule';
 import { isoSeconds } from '../../lib/schedule';
+import { withPadding } from '../../lib/schedule/sources/occurrence';
 import { describeType } from '../../lib/submit-input';
 
 /** Occurrences one `windows` message may list (a day of a busy channel is a few hundred). */
@@ -62,7 +63,7 @@ export function occurrencesFromMessage(window: ScheduleWindow, payload: unknown)
     const o = oneOccurrence(entry, i);
     if (seen.has(o.id)) bad(i, 'id', `${quoteShort(o.id)} is listed twice`);
     seen.add(o.id);
-    return { ...o, start: o.start - padding.before, end: o.end + padding.after };
+    return { ...o, ...withPadding(o.start, o.end, padding) };
   });
 }
 

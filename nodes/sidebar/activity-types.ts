@@ -3,6 +3,7 @@
  * editor receives it. Types and constant lists only: the editor bundle imports them too.
  * Instants are epoch milliseconds.
  */
+import type { FeedReloadResult } from '../../lib/schedule/feed-reload';
 import type { SlotPhase } from '../../lib/schedule/slot-events';
 import { FINAL_PHASES } from '../../lib/schedule/slot-machine';
 
@@ -53,17 +54,7 @@ export interface ScheduleControl {
   reloadFeed?(windowId: string): Promise<FeedReloadResult>;
 }
 
-/** What "Reload feed" read: the occurrences the window now plans, the feed's problems, or why it failed. */
-export interface FeedReloadResult {
-  windowId: string;
-  /** false: the fetch failed; the window keeps its last good plan (`error` says why) */
-  ok: boolean;
-  /** occurrences the window plans from the feed (the last good copy's when the fetch failed) */
-  occurrences: number;
-  /** events or programmes left out, one sentence each */
-  problems: string[];
-  error?: string;
-}
+export type { FeedReloadResult } from '../../lib/schedule/feed-reload';
 
 /** A planned slot as a schedule's plan gives it. */
 export interface PlannedSlotView {

@@ -1,4 +1,5 @@
 import { parseDuration } from '../duration';
+import type { PlannedOccurrence } from '../plan';
 
 /**
  * One dated occurrence of a window, as a source (a calendar, a programme
@@ -49,9 +50,40 @@ export interface SourceResult {
 
 export const NO_PADDING: Padding = Object.freeze({ before: 0, after: 0 });
 
-/** The recording times of an occurrence: each end padded by its own amount, never cut by a neighbour. */
+/**
+ * The one place a window's padding is applied (feeds, `windows` messages, Test feed): the recording's times
+ * from the occurrence's own, epoch ms; each end padded by its own amount, never cut by a neighbour.
+ */
+export function withPadding(start: number, end: number, p: Padding): { start: number; end: number } {
+  return { start: start - p.before, end: end + p.after };
+}
+
+/** The recording times of an occurrence (see withPadding), as dates. */
 export function padded(o: Occurrence, p: Padding): { start: Date; end: Date } {
-  return { start: new Date(o.start.getTime() - p.before), end: new Date(o.end.getTime() + p.after) };
+  const t = withPadding(o.start.getTime(), o.end.getTime(), p);
+  return { start: new Date(t.start), end: new Date(t.end) };
+}
+
+/** An occurrence of a feed as the scheduler plans it: padded by its window, the programme unpadded beside it. */
+export function planned(o: Occurrence, padding: Padding): PlannedOccurrence {
+  const d = o.details ?? {};
+  return {
+    id: o.id,
+    ...withPadding(o.start.getTime(), o.end.getTime(), padding),
+    revision: o.revision,
+    programme: {
+      ...(o.title !== undefined ? { title: o.title } : {}),
+      ...(d.description !== undefined ? { description: d.description } : {}),
+      ...(d.subtitle !== undefined ? { subtitle: d.subtitle } : {}),
+      ...(d.channel !== undefined ? { channel: d.channel } : {}),
+      ...(d.episode !== undefined ? { episode: d.episode } : {}),
+      ...(d.categories !== undefined ? { categories: d.categories } : {}),
+      ...(d.location !== undefined ? { location: d.location } : {}),
+      ...(d.sourceId !== undefined ? { sourceId: d.sourceId } : {}),
+      start: o.start.getTime(),
+      end: o.end.getTime(),
+    },
+  };
 }
 
 /**

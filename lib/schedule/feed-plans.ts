@@ -1,11 +1,15 @@
 import os from 'node:os';
 import path from 'node:path';
-import { reportFeedRefresh } from '../../lib/feed-events';
-import type { PlannedOccurrence, ScheduleConfig, Scheduler, ScheduleWindow } from '../../lib/schedule';
-import type { FeedRead, FeedWindowSource, Occurrence } from '../../lib/schedule/sources';
-import type { FeedReloadResult } from '../sidebar/activity-types';
+import { reportFeedRefresh } from '../feed-events';
+import type { ScheduleConfig, ScheduleWindow } from './config';
+import type { FeedReloadResult } from './feed-reload';
+import type { Scheduler } from './scheduler';
+import type { FeedRead, FeedWindowSource } from './sources';
+import { planned } from './sources/occurrence';
 
-type Sources = typeof import('../../lib/schedule/sources');
+type Sources = typeof import('./sources');
+
+export type { FeedReloadResult };
 
 /** How far ahead a feed's occurrences are planned (the sidebar's week, and a day more). */
 export const PLAN_AHEAD_MS = 8 * 24 * 3600_000;
@@ -35,9 +39,7 @@ export interface FeedPlansHost {
   /** where feeds keep their last good copy (a restart with the feed down still records) */
   dir: string | undefined;
   /** the address and credentials a window's feed is fetched with; a sentence when they are missing */
-  access(
-    source: FeedWindowSource,
-  ): { location: string; credentials?: import('../../lib/schedule/sources').FeedCredentials } | string;
+  access(source: FeedWindowSource): { location: string; credentials?: import('./sources').FeedCredentials } | string;
   /** a feed's problems or its failure, one sentence each (the node warns) */
   warn(text: string): void;
   changed(): void;
@@ -47,7 +49,7 @@ interface Entry {
   source: FeedWindowSource;
   window: ScheduleWindow;
   /** absent when the feed's address or credentials are missing */
-  feed?: import('../../lib/schedule/sources').Feed;
+  feed?: import('./sources').Feed;
   timer?: NodeJS.Timeout;
   health: FeedHealth;
   /** the feed's problems last warned of, so that each refresh does not repeat them */
@@ -139,7 +141,7 @@ export class FeedPlans {
       return;
     }
     // the sources' parsers (ical.js, saxes, zod schemas) load with the first feed window, not with Node-RED
-    this.sources ??= require('../../lib/schedule/sources') as Sources;
+    this.sources ??= require('./sources') as Sources;
     const feed = new this.sources.Feed({
       location: access.location,
       label: window.id,
@@ -236,34 +238,11 @@ export class FeedPlans {
     if (said && said !== entry.warned) this.host.warn(`window "${entry.window.id}": ${said}`);
     entry.warned = said;
     if (result && !result.error) {
-      const planned = result.occurrences.map((o) => plannedOf(o, entry.source));
-      this.host.scheduler()?.setOccurrences(entry.window.id, planned, Date.now() + PLAN_AHEAD_MS, {
+      const occurrences = result.occurrences.map((o) => planned(o, entry.source.padding));
+      this.host.scheduler()?.setOccurrences(entry.window.id, occurrences, Date.now() + PLAN_AHEAD_MS, {
         stopCancelled: entry.source.onCancel === 'stop',
       });
     }
     this.host.changed();
   }
-}
-
-/** An occurrence of a feed as the scheduler plans it: padded by its window, the programme unpadded beside it. */
-export function plannedOf(o: Occurrence, source: { padding: { before: number; after: number } }): PlannedOccurrence {
-  const d = o.details ?? {};
-  return {
-    id: o.id,
-    start: o.start.getTime() - source.padding.before,
-    end: o.end.getTime() + source.padding.after,
-    revision: o.revision,
-    programme: {
-      ...(o.title !== undefined ? { title: o.title } : {}),
-      ...(d.description !== undefined ? { description: d.description } : {}),
-      ...(d.subtitle !== undefined ? { subtitle: d.subtitle } : {}),
-      ...(d.channel !== undefined ? { channel: d.channel } : {}),
-      ...(d.episode !== undefined ? { episode: d.episode } : {}),
-      ...(d.categories !== undefined ? { categories: d.categories } : {}),
-      ...(d.location !== undefined ? { location: d.location } : {}),
-      ...(d.sourceId !== undefined ? { sourceId: d.sourceId } : {}),
-      start: o.start.getTime(),
-      end: o.end.getTime(),
-    },
-  };
 }
