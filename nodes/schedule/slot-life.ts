@@ -110,12 +110,16 @@ export class SlotLives {
 
   constructor(private readonly host: SlotLifeHost) {}
 
-  /** The start was emitted (or is taken over from another instance): starting, listening to create channel. */
-  starting(slot: Slot): void {
+  /**
+   * The start was emitted (or is taken over from another instance): starting, listening to create channel.
+   * `revived`: a conflict's loser, skipped at its start, starts late now that a channel freed up (why, in words).
+   */
+  starting(slot: Slot, revived?: string): void {
     if (this.runs.has(slot.key)) return;
     const run = this.create(slot, { earlier: [], gaps: [] });
     run.stopListening = listenToStart(slot.key, (report) => this.onReport(slot.key, report));
-    this.move(run, 'starting');
+    if (revived) run.phase = 'skipped';
+    this.move(run, 'starting', revived ? { why: revived, revived: true } : {});
     const wait = slot.start + this.host.alarmAfterMs(slot) - Date.now();
     run.alarmTimer = setTimeout(() => this.checkAlarm(run), Math.max(0, wait));
   }
@@ -459,6 +463,7 @@ export class SlotLives {
       channel?: Channel;
       gaps?: Gap[];
       overrun?: { by: number; why?: string };
+      revived?: true;
     } = {},
   ): void {
     const from = run.phase;
@@ -484,6 +489,7 @@ export class SlotLives {
         : {}),
       ...(extra.overrun ? { overrun: extra.overrun } : {}),
       ...(extra.gaps?.length ? { gaps: extra.gaps.map(gapView) } : {}),
+      ...(extra.revived ? { revived: true } : {}),
     };
     slotTransitions.publish(transition);
   }
