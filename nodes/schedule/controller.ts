@@ -406,7 +406,8 @@ export class ScheduleController {
 
   /** The plan against max_channels: a `conflict` report for each occurrence that newly loses. */
   private checkConflicts(): void {
-    if (this.closed || !this.started) return;
+    // the feeds' first reads come one window at a time: decided once they are all in
+    if (this.closed || !this.started || !this.feeds.settled()) return;
     try {
       if (this.conflicts.check(this.scheduler, this.config)) this.sidebar?.conflictsChanged();
     } catch (err) {
