@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { foldRecords } from '../../../lib/asrun/record';
 import { loadScheduleYaml } from '../../../lib/schedule/config';
 import { type Contender, compareRank, decideConflicts } from '../../../lib/schedule/conflicts';
+import { previewSchedule } from '../../../lib/schedule/preview';
 import {
   type MissedEvent,
   Scheduler,
@@ -8,6 +10,7 @@ import {
   type SchedulerStore,
   type StartEvent,
 } from '../../../lib/schedule/scheduler';
+import type { SlotTransition } from '../../../lib/schedule/slot-events';
 import { ManualClock } from '../../support/manual-clock';
 
 const MIN = 60_000;
@@ -221,5 +224,58 @@ ${['p0', 'p1', 'p2', 'p3'].map((id, i) => `  - { id: ${id}, messages: true, prio
     expect(starts).toHaveLength(4);
     expect(missed).toEqual([]);
     expect(scheduler.conflictDecision(clock.now(), clock.now() + 3600_000)).toBeUndefined();
+  });
+});
+
+describe('the preview shows the decision', () => {
+  it('marks each listed start that would not record with what it loses to, and the windows’ priorities', () => {
+    const res = previewSchedule({ yaml: FOUR, count: 2, now: AT });
+    expect(res.ok).toBe(true);
+    expect(res.max_channels).toBe(2);
+    const shown = Object.fromEntries(res.windows.map((w) => [w.id, w]));
+    expect(shown.p3.priority).toBe(3);
+    expect(shown.p3.next.map((n) => n.lost_to)).toEqual([undefined, undefined]);
+    expect(shown.p2.next.map((n) => n.lost_to)).toEqual([undefined, undefined]);
+    expect(shown.p1.next[0].lost_to).toEqual(['p3 Mon 7 Jan 18:00 UTC', 'p2 Mon 7 Jan 18:00 UTC']);
+    expect(shown.p0.next[1].lost_to).toEqual(['p3 Tue 8 Jan 18:00 UTC', 'p2 Tue 8 Jan 18:00 UTC']);
+  });
+});
+
+describe('the as-run record of a loser that started once a channel freed up', () => {
+  it('goes on from its skip: one record, late, saying why', () => {
+    const base = {
+      slot: 's:p1:x',
+      schedule: { id: 'n', name: 'n' },
+      window: { id: 'p1', zone: 'UTC' },
+      occurrence: { id: 'x', start: '2030-01-07T18:00:00Z', end: '2030-01-07T19:00:00Z' },
+      scheduled: { start: '2030-01-07T18:00:00Z', end: '2030-01-07T19:00:00Z' },
+    };
+    const events: SlotTransition[] = [
+      { ...base, from: 'planned', to: 'skipped', at: '2030-01-07T18:00:00Z', why: 'conflict: lost to A, B' },
+      {
+        ...base,
+        from: 'skipped',
+        to: 'starting',
+        at: '2030-01-07T18:10:00Z',
+        why: 'started after a channel freed up',
+        revived: true,
+      },
+      {
+        ...base,
+        from: 'starting',
+        to: 'recording',
+        at: '2030-01-07T18:10:02Z',
+        lateBy: 602,
+        startedAt: '2030-01-07T18:10:02Z',
+      },
+      { ...base, from: 'recording', to: 'finished', at: '2030-01-07T19:00:01Z' },
+    ];
+    const [record] = foldRecords(events.map((event) => ({ kind: 'slot' as const, event })));
+    expect(record).toMatchObject({ outcome: 'recorded', lateBy: 602, actual: { start: '2030-01-07T18:10:02Z' } });
+    expect(record.reason).toBeUndefined();
+    expect(record.discrepancy).toBe('started after a channel freed up; started 602 s late');
+    // a loser that never got a channel stays skipped, with its reason
+    const [skipped] = foldRecords([{ kind: 'slot' as const, event: events[0] }]);
+    expect(skipped).toMatchObject({ outcome: 'skipped', reason: 'conflict: lost to A, B' });
   });
 });
