@@ -103,9 +103,19 @@ export function foldRecords(entries: Iterable<AsRunEntry>): AsRunRecord[] {
  * A slot's transitions up to its first final phase: a slot ends once, and a
  * final transition after it is the schedule telling of an end again (an end
  * replayed after a restart re-publishes the slot as finished, without the
- * gaps of a partial one), not a second ending.
+ * gaps of a partial one), not a second ending. The one exception: a
+ * conflict's loser, skipped at its start, started late once a channel freed
+ * up (a `revived` transition): its life goes on from there.
  */
 function untilFinal(transitions: SlotTransition[]): SlotTransition[] {
+  let revivedAt = -1;
+  transitions.forEach((t, i) => {
+    if (t.revived === true) revivedAt = i;
+  });
+  if (revivedAt > 0) {
+    const before = transitions.slice(0, revivedAt).filter((t) => t.to !== 'skipped');
+    transitions = [...before, ...transitions.slice(revivedAt)];
+  }
   const first = transitions.findIndex((t) => isTerminalPhase(t.to));
   return first < 0 ? transitions : transitions.slice(0, first + 1);
 }
@@ -174,6 +184,8 @@ function discrepancyOf(r: AsRunRecord, transitions: SlotTransition[]): string | 
   const terminal = transitions.filter((t) => isTerminalPhase(t.to)).at(-1);
   if (r.outcome !== 'recorded' && r.outcome !== 'open' && r.outcome !== 'overran')
     parts.push(r.reason ? `${r.outcome}: ${r.reason}` : r.outcome);
+  const revived = transitions.find((t) => t.revived === true);
+  if (revived) parts.push(revived.why ?? 'started after a channel freed up');
   if (r.lateBy !== undefined && isLate(r.lateBy)) parts.push(lateSentence(r.lateBy));
   if (terminal?.overrun) parts.push(overrunSentence(terminal.overrun));
   if (r.interruptions > 0) {

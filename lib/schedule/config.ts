@@ -31,6 +31,7 @@ import { readWindowSource, SOURCE_FIELDS, type WindowSource } from './window-sou
  *     enabled: true
  *     at_end: stop             # stop (default): the recording is stopped at the window's end; keep: it runs on
  *     alarm_after: 30s         # a start still failing this long after the window opened is reported (start_failing)
+ *     priority: 2              # more overlapping than max_channels: higher records (default 0; ties: earlier start, then window order)
  *     channel: { ...create-channel request, templates allowed... }
  *     followup: { workflow_id, job_name, variables, media_nicknames, attachments, labels }
  * ```
@@ -57,6 +58,8 @@ export type ScheduleWindow = Required<Pick<RawWindow, 'id' | 'name' | 'enabled' 
     source?: WindowSource;
     /** seconds after the start at which a start still failing is reported (start_failing); default 30 */
     alarm_after?: number;
+    /** over max_channels, higher records (lib/schedule/conflicts decideConflicts); absent: 0 */
+    priority?: number;
     /** IANA zone, canonical spelling */
     timezone: string;
     /** seconds: a cron window's length; a listed window's manual start (and a calendar event's default) */
@@ -68,7 +71,7 @@ export interface ScheduleConfig {
   scheduleId?: RawDocument['schedule_id'];
   timezone: string;
   windows: ScheduleWindow[];
-  /** the space's limit of concurrent channels: occurrences over it are reported as conflicts */
+  /** the space's limit of concurrent channels: over it, the windows' priorities decide which occurrences record */
   maxChannels?: number;
 }
 
@@ -328,6 +331,12 @@ const WindowSchema = z.strictObject(
     enabled: z.boolean({ error: genericError }).optional(),
     at_end: z.enum(AT_END, { error: `must be one of ${AT_END.join(', ')}` }).optional(),
     alarm_after: DurationSchema.optional(),
+    priority: z
+      .number({ error: genericError })
+      .int('must be a whole number')
+      .min(-1000, 'must be at least -1000')
+      .max(1000, 'must be at most 1000')
+      .optional(),
     channel: ChannelSchema.optional(),
     followup: FollowupSchema.optional(),
     // checked by readWindowSource, which names each field's problem
@@ -552,6 +561,7 @@ function normaliseWindow(w: RawWindow, fallbackZone: string, source: WindowSourc
   }
   if (w.followup) out.followup = structuredClone(w.followup);
   if (w.alarm_after !== undefined) out.alarm_after = parseDuration(w.alarm_after);
+  if (w.priority !== undefined) out.priority = w.priority;
   return out;
 }
 

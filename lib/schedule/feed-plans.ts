@@ -58,6 +58,8 @@ interface Entry {
   graceUntil?: number;
   /** the last read's problems (events or programmes left out), for "Reload feed" */
   problems?: string[];
+  /** the feed was read (or failed) once since the window opened: its plan is what the feed says */
+  read?: boolean;
 }
 
 /**
@@ -114,6 +116,15 @@ export class FeedPlans {
       problems: [...(now.problems ?? [])],
       ...(now.health.lastError ? { error: now.health.lastError } : {}),
     };
+  }
+
+  /**
+   * Whether every feed was read (or failed) once: until then the plan lacks occurrences that are coming, and
+   * a conflict decided on it could name a winner as a loser.
+   */
+  settled(): boolean {
+    for (const e of this.entries.values()) if (e.feed && !e.read && e.health.ok) return false;
+    return true;
   }
 
   health(): FeedHealth[] {
@@ -224,6 +235,7 @@ export class FeedPlans {
   /** The occurrences read become the window's plan; the feed's health and problems are told. */
   private apply(entry: Entry, read: FeedRead): void {
     const { state, result } = read;
+    entry.read = true;
     entry.health = {
       windowId: entry.window.id,
       ok: state.ok,

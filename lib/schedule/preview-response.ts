@@ -23,7 +23,13 @@ export interface PreviewWindow {
    */
   lengths?: string;
   enabled: boolean;
-  next: { start: string; end: string; local: string; label: string }[];
+  /** the window's priority, when it has one (over max_channels, higher records) */
+  priority?: number;
+  /**
+   * `lost_to`: with max_channels, this start would not record: it loses a conflict (by the windows' priorities)
+   * to the starts named (window names and times), among the starts the preview lists
+   */
+  next: { start: string; end: string; local: string; label: string; lost_to?: string[] }[];
 }
 
 /**
@@ -65,6 +71,8 @@ export interface PreviewResponse {
   model?: unknown;
   /** the YAML text (when the model was given), for the editor's text view */
   yaml?: string;
+  /** the document's max_channels, when it has one: the starts listed are decided against it (`lost_to`) */
+  max_channels?: number;
   /** windows in the whole document, when known (the preview may list fewer: see omitted) */
   total_windows?: number;
   /** what was left out, when anything was */

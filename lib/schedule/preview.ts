@@ -8,6 +8,7 @@ import {
   type ScheduleWindow,
   scheduleToYaml,
 } from './config';
+import { type Contender, decideConflicts } from './conflicts';
 import { compileCron, describeCron, nextOccurrences } from './cron';
 import { formatDuration } from './duration';
 import type { ScheduleIssue } from './issues';
@@ -164,6 +165,7 @@ function* previewSteps(request: PreviewRequest, limits: PreviewLimits): Generato
       timezone: w.timezone,
       duration: formatDuration(w.duration),
       enabled: w.enabled,
+      ...(w.priority !== undefined ? { priority: w.priority } : {}),
       next:
         listed === 0
           ? []
@@ -176,7 +178,42 @@ function* previewSteps(request: PreviewRequest, limits: PreviewLimits): Generato
     });
     yield;
   }
+  const limit = result.config.maxChannels;
+  if (limit !== undefined) {
+    response.max_channels = limit;
+    markConflicts(response.windows, result.config.windows, limit);
+  }
   return finish(response, omitted, limits);
+}
+
+/**
+ * With max_channels: the starts listed that would not record, each with what it loses to (lib/schedule/conflicts,
+ * the rule the running schedule follows), decided among the starts listed.
+ */
+function markConflicts(shown: PreviewWindow[], windows: readonly ScheduleWindow[], limit: number): void {
+  const order = new Map(windows.map((w, i) => [w.id, i]));
+  const byId = new Map(windows.map((w) => [w.id, w]));
+  const entries: Contender[] = [];
+  const items = new Map<string, { label: string; item: PreviewWindow['next'][number] }>();
+  for (const w of shown) {
+    if (!w.enabled) continue;
+    for (const item of w.next) {
+      const key = `${w.id}@${item.start}`;
+      items.set(key, { label: `${w.name} ${item.label}`, item });
+      entries.push({
+        key,
+        windowId: w.id,
+        start: Date.parse(item.start),
+        end: Date.parse(item.end),
+        priority: byId.get(w.id)?.priority ?? 0,
+        order: order.get(w.id) ?? 0,
+      });
+    }
+  }
+  for (const loss of decideConflicts(entries, limit).losers.values()) {
+    const shownItem = items.get(loss.key);
+    if (shownItem) shownItem.item.lost_to = loss.lostTo.map((c) => items.get(c.key)?.label ?? c.key);
+  }
 }
 
 /** A calendar, guide or messages window: its occurrences are read by fetching the feed (Test feed), never by a preview any viewer may ask for. */

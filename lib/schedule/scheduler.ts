@@ -2,6 +2,7 @@ import type { Clock } from '../clock';
 import { systemClock } from '../clock';
 import { MediaSpacesError, quoteShort } from '../errors';
 import type { ScheduleConfig, ScheduleWindow } from './config';
+import { type ConflictDecision, type Contender, decideConflicts } from './conflicts';
 import { CronPlan, comparePlans, ListedPlan, type PlannedOccurrence, type WindowPlan } from './plan';
 import { occurrenceName, type Slot, type StartReason, slotKey } from './template-context';
 
@@ -62,6 +63,15 @@ export interface SchedulerState {
   skipped?: Record<string, number>;
   /** per window: occurrences given by messages (kept: no feed can give them again after a restart) */
   listed?: Record<string, PlannedOccurrence[]>;
+  /** losers of a conflict whose start passed: each waits, to its end, for a channel to free up */
+  held?: HeldSlot[];
+}
+
+/** A slot that lost a conflict over max_channels at its start: not started, waiting for a channel to free up. */
+export interface HeldSlot extends Slot {
+  window: ScheduleWindow;
+  /** what it lost to, in words (titles, else slot keys) */
+  lostTo: string[];
 }
 
 export interface SchedulerStore {
@@ -82,6 +92,8 @@ export interface StartEvent {
   msgid?: string;
   /** the `n`th replacement of a recording interrupted mid-window (its own Idempotency-Key) */
   restart?: number;
+  /** a conflict's loser started late, once a channel freed up (a winner cancelled, or its recording ended early) */
+  freed?: true;
 }
 
 export interface EndEvent {
@@ -109,7 +121,9 @@ export interface EndEvent {
 export interface MissedEvent {
   slot: Slot;
   window: ScheduleWindow;
-  why: 'paused' | 'skipped' | 'cancelled';
+  why: 'paused' | 'skipped' | 'cancelled' | 'conflict';
+  /** `conflict`: the winners it lost to, best first */
+  lostTo?: Contender[];
 }
 
 /** What a new listing of a window's occurrences did to the slots: for reports and logs. */
@@ -195,6 +209,10 @@ export const DEFAULT_REPLAY_MS = 120_000;
 export const DEFAULT_CHANNEL_WAIT_MS = 15_000;
 /** A start more than this late counts as a catch-up rather than a scheduled start. */
 const LATE_MS = 60_000;
+/** How far past now a conflict decision at a start looks (a higher-ranked occurrence later on may need the channel). */
+const DECIDE_AHEAD_MS = 24 * 3600_000;
+/** Occurrences of one window a decision at a start reads, at the most. */
+const DECIDE_PER_WINDOW = 2000;
 
 /**
  * Emits the starts and ends of recording windows at the right instants.
@@ -304,6 +322,7 @@ export class Scheduler {
         routesChannels: loaded.routesChannels === true,
         ...(isSkipRecord(loaded.skipped) ? { skipped: { ...loaded.skipped } } : {}),
         ...(isListedRecord(loaded.listed) ? { listed: structuredClone(loaded.listed) } : {}),
+        ...(Array.isArray(loaded.held) ? { held: loaded.held.filter(isHeldSlot).map((slot) => ({ ...slot })) } : {}),
       };
       for (const [id, list] of Object.entries(this.state.listed ?? {})) {
         const w = this.config.windows.find((x) => x.id === id);
@@ -718,7 +737,73 @@ export class Scheduler {
       ...(s.ended ? { ended: s.ended.map((slot) => ({ ...slot })) } : {}),
       ...(s.skipped ? { skipped: { ...s.skipped } } : {}),
       ...(s.listed ? { listed: { ...s.listed } } : {}),
+      ...(s.held ? { held: s.held.map((slot) => ({ ...slot })) } : {}),
     };
+  }
+
+  /** Losers of a conflict waiting for a channel to free up (their start passed, their window has not ended). */
+  heldSlots(): readonly HeldSlot[] {
+    return this.state.held ?? [];
+  }
+
+  /**
+   * The conflict decision over [now, to) against the document's max_channels (undefined without one): the
+   * planned occurrences of enabled windows (skipped ones left out), the slots recording now (they keep their
+   * channels), and the losers still waiting, from now. A pure function of the plan and the slots in progress,
+   * both journaled, so that a restart and every coordinated instance decide the same.
+   */
+  conflictDecision(now: number, to: number, perWindow = DECIDE_PER_WINDOW): ConflictDecision | undefined {
+    const limit = this.config.maxChannels;
+    if (limit === undefined) return undefined;
+    return decideConflicts(this.contenders(now, to, perWindow), limit);
+  }
+
+  /** What conflictDecision decides between. */
+  contenders(now: number, to: number, perWindow: number): Contender[] {
+    const order = new Map(this.config.windows.map((w, i) => [w.id, i]));
+    const priority = (windowId: string, window?: ScheduleWindow) =>
+      this.config.windows.find((w) => w.id === windowId)?.priority ?? window?.priority ?? 0;
+    const active = new Map(this.state.active.map((s) => [s.key, s]));
+    const held = new Map((this.state.held ?? []).map((s) => [s.key, s]));
+    const out: Contender[] = [];
+    const seen = new Set<string>();
+    for (const p of this.planned(now, to, perWindow)) {
+      if (p.band || this.state.skipped?.[p.key] !== undefined) continue;
+      seen.add(p.key);
+      const base = {
+        key: p.key,
+        windowId: p.windowId,
+        priority: priority(p.windowId),
+        order: order.get(p.windowId) ?? 0,
+        ...(p.title ? { title: p.title } : {}),
+      };
+      const running = active.get(p.key);
+      if (running) {
+        if (running.end > now) out.push({ ...base, start: running.start, end: running.end, running: true });
+        continue;
+      }
+      if (held.has(p.key)) {
+        out.push({ ...base, start: Math.max(now, p.start), end: p.end, rankStart: p.start });
+        continue;
+      }
+      // ended, or held back at its start by a pause, a skip or a cancellation: it wants no channel
+      if (this.state.emitted[p.key]) continue;
+      out.push({ ...base, start: p.start, end: p.end });
+    }
+    // manual starts, and slots whose occurrence left the plan while recording: they hold channels too
+    for (const slot of this.state.active) {
+      if (seen.has(slot.key) || slot.end <= now) continue;
+      out.push({
+        key: slot.key,
+        windowId: slot.windowId,
+        start: slot.start,
+        end: slot.end,
+        priority: priority(slot.windowId, slot.window),
+        order: order.get(slot.windowId) ?? 0,
+        running: true,
+      });
+    }
+    return out;
   }
 
   // ------------------------------------------------------------ internals
@@ -803,6 +888,11 @@ export class Scheduler {
       changed = true;
     }
     due.sort((a, b) => a.at - b.at || (a.kind === b.kind ? 0 : a.kind === 'end' ? -1 : 1));
+    // over max_channels the plan decides, before anything is tried, which of the starts due now record
+    const decision =
+      due.some((d) => d.kind === 'start') && !this.state.paused
+        ? this.conflictDecision(now, now + DECIDE_AHEAD_MS)
+        : undefined;
 
     // every due item changes the state first; the state is saved once; then the callbacks run, in time order
     // (50 windows starting at one second cost one journal write, not 50, before their first request goes)
@@ -820,6 +910,16 @@ export class Scheduler {
         changed = true;
         const { slot, w } = item;
         acts.push(() => this.options.onMissed?.({ slot: { ...slot }, window: w, why }));
+      } else if (decision?.losers.has(item.slot.key)) {
+        const lostTo = decision.losers.get(item.slot.key)?.lostTo ?? [];
+        this.hold(
+          item.slot,
+          item.w,
+          lostTo.map((c) => c.title ?? c.key),
+        );
+        changed = true;
+        const { slot, w } = item;
+        acts.push(() => this.options.onMissed?.({ slot: { ...slot }, window: w, why: 'conflict', lostTo }));
       } else {
         this.recordStart(item.slot, item.w);
         changed = true;
@@ -827,6 +927,7 @@ export class Scheduler {
         acts.push(() => this.options.onStart({ slot: { ...slot }, window: w }));
       }
     }
+    if (this.freeHeld(now, acts)) changed = true;
     if (this.prune(now)) changed = true;
     if (changed) this.persist();
     for (const act of acts) this.safely(act);
@@ -846,6 +947,37 @@ export class Scheduler {
     if (isListed(w)) slot.occurrence = o.id;
     if (o.programme) slot.programme = o.programme;
     return slot;
+  }
+
+  /** A loser at its start: not started; it waits to its end for a channel to free up (kept across restarts). */
+  private hold(slot: Slot, window: ScheduleWindow, lostTo: string[]): void {
+    this.state.emitted[slot.key] = { phase: 'end', end: slot.end };
+    const held = (this.state.held ?? []).filter((s) => s.key !== slot.key);
+    held.push({ ...slot, window: structuredClone(window), lostTo });
+    this.state.held = held;
+  }
+
+  /**
+   * Losers still inside their window that the plan lets record now (a winner was cancelled, or its recording
+   * ended early): started at once, late, best first. True when any was.
+   */
+  private freeHeld(now: number, acts: Array<() => void>): boolean {
+    const held = (this.state.held ?? []).filter((s) => s.end > now);
+    if (held.length === 0 || this.state.paused) return false;
+    const decision = this.conflictDecision(now, now + DECIDE_AHEAD_MS);
+    const free = held.filter(
+      (s) => decision === undefined || (decision.winners.has(s.key) && !decision.losers.has(s.key)),
+    );
+    if (free.length === 0) return false;
+    const keys = new Set(free.map((s) => s.key));
+    this.state.held = (this.state.held ?? []).filter((s) => !keys.has(s.key));
+    for (const { window, lostTo: _lost, ...slot } of free) {
+      const current = this.config.windows.find((w) => w.id === slot.windowId) ?? window;
+      const late: Slot = { ...slot, reason: 'catch-up' };
+      this.recordStart(late, current);
+      acts.push(() => this.options.onStart({ slot: { ...late }, window: current, freed: true }));
+    }
+    return true;
   }
 
   private recordStart(slot: Slot, window: ScheduleWindow): void {
@@ -919,6 +1051,10 @@ export class Scheduler {
 
   private prune(now: number): boolean {
     let pruned = false;
+    if (this.state.held?.some((s) => s.end <= now)) {
+      this.state.held = this.state.held.filter((s) => s.end > now);
+      pruned = true;
+    }
     for (const [id, list] of Object.entries(this.state.listed ?? {})) {
       const kept = list.filter((o) => o.end > now - this.retainMs);
       if (kept.length !== list.length && this.state.listed) {
@@ -1036,6 +1172,10 @@ function isSkipRecord(value: unknown): value is Record<string, number> {
     !Array.isArray(value) &&
     Object.values(value).every((v) => Number.isFinite(v))
   );
+}
+
+function isHeldSlot(value: unknown): value is HeldSlot {
+  return isActiveSlot(value) && Array.isArray((value as HeldSlot).lostTo);
 }
 
 function isEndedSlot(value: unknown): value is EndedSlot {

@@ -32,6 +32,8 @@ export interface SlotTransition {
   gaps?: { from: string; to: string; why: string }[];
   coordinated?: boolean; // true when the slot runs under Redis coordination
   withdrawn?: boolean; // planned only: the window has no next start any more (its guide ran out): not this one
+  revived?: boolean; // planned -> starting only: a conflict's loser, skipped at its start, started late once a
+  // channel freed up (a winner cancelled, or its recording ended early): a new life of the slot after its skip
 }
 export interface SlotJobOutcome {
   slot: string;

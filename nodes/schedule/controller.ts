@@ -3,6 +3,8 @@ import { sameChannel } from '../../lib/channel-ref';
 import { MediaSpacesError } from '../../lib/errors';
 import {
   isoSeconds,
+  type MissedEvent,
+  occurrenceName,
   occurrenceOf,
   type ScheduleConfig,
   Scheduler,
@@ -109,7 +111,10 @@ export class ScheduleController {
       catchUp: settings.catchUp,
       onStart: (event) => (gate ? gate.start(event) : emitter.emitStart(event)),
       onEnd: (event) => (gate ? gate.end(event) : emitter.emitEnd(event)),
-      onMissed: (event) => emitter.emitMissed(event, event.why, MISSED_REASONS[event.why]),
+      onMissed: (event) => {
+        if (event.why === 'conflict') this.heldBack(event);
+        else emitter.emitMissed(event, event.why, MISSED_REASONS[event.why]);
+      },
       onReplan: (event) => {
         this.checkConflicts();
         // an end moved by the feed: another instance that read it earlier must not stop the recording early
@@ -374,11 +379,36 @@ export class ScheduleController {
     if (this.closed) return;
     this.slotsChanged();
     this.publishPlanned();
+    // a slot started or ended, a start was skipped: the decision may have changed
+    this.checkConflicts();
   };
 
-  /** The plan against max_channels: a `conflict` report when the occurrences over it changed. */
+  /**
+   * A conflict's loser at its start: not started (never tried against the service); skipped, with what it lost
+   * to as the reason, and reported on output 3 unless it was before. It waits for a channel to free up.
+   */
+  private heldBack(event: MissedEvent): void {
+    const { slot, window } = event;
+    const title = slot.programme?.title ? occurrenceName(window.name, slot.programme) : undefined;
+    const reason = this.conflicts.held(
+      {
+        key: slot.key,
+        windowId: slot.windowId,
+        start: slot.start,
+        end: slot.end,
+        ...(title ? { title } : {}),
+        lostTo: event.lostTo ?? [],
+      },
+      this.config.maxChannels ?? 0,
+    );
+    this.lives.missed(slot, 'skipped', reason);
+    this.sidebar?.conflictsChanged();
+  }
+
+  /** The plan against max_channels: a `conflict` report for each occurrence that newly loses. */
   private checkConflicts(): void {
-    if (this.closed || !this.started) return;
+    // the feeds' first reads come one window at a time: decided once they are all in
+    if (this.closed || !this.started || !this.feeds.settled()) return;
     try {
       if (this.conflicts.check(this.scheduler, this.config)) this.sidebar?.conflictsChanged();
     } catch (err) {

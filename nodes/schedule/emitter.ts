@@ -37,6 +37,9 @@ interface EmitterHost {
 type Delivered = (sent: boolean, missed?: string) => void;
 const ignore: Delivered = () => undefined;
 
+/** What a conflict's loser says when it starts late, once a channel freed up. */
+export const FREED_REASON = 'started after a channel freed up';
+
 /** How long a follow-up's workflow name stays resolved to an id. */
 const WORKFLOW_CACHE_MS = 300_000;
 
@@ -58,7 +61,7 @@ export class Emitter {
   ) {}
 
   /** Every start, timed, caught up, replayed or manual (a trigger message, the sidebar's Start now), comes here. */
-  emitStart({ slot, window, replay, msgid, restart }: StartEvent): void {
+  emitStart({ slot, window, replay, msgid, restart, freed }: StartEvent): void {
     const msg: NodeMessage = { ...buildStartMessage(this.host.scheduleId(), window, slot) };
     if (replay) msg.replay = true;
     if (msgid) msg._msgid = msgid;
@@ -66,6 +69,25 @@ export class Emitter {
       // a replacement of an interrupted recording: a channel of its own, under a key of its own
       msg.idempotency_key = `${slot.key}:restart:${restart}`;
       msg.window = { ...(msg.window as object), restart };
+    }
+    if (freed) {
+      msg.freed = true;
+      this.host.lives.starting(slot, FREED_REASON);
+      // said on output 3 with the start itself: the loser of a conflict records, late
+      const info = windowInfo(window, slot);
+      const report = {
+        topic: 'channel_freed',
+        payload: {
+          slot: slot.key,
+          name: occurrenceName(window.name, slot.programme),
+          reason: FREED_REASON,
+          late_s: Math.max(0, Math.round((Date.now() - slot.start) / 1000)),
+          window: info,
+        },
+        window: info,
+      };
+      this.node.send([msg, null, report]);
+      return;
     }
     this.host.lives.starting(slot);
     this.node.send([msg, null, null]);

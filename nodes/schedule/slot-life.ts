@@ -119,10 +119,14 @@ export class SlotLives {
 
   constructor(private readonly host: SlotLifeHost) {}
 
-  /** The start was emitted (or is taken over from another instance): starting, listening to create channel. */
-  starting(slot: Slot): void {
+  /**
+   * The start was emitted (or is taken over from another instance): starting, listening to create channel.
+   * `revived`: a conflict's loser, skipped at its start, starts late now that a channel freed up (why, in words).
+   */
+  starting(slot: Slot, revived?: string): void {
     if (this.runs.has(slot.key)) return;
-    this.move(this.create(slot, { earlier: [], gaps: [] }), 'emitted');
+    // a revived loser's skip was its end: its start now is a new life of the slot, told as such
+    this.move(this.create(slot, { earlier: [], gaps: [] }), 'emitted', revived ? { why: revived, revived: true } : {});
   }
 
   /**
@@ -498,6 +502,7 @@ export class SlotLives {
         : {}),
       ...(extra.overrun ? { overrun: extra.overrun } : {}),
       ...(extra.gaps?.length ? { gaps: extra.gaps.map(gapView) } : {}),
+      ...(extra.revived ? { revived: true } : {}),
     };
     slotTransitions.publish(transition);
   }
@@ -592,6 +597,8 @@ interface MoveDetails {
   channel?: Channel;
   gaps?: Gap[];
   overrun?: { by: number; why?: string };
+  /** a conflict's loser, skipped at its start, starting late once a channel freed up */
+  revived?: true;
 }
 
 /** When the channel's recording began by the service's clock (its `recording.started_at`), epoch ms. */

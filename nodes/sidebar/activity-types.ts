@@ -185,7 +185,7 @@ export interface SlotView {
   outcome?: SlotOutcome;
   /** the programme's title, when the window reads a calendar or guide */
   title?: string;
-  /** planned over the space's max_channels (a conflict shown before it happens) */
+  /** loses a conflict over the space's max_channels: not recorded unless a channel frees up (shown before it happens) */
   conflict?: true;
   /**
    * planned starts too dense to list one by one (an every-minute window over

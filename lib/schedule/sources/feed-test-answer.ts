@@ -20,14 +20,19 @@ export interface FeedTestOccurrence {
   source_id?: string;
 }
 
+/** An occurrence that would not record: it loses a conflict over max_channels (lib/schedule/conflicts). */
 export interface FeedTestConflict {
   id: string;
   title?: string;
   padded_start: string;
   padded_end: string;
+  /** channels at once at its busiest instant, were it tried too */
   concurrent: number;
   limit: number;
+  /** ids of the occurrences it lost to (they record), best first */
   with: string[];
+  /** the same, in words: their titles, else their ids */
+  lost_to: string[];
 }
 
 export interface FeedTestAnswer {

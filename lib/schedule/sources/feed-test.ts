@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Conflict, findConflicts } from '../conflicts';
+import { decideConflicts, type Loss } from '../conflicts';
 import { formatLocalIso, isValidTimeZone, systemTimeZone } from '../tz';
 import { expandCalendarOffThread } from './calendar-worker';
 import { Feed, type FeedReader } from './feed';
@@ -145,19 +145,22 @@ function answer(
     ...(o.details?.channel ? { channel: o.details.channel } : {}),
     ...(o.details?.sourceId ? { source_id: o.details.sourceId } : {}),
   }));
-  const conflicts: Conflict[] =
+  // one window, one priority: of overlapping occurrences over the limit, the earlier start records
+  const conflicts: Loss[] =
     maxChannels === undefined
       ? []
-      : findConflicts(
-          planned.map(({ o, rec }) => ({
-            key: o.id,
-            windowId: o.windowId,
-            start: rec.start.getTime(),
-            end: rec.end.getTime(),
-            ...(o.title !== undefined ? { title: o.title } : {}),
-          })),
-          maxChannels,
-        );
+      : [
+          ...decideConflicts(
+            planned.map(({ o, rec }) => ({
+              key: o.id,
+              windowId: o.windowId,
+              start: rec.start.getTime(),
+              end: rec.end.getTime(),
+              ...(o.title !== undefined ? { title: o.title } : {}),
+            })),
+            maxChannels,
+          ).losers.values(),
+        ].sort((a, b) => a.start - b.start || (a.key < b.key ? -1 : 1));
   return {
     ok: true,
     window: source.id,
@@ -172,7 +175,8 @@ function answer(
       padded_end: local(c.end),
       concurrent: c.concurrent,
       limit: c.limit,
-      with: c.with.slice(0, 10),
+      with: c.lostTo.slice(0, 10).map((w) => w.key),
+      lost_to: c.lostTo.slice(0, 10).map((w) => w.title ?? w.key),
     })),
     problems,
   };

@@ -63,6 +63,7 @@ function renderAnswer($out: JQuery, res: FeedTestAnswer, label: (k: string) => s
     const words = label('feed.conflict')
       .replace('{title}', c.title ?? c.id)
       .replace('{start}', short(c.padded_start, hasSeconds(c.padded_start)))
+      .replace('{lost}', (c.lost_to ?? c.with).join(', '))
       .replace('{n}', String(c.concurrent))
       .replace('{limit}', String(c.limit));
     line('ms-w-feed-conflict', words).css('color', 'var(--red-ui-text-color-error, #c00)');

@@ -68,9 +68,20 @@ function renderResult(res: PreviewResponse, label: (key: string) => string, out:
     // a listed window has no cron (no "cron:" before its words) and keeps each occurrence's own length
     const what = w.cron ? `${w.cron}: ${w.description}` : w.description;
     const length = w.lengths ?? `${label('preview.for')} ${w.duration}`;
-    $('<div class="ms-schedule-preview-what"></div>').text(`${what}, ${w.timezone}, ${length}`).appendTo(box);
+    const priority = w.priority !== undefined ? `, ${label('preview.priority')} ${w.priority}` : '';
+    $('<div class="ms-schedule-preview-what"></div>')
+      .text(`${what}, ${w.timezone}, ${length}${priority}`)
+      .appendTo(box);
     const ol = $('<ol style="margin: 2px 0 0 18px"></ol>').appendTo(box);
-    for (const n of w.next) $('<li></li>').text(n.label).attr('title', n.start).appendTo(ol);
+    for (const n of w.next) {
+      const li = $('<li></li>').text(n.label).attr('title', n.start).appendTo(ol);
+      // over max_channels: what the start loses to (the schedule will not try it)
+      if (n.lost_to?.length)
+        $('<span class="ms-schedule-preview-lost"></span>')
+          .css('color', 'var(--red-ui-text-color-error, #c00)')
+          .text(` — ${label('preview.lostTo')} ${n.lost_to.join(', ')}`)
+          .appendTo(li);
+    }
   }
 }
 

@@ -38,6 +38,7 @@ const FORM_KEYS = new Set([
   'timezone',
   'duration',
   'enabled',
+  'priority',
   'channel',
   'followup',
   'ical',
@@ -207,6 +208,17 @@ function addRow(
     .prop('checked', w.enabled !== false)
     .appendTo(line(label('window.enabled')))
     .on('change', changed);
+  checkedField(
+    line,
+    {
+      cls: 'ms-w-priority',
+      label: label('window.priority'),
+      value: w.priority,
+      placeholder: label('placeholder.priority'),
+      check: (v) => (v === '' || /^-?\d{1,4}$/.test(v) ? undefined : label('error.priority')),
+    },
+    changed,
+  );
   let followup: FollowupForm | undefined;
   const channel = objectFields(
     line,
@@ -259,6 +271,9 @@ function readRow(row: JQuery): WindowModel {
     w.duration = /^\d+$/.test(duration) ? Number(duration) : duration;
   }
   if (!row.find('.ms-w-enabled').prop('checked')) w.enabled = false;
+  const priority = value('ms-w-priority');
+  // a whole number as one; anything else as typed, for the preview and the deploy to name
+  if (priority !== '') w.priority = /^-?\d+$/.test(priority) ? Number(priority) : priority;
   for (const [cls, key] of [
     ['ms-w-channel', 'channel'],
     ['ms-w-followup', 'followup'],

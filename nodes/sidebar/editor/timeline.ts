@@ -298,7 +298,7 @@ export class Timeline {
     bar.slot = slot;
     // a calendar's or guide's programme is named first on its bar, then its window (as text: titles come from outside)
     const titled = slot.title ? `${slot.title} · ${name}` : name;
-    const windowName = slot.conflict ? `${titled} (over max_channels)` : titled;
+    const windowName = slot.conflict ? `${titled} (not recorded: lost a conflict over max_channels)` : titled;
     const label = slot.band
       ? `${windowName}: starts go on as planned from ${timeIn(slot.start, timezone)}`
       : slotLabel(windowName, slot.start, slot.end, timezone);

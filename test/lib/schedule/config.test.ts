@@ -106,7 +106,7 @@ windows:
     expect(issuesOf(text)).toEqual([
       'line 5: windows[0].timezone: "Europe/Londn" is not an IANA time zone known here (e.g. Europe/London, America/New_York, UTC)',
       'line 6: windows[0].duration: "90x" is not a duration (use e.g. 90m, 1h30m, 2h, 45s, 1d, PT1H30M or a number of seconds)',
-      'line 7: windows[0].crom: unknown field "crom" (did you mean "cron"?); expected one of id, name, cron, timezone, duration, enabled, at_end, alarm_after, channel, followup, ical, xmltv, messages, match, padding, refresh, on_cancel, allow_empty, all_day, default_duration, sources',
+      'line 7: windows[0].crom: unknown field "crom" (did you mean "cron"?); expected one of id, name, cron, timezone, duration, enabled, at_end, alarm_after, priority, channel, followup, ical, xmltv, messages, match, padding, refresh, on_cancel, allow_empty, all_day, default_duration, sources',
       'line 9: windows[0].channel.source_id: "abc" must be a UUID (8-4-4-4-12 hex digits)',
       'line 10: windows[0].channel.name: template "{{chanel.id}}" must start with one of window., slot., schedule., occurrence. (the channel does not exist yet when it is created)',
       'line 11: windows[0].channel.recording_duration: 0 must be at least 1',
@@ -360,5 +360,24 @@ describe('editor preview', () => {
     const fromModel = previewSchedule({ model: { windows: [{ id: 'a', cron: '0 6 * * *', duration: '1h' }] } });
     expect(fromModel.ok).toBe(true);
     expect(parseScheduleYaml(fromModel.yaml ?? '').ok).toBe(true);
+  });
+});
+
+describe('a window priority', () => {
+  it('is a whole number from -1000 to 1000, kept on the window; absent, the window has none (0)', () => {
+    const config = loadScheduleYaml(
+      'max_channels: 2\nwindows:\n  - { id: a, cron: "0 18 * * *", duration: 1h, priority: 3 }\n  - { id: b, cron: "0 18 * * *", duration: 1h }\n',
+    );
+    expect(config.windows.map((w) => w.priority)).toEqual([3, undefined]);
+    expect(config.maxChannels).toBe(2);
+    const bad = parseScheduleYaml(
+      'windows:\n  - { id: a, cron: "0 18 * * *", duration: 1h, priority: 1.5 }\n  - { id: b, cron: "0 18 * * *", duration: 1h, priority: high }\n  - { id: c, cron: "0 18 * * *", duration: 1h, priority: 5000 }\n',
+    );
+    expect(bad.ok).toBe(false);
+    expect(bad.ok ? [] : bad.issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
+      'windows[0].priority: must be a whole number',
+      'windows[1].priority: must be a number, got the text "high"',
+      'windows[2].priority: must be at most 1000',
+    ]);
   });
 });

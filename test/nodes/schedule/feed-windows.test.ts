@@ -229,7 +229,7 @@ describe('a messages window', () => {
     expect(creates(scheduleId)).toHaveLength(1);
   });
 
-  it('names the occurrences over max_channels before they happen, in a conflict report and on the timeline', {
+  it('names the occurrences that lose a conflict over max_channels before they happen, in a conflict report and on the timeline', {
     timeout: 60_000,
   }, async () => {
     const scheduleId = `limit-${process.pid}-${Date.now()}`;
@@ -255,21 +255,19 @@ windows:
       payload: [entry('first', at, 30), entry('second', at + 600_000, 30), entry('third', at + 7200_000, 30)],
     });
     await waitFor(() => seen.ctl.some((m) => m.topic === 'conflict'), 5000);
-    const report = seen.ctl.find((m) => m.topic === 'conflict') as {
-      payload: { limit: number; conflicts: Array<Record<string, unknown>> };
-    };
-    expect(report.payload.limit).toBe(1);
-    expect(report.payload.conflicts).toEqual([
-      {
-        slot: `${scheduleId}:fed:second`,
-        window_id: 'fed',
-        start: new Date(at + 600_000).toISOString().replace('.000', ''),
-        end: new Date(at + 2400_000).toISOString().replace('.000', ''),
-        title: 'second',
-        concurrent: 2,
-        with: [`${scheduleId}:fed:first`],
-      },
-    ]);
+    const report = seen.ctl.find((m) => m.topic === 'conflict') as { payload: Record<string, unknown> };
+    // one report per occurrence that loses (the later start, all else equal), before it happens
+    expect(report.payload).toEqual({
+      slot: `${scheduleId}:fed:second`,
+      window_id: 'fed',
+      start: new Date(at + 600_000).toISOString().replace('.000', ''),
+      end: new Date(at + 2400_000).toISOString().replace('.000', ''),
+      title: 'second',
+      lost_to: ['first'],
+      lost_to_slots: [`${scheduleId}:fed:first`],
+      limit: 1,
+      reason: 'conflict: lost to first',
+    });
     const slots =
       runtimeFeed()
         .snapshot()
