@@ -106,7 +106,8 @@ async function planned(seen: Msg[], node: string): Promise<{ slotKey: string; ti
   helper.getNode(node).receive({ topic: 'list', payload: { count: 20 } });
   await waitFor(() => seen.slice(before).some((m) => m.topic === 'list'), 2000);
   const reply = seen.slice(before).find((m) => m.topic === 'list');
-  return (reply?.payload as { slotKey: string; title?: string; start: string }[]).map((u) => ({
+  const upcoming = (reply?.payload ?? []) as { slotKey: string; title?: string; start: string }[];
+  return upcoming.map((u) => ({
     slotKey: u.slotKey,
     title: u.title,
     start: u.start,

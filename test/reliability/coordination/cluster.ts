@@ -37,7 +37,7 @@ export class Cluster {
 
   constructor(
     readonly name: string,
-    sim: Simulator,
+    readonly sim: Simulator,
     windows: WindowPlan[],
     readonly coordination: CoordinationOptions,
     size = 2,
