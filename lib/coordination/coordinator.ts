@@ -5,6 +5,7 @@ import { JobRegistry } from './job-registry';
 import { checkName, highWaterKey, lockKeys, normalizeKeyPrefix, type SlotRef, slotKeys } from './keys';
 import { type DoneRecord, encodeJson, type HeldBy, parseJson, replyArray, replyText } from './records';
 import { ACQUIRE_LOCK, CLAIM, COMPLETE, RAISE_END, RELEASE, RENEW_CLAIM, RENEW_LOCK } from './scripts';
+import { SharedLists } from './shared-lists';
 
 export interface CoordinatorOptions {
   /** Shared by every coordinator of one config node; not closed by the coordinator. */
@@ -72,6 +73,8 @@ export class Coordinator {
   readonly leaseMs: number;
   readonly doneTtlMs: number;
   readonly jobs: JobRegistry;
+  /** lists every instance takes up (a schedule's windows fed by messages), kept as long as done records */
+  readonly lists: SharedLists;
 
   constructor(options: CoordinatorOptions) {
     this.connection = options.connection;
@@ -86,6 +89,7 @@ export class Coordinator {
       heartbeatMs: options.jobHeartbeatMs,
       reportedTtlMs: this.doneTtlMs,
     });
+    this.lists = new SharedLists(this.connection, this.keyPrefix, this.instanceId, this.doneTtlMs);
   }
 
   async claim(ref: SlotRef, options: ClaimOptions = {}): Promise<ClaimResult> {

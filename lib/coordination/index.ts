@@ -27,5 +27,20 @@ export {
   type RegisterResult,
 } from './job-registry';
 export { DEFAULT_KEY_PREFIX, normalizeSlot, type SlotRef } from './keys';
+export {
+  adopted,
+  keptPending,
+  type ListHead,
+  type ListSync,
+  type LocalList,
+  laterList,
+  mayWrite,
+  nextVersion,
+  type PendingList,
+  readLocalList,
+  syncAction,
+  written,
+} from './list-versions';
 export type { DoneRecord, HeldBy } from './records';
+export { type ListRef, type PublishResult, type SharedList, SharedLists } from './shared-lists';
 export { checkRedisUrl, parseRedisUrl, REDIS_URL_RULE, type RedisEndpoint, type RedisUrlCheck } from './url';

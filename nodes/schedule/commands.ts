@@ -39,8 +39,11 @@ export interface CommandHost {
   refreshFeeds?(): string[];
   /** fetches one calendar or guide window's feed now (the sidebar's "Reload feed"); what it read */
   reloadFeed?(windowId: string): Promise<FeedReloadResult>;
-  /** a `windows` message: the window's occurrences replaced by the list; what the reply says */
-  listWindows?(msg: NodeMessage): Record<string, unknown>;
+  /**
+   * a `windows` message: the window's occurrences replaced by the list; what the reply says (once Redis took
+   * it, with coordination)
+   */
+  listWindows?(msg: NodeMessage): Record<string, unknown> | Promise<Record<string, unknown>>;
 }
 
 /**
@@ -48,7 +51,7 @@ export interface CommandHost {
  * created channel routed back (msg.window.slotKey). Returns the message for
  * output 3; throws a MediaSpacesError for bad input.
  */
-export function handleControl(host: CommandHost, msg: NodeMessage): Outputs {
+export function handleControl(host: CommandHost, msg: NodeMessage): Outputs | Promise<Outputs> {
   const window = msg.window;
   if (isPlainObject(window) && typeof window.slotKey === 'string') return rememberChannel(host, msg, window.slotKey);
   const command = commandOf(msg);
@@ -76,9 +79,11 @@ export function handleControl(host: CommandHost, msg: NodeMessage): Outputs {
         feeds: host.refreshFeeds?.() ?? [],
       });
     }
-    case 'windows':
+    case 'windows': {
       if (!host.listWindows) throw MediaSpacesError.invalidInput('this schedule takes no windows messages', {});
-      return reply(msg, command, host.listWindows(msg));
+      const listed = host.listWindows(msg);
+      return listed instanceof Promise ? listed.then((p) => reply(msg, command, p)) : reply(msg, command, listed);
+    }
     case 'list':
       return list(host, msg, host.count(msg));
   }

@@ -6,6 +6,7 @@ import {
   type MissedEvent,
   occurrenceName,
   occurrenceOf,
+  type PlannedOccurrence,
   type ScheduleConfig,
   Scheduler,
   type ScheduleWindow,
@@ -34,15 +35,17 @@ import { ConflictWatch } from './conflict-report';
 import { Emitter } from './emitter';
 import { feedAccessOf, feedBaseDir, feedDir } from './feed-access';
 import { FIELDS } from './fields';
-import { messagesWindow, occurrencesFromMessage } from './message-windows';
+import { entriesOf, messagesWindow, occurrencesFromMessage } from './message-windows';
 import { RecordingWatch } from './recording-watch';
 import { COUNT_INPUT, type ScheduleSettings, scheduleSettingsSchema, WINDOW_INPUT } from './settings';
+import { SharedWindows } from './shared-windows';
 import { ScheduleSidebar } from './sidebar-report';
 import { SlotCoordination } from './slot-coordination';
 import { type SlotIdentity, SlotLives } from './slot-life';
 import { whenFlowsStarted } from './start-gate';
+import { stateJournal } from './state-journal';
 import { handover, ScheduleStateStore } from './state-store';
-import { coordinatedStatus, scheduleStatus, withFeeds, withoutServer } from './status';
+import { coordinatedStatus, scheduleStatus, withFeeds, withoutServer, withPendingLists } from './status';
 import type { ScheduleAPI, ScheduleNode } from './types';
 
 /** The reason a start that was not emitted gives in its report. */
@@ -66,6 +69,8 @@ export class ScheduleController {
   readonly lives: SlotLives;
   private readonly closing = new AbortController();
   private readonly coordination: SlotCoordination | undefined;
+  /** with coordination: the lists of windows fed by messages, shared by the instances through Redis */
+  private readonly shared: SharedWindows | undefined;
   private readonly source: ConfigSource;
   private readonly store: ScheduleStateStore;
   private readonly board: StatusBoard;
@@ -103,6 +108,7 @@ export class ScheduleController {
     this.lives = this.slotLives(emitter);
     this.watch = this.recordingWatch();
     this.coordination = this.coordinate(RED, emitter);
+    this.shared = this.shareLists(RED);
     const gate = this.coordination;
     this.scheduler = new Scheduler({
       scheduleId: this.scheduleIdOf(this.config),
@@ -182,14 +188,15 @@ export class ScheduleController {
     const fed = withFeeds(own, this.feeds?.health() ?? [], this.config.timezone);
     const base = this.settings.server ? fed : withoutServer(fed);
     const gate = this.coordination;
-    this.board.set(
-      gate ? coordinatedStatus(base, { connection: gate.connection(), policy: gate.policy, role: gate.role }) : base,
-    );
+    const status = gate
+      ? coordinatedStatus(base, { connection: gate.connection(), policy: gate.policy, role: gate.role })
+      : base;
+    this.board.set(withPendingLists(status, this.shared?.pendingCount ?? 0));
     this.sidebar?.sync();
   }
 
   /** A control message; its one reply on output 3 (or the start on output 1), or the error. */
-  control(msg: NodeMessage): Outputs {
+  control(msg: NodeMessage): Outputs | Promise<Outputs> {
     const scheduler = this.scheduler;
     if (!scheduler) throw new MediaSpacesError({ code: 'aborted', message: 'the schedule is closed' });
     return handleControl(this.commandView(scheduler), msg);
@@ -206,13 +213,17 @@ export class ScheduleController {
     this.cancelStart();
     this.source.close();
     this.coordination?.close();
+    this.shared?.close();
     const scheduler = this.scheduler;
     if (scheduler) {
       if (!removed && this.started) handover.keep(this.node.id, scheduler.snapshot());
       else handover.drop(this.node.id);
       scheduler.stop();
     }
-    if (removed) this.store.remove();
+    if (removed) {
+      this.store.remove();
+      this.shared?.remove();
+    }
     this.scheduler = undefined;
     this.board.close();
   }
@@ -233,10 +244,35 @@ export class ScheduleController {
         const named = resolveMessageInputs(this.RED, this.node, msg, {}, WINDOW_INPUT).windowId;
         const window = messagesWindow(this.config, named);
         const list = occurrencesFromMessage(window, msg.payload);
-        const change = scheduler.setOccurrences(window.id, list, Number.POSITIVE_INFINITY, { keep: true });
-        return { window_id: window.id, occurrences: list.length, moved: change?.moved ?? 0, added: change?.added ?? 0 };
+        const take = () => this.takeList(scheduler, window, list);
+        // with coordination the list goes to Redis too, in its window's turn (shared-windows.ts)
+        return this.shared ? this.shared.send(window, entriesOf(list), take) : take();
       },
     };
+  }
+
+  /** A window's occurrences replaced by a list (sent here, or taken from Redis); what the reply says. */
+  private takeList(scheduler: Scheduler, window: ScheduleWindow, list: PlannedOccurrence[]): Record<string, unknown> {
+    const change = scheduler.setOccurrences(window.id, list, Number.POSITIVE_INFINITY, { keep: true });
+    return { window_id: window.id, occurrences: list.length, moved: change?.moved ?? 0, added: change?.added ?? 0 };
+  }
+
+  /** With a coordination node: the lists of windows fed by messages go through Redis; without: undefined. */
+  private shareLists(RED: ScheduleAPI): SharedWindows | undefined {
+    if (!this.settings.coordination) return undefined;
+    const { provider, problem } = findCoordination((id) => RED.nodes.getNode(id), this.settings.coordination);
+    return new SharedWindows(provider, problem, stateJournal(RED.settings, 'schedule-lists', this.node.id), {
+      scheduleId: () => this.scheduleId(),
+      windows: () => this.config.windows.filter((w) => w.source?.kind === 'messages'),
+      apply: (window, entries) => {
+        const scheduler = this.scheduler;
+        if (!scheduler) throw new MediaSpacesError({ code: 'aborted', message: 'the schedule is closed' });
+        return this.takeList(scheduler, window, occurrencesFromMessage(window, entries));
+      },
+      log: (text) => this.node.log(text),
+      warn: (text) => this.node.warn(text),
+      changed: () => this.updateStatus(),
+    });
   }
 
   /**
@@ -468,6 +504,8 @@ export class ScheduleController {
         this.announceWindows();
         this.feeds.configure();
         this.checkConflicts();
+        // lists from Redis only now: the journal's own list, loaded above, must not overwrite a later one
+        this.shared?.start();
       },
       (err) => this.node.error(asMediaSpacesError(err, 'Schedule').message),
     );
@@ -518,12 +556,19 @@ export function start(RED: ScheduleAPI, node: ScheduleNode, def: NodeDef): void 
   const controller = new ScheduleController(RED, node, settings);
 
   node.on('input', (msg, send, done) => {
-    try {
-      // Node-RED sends null to an output that gets nothing; its typings here know only full arrays
-      send(controller.control(msg) as Parameters<typeof send>[0]);
+    const fail = (err: unknown) => failMessage(node, msg, asMediaSpacesError(err, 'Schedule').toJSON(), done);
+    // Node-RED sends null to an output that gets nothing; its typings here know only full arrays
+    const out = (outputs: Outputs) => {
+      send(outputs as Parameters<typeof send>[0]);
       done();
+    };
+    try {
+      const outputs = controller.control(msg);
+      // a windows list shared through Redis answers once Redis took it (or could not)
+      if (outputs instanceof Promise) outputs.then(out, fail);
+      else out(outputs);
     } catch (err) {
-      failMessage(node, msg, asMediaSpacesError(err, 'Schedule').toJSON(), done);
+      fail(err);
     }
   });
 

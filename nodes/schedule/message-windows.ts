@@ -108,3 +108,18 @@ function bad(i: number, field: string, message: string): never {
   const at = `payload[${i}]${field ? `.${field}` : ''}`;
   throw MediaSpacesError.invalidInput(`${at} ${message}`, { [at]: message });
 }
+
+/**
+ * A list's occurrences as the entries that made them, in one canonical form (epoch ms, the id always
+ * given, text fields as sent): what Redis keeps for the other instances. Read back through
+ * occurrencesFromMessage, it gives the same ids, times and padding, so every instance derives the same
+ * slot keys from a shared list.
+ */
+export function entriesOf(occurrences: readonly PlannedOccurrence[]): Record<string, unknown>[] {
+  return occurrences.map((o) => {
+    const p = o.programme;
+    const entry: Record<string, unknown> = { id: o.id, start: p?.start ?? o.start, end: p?.end ?? o.end };
+    for (const field of TEXT_FIELDS) if (p?.[field] !== undefined) entry[field] = p[field];
+    return entry;
+  });
+}

@@ -167,3 +167,11 @@ export function coordinatedStatus(base: NodeStatus, view: CoordinationView, now 
   }
   return base;
 }
+
+/** Lists kept on this instance only (Redis could not be used when they were sent): said on the badge. */
+export function withPendingLists(status: NodeStatus, pending: number): NodeStatus {
+  if (pending === 0) return status;
+  const note = `${pending} list${pending === 1 ? '' : 's'} kept here until Redis is back`;
+  const text = typeof status.text === 'string' && status.text !== '' ? `${status.text} · ${note}` : note;
+  return { fill: status.fill === 'red' ? 'red' : 'yellow', shape: 'ring', text: truncate(text, 80) };
+}

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Coordinator, type DoneRecord, RedisConnection } from '../../../lib/coordination';
 import type { Simulator } from '../../../lib/simulator';
-import { type NodeRedProcess, prepareUserDir, ROOT, startNodeRed } from '../support-restart/node-red';
+import { type FlowNode, type NodeRedProcess, prepareUserDir, ROOT, startNodeRed } from '../support-restart/node-red';
 import {
   DURATION_MS,
   FOLLOW_JOB_NODE,
@@ -37,11 +37,13 @@ export class Cluster {
 
   constructor(
     readonly name: string,
-    sim: Simulator,
+    readonly sim: Simulator,
     windows: WindowPlan[],
     readonly coordination: CoordinationOptions,
     size = 2,
     packageDir?: string,
+    /** changes to the flow before it is written (nodes added, say) */
+    edit?: (flows: FlowNode[]) => void,
   ) {
     const base = join(ROOT, 'test', '.tmp', 'reliability-coordination', `${name}-${process.pid}`);
     this.dirs = Array.from({ length: size }, (_, i) => join(base, `instance-${i}`));
@@ -61,6 +63,7 @@ export class Cluster {
       whenUnreachable: coordination.whenUnreachable,
     });
     if (coordination.password) credentials[COORDINATION_NODE] = { password: coordination.password };
+    edit?.(flows);
     mkdirSync(base, { recursive: true });
     for (const dir of this.dirs) prepareUserDir({ dir, flows, credentials, packageDir });
   }

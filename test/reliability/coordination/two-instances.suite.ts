@@ -66,19 +66,52 @@ interface CaseFigures {
 
 const figures: CaseFigures[] = [];
 
+/**
+ * Cases run LANES at a time (COORDINATION_LANES, default 2): most of a case is waiting for slots to come and
+ * go, and each case has its own simulator, key prefix and, where it stalls or restarts Redis, its own Redis.
+ */
+const LANES = Math.max(1, Number(process.env.COORDINATION_LANES) || 2);
+let running = 0;
+const queued: (() => void)[] = [];
+async function inLane<T>(body: () => Promise<T>, width = 1): Promise<T> {
+  while (running + width > LANES && running > 0) await new Promise<void>((resolve) => queued.push(resolve));
+  running += width;
+  try {
+    return await body();
+  } finally {
+    running -= width;
+    for (const wake of queued.splice(0)) wake();
+  }
+}
+/** A case of the suite: run in a lane; its time limit counts from the suite's start, queueing included. */
+const lane = (name: string, body: () => Promise<void>) => it.concurrent(name, () => inLane(body), 20 * 60_000);
+/**
+ * A case that restarts both instances and counts on their start-up time (slots caught up within a 6 s
+ * window): run alone, every lane taken, so no other case's start-up slows it down.
+ */
+const alone = (name: string, body: () => Promise<void>) => it.concurrent(name, () => inLane(body, LANES), 20 * 60_000);
+
 describe('coordination: two Node-RED instances share one Redis', () => {
-  let sim: Simulator;
   let redis: RedisServer;
   const clusters: Cluster[] = [];
+  const sims: Simulator[] = [];
+  /** Redis servers of single cases, disposed at the end */
+  const stopped: RedisServer[] = [];
 
-  const jobsSince = async (from: number): Promise<Job[]> => {
+  const jobsSince = async (sim: Simulator, from: number): Promise<Job[]> => {
     const space = sim.info().spaces[0].space_id;
     const res = await fetch(`${sim.adminUrl}/spaces/${space}/jobs`);
     const { jobs } = (await res.json()) as { jobs: Job[] };
     return jobs.filter((j) => j.name.startsWith('followup') && Date.parse(j.created_at) >= from);
   };
 
-  const cluster = (name: string, coordination: Partial<CoordinationOptions> = {}) => {
+  /**
+   * A case's two instances, on a simulator of its own: cases run two at a time (LANES), and each counts the
+   * requests of its own slots (the slot keys of every case are the same).
+   */
+  const cluster = async (name: string, coordination: Partial<CoordinationOptions> = {}) => {
+    const sim = await startSimulator({ port: 0, host: '127.0.0.1' });
+    sims.push(sim);
     const c = new Cluster(name, sim, WINDOWS, {
       url: redis.url,
       keyPrefix: `${name}:`,
@@ -93,8 +126,8 @@ describe('coordination: two Node-RED instances share one Redis', () => {
   async function measure(name: string, c: Cluster, from: number, to: number, extra: Record<string, unknown> = {}) {
     // a slot that ended just before `to` gets its follow-up FOLLOW_UP_MS after its end: count once it had that time
     await sleep(to + FOLLOW_UP_MS - Date.now());
-    const slots = slotCounts(sim, WINDOWS, from, to);
-    const jobs = (await jobsSince(from)).filter((j) => Date.parse(j.created_at) + JOB_MS < to - 1500);
+    const slots = slotCounts(c.sim, WINDOWS, from, to);
+    const jobs = (await jobsSince(c.sim, from)).filter((j) => Date.parse(j.created_at) + JOB_MS < to - 1500);
     const reports = reportsPerJob(c);
     const f: CaseFigures = {
       case: name,
@@ -129,14 +162,14 @@ describe('coordination: two Node-RED instances share one Redis', () => {
   const errorLines = (c: Cluster) => c.lines().filter((l) => /\[error\]|REL-ERROR|Unhandled|TypeError/.test(l.text));
 
   beforeAll(async () => {
-    sim = await startSimulator({ port: 0, host: '127.0.0.1' });
     redis = await RedisServer.start({ persistence: 'aof' });
     mkdirSync(join(ROOT, 'test', '.tmp', 'reliability'), { recursive: true });
   }, 60_000);
 
   afterAll(async () => {
     for (const c of clusters) await c.killAll();
-    await sim?.close();
+    for (const sim of sims) await sim.close();
+    for (const own of stopped) await own.dispose();
     await redis?.dispose();
     writeFileSync(
       join(ROOT, 'test', '.tmp', 'reliability', 'coordination.json'),
@@ -144,8 +177,8 @@ describe('coordination: two Node-RED instances share one Redis', () => {
     );
   });
 
-  it('both running: one channel POST and one follow-up POST per slot, each job reported once', async () => {
-    const c = cluster('both');
+  lane('both running: one channel POST and one follow-up POST per slot, each job reported once', async () => {
+    const c = await cluster('both');
     await c.startAll();
     const from = Math.max(...c.processes.map((p) => p.startedAt)) + 500;
     await sleep(30_000);
@@ -153,7 +186,7 @@ describe('coordination: two Node-RED instances share one Redis', () => {
     // which instance led each start, from the done records in Redis
     const reader = await redisReader(redis.url, 'both:');
     const startsLedBy: Record<string, number> = {};
-    for (const s of slotCounts(sim, WINDOWS, from, to)) {
+    for (const s of slotCounts(c.sim, WINDOWS, from, to)) {
       const instance = (await reader.startOf(s.windowId, s.start))?.instance ?? 'none';
       const who = `p${c.processes.findIndex((p) => p.pid === pidOf(instance))}`;
       startsLedBy[who] = (startsLedBy[who] ?? 0) + 1;
@@ -169,45 +202,48 @@ describe('coordination: two Node-RED instances share one Redis', () => {
     expect(f.jobs).toBeGreaterThanOrEqual(3);
     expect(f.jobsReportedOnce).toBe(f.jobs);
     expect(errorLines(c)).toEqual([]);
-  }, 120_000);
+  });
 
-  it('SIGKILL of the instance that led a start, mid-window: the survivor ends it and reports every job once', async () => {
-    const c = cluster('kill-leader');
-    await c.startAll();
-    const reader = await redisReader(redis.url, 'kill-leader:');
-    try {
-      const from = Math.max(...c.processes.map((p) => p.startedAt)) + 500;
-      const slot = nextStart(0, Date.now() + 2500);
-      await sleep(slot + 1500 - Date.now());
-      const leader = (await reader.startOf('w0', slot))?.instance;
-      expect(leader, 'the start of w0 was done by someone').toBeDefined();
-      const victim = c.current.findIndex((p) => p?.pid === pidOf(leader ?? ''));
-      expect(victim).toBeGreaterThanOrEqual(0);
-      await c.current[victim]?.kill();
-      const killAt = Date.now();
-      await sleep(24_000);
-      const to = Date.now();
-      const survivor = c.current[1 - victim];
-      const { slots, figures: f } = await measure('SIGKILL of the start leader mid-window', c, from, to, {
-        killedAfterStartMs: killAt - slot,
-        takeOvers: survivor?.lines().filter((l) => /taking over job/.test(l.text)).length,
-      });
-      await c.stopAll();
-      const killed = slots.find((s) => s.windowId === 'w0' && s.start === slot);
-      expect(killed && [killed.channelPosts, killed.submitPosts]).toEqual([1, 1]);
-      for (const s of slots.filter((x) => x.start + DURATION_MS + 1500 < to)) {
-        expect([s.key, s.channelCreated, s.submitCreated]).toEqual([s.key, 1, 1]);
+  lane(
+    'SIGKILL of the instance that led a start, mid-window: the survivor ends it and reports every job once',
+    async () => {
+      const c = await cluster('kill-leader');
+      await c.startAll();
+      const reader = await redisReader(redis.url, 'kill-leader:');
+      try {
+        const from = Math.max(...c.processes.map((p) => p.startedAt)) + 500;
+        const slot = nextStart(0, Date.now() + 2500);
+        await sleep(slot + 1500 - Date.now());
+        const leader = (await reader.startOf('w0', slot))?.instance;
+        expect(leader, 'the start of w0 was done by someone').toBeDefined();
+        const victim = c.current.findIndex((p) => p?.pid === pidOf(leader ?? ''));
+        expect(victim).toBeGreaterThanOrEqual(0);
+        await c.current[victim]?.kill();
+        const killAt = Date.now();
+        await sleep(24_000);
+        const to = Date.now();
+        const survivor = c.current[1 - victim];
+        const { slots, figures: f } = await measure('SIGKILL of the start leader mid-window', c, from, to, {
+          killedAfterStartMs: killAt - slot,
+          takeOvers: survivor?.lines().filter((l) => /taking over job/.test(l.text)).length,
+        });
+        await c.stopAll();
+        const killed = slots.find((s) => s.windowId === 'w0' && s.start === slot);
+        expect(killed && [killed.channelPosts, killed.submitPosts]).toEqual([1, 1]);
+        for (const s of slots.filter((x) => x.start + DURATION_MS + 1500 < to)) {
+          expect([s.key, s.channelCreated, s.submitCreated]).toEqual([s.key, 1, 1]);
+        }
+        expect(f.jobsReportedTwice).toBe(0);
+        expect(f.jobsUnreported).toBe(0);
+        expect(errorLines(c)).toEqual([]);
+      } finally {
+        await reader.close();
       }
-      expect(f.jobsReportedTwice).toBe(0);
-      expect(f.jobsUnreported).toBe(0);
-      expect(errorLines(c)).toEqual([]);
-    } finally {
-      await reader.close();
-    }
-  }, 120_000);
+    },
+  );
 
-  it('SIGKILL of the instance following a job: a survivor takes the job over and reports it once', async () => {
-    const c = cluster('kill-follower');
+  lane('SIGKILL of the instance following a job: a survivor takes the job over and reports it once', async () => {
+    const c = await cluster('kill-follower');
     await c.startAll();
     const reader = await redisReader(redis.url, 'kill-follower:');
     try {
@@ -239,179 +275,200 @@ describe('coordination: two Node-RED instances share one Redis', () => {
     } finally {
       await reader.close();
     }
-  }, 120_000);
+  });
 
-  it('SIGKILL while the channel POST is in flight (slow service): one channel, the survivor takes the start over', async () => {
-    const c = cluster('kill-slow-post');
-    await c.startAll();
-    const reader = await redisReader(redis.url, 'kill-slow-post:');
-    try {
-      const from = Math.max(...c.processes.map((p) => p.startedAt)) + 500;
-      const slot = nextStart(0, Date.now() + 2500);
-      // the fault goes in 2 s early: no other channel is created between then and the slot
-      // (w1 starts 5 s either side of it), and a late timer cannot make it miss the POST
-      await sleep(slot - 2000 - Date.now());
-      sim.addFault({ route: 'create_channel', kind: 'latency', latency_ms: 2500, count: 1 });
-      await sleep(slot - Date.now());
-      // the claim is live from the slot's timer until the held POST answers, 2.5 s later
-      let holder = await reader.claimHolder('w0', slot, 'start');
-      while (holder === undefined && Date.now() < slot + 2000) {
-        await sleep(50);
-        holder = await reader.claimHolder('w0', slot, 'start');
-      }
-      expect(holder, 'a claim is live while the POST is in flight').toBeDefined();
-      const victim = c.current.findIndex((p) => p?.pid === pidOf(holder ?? ''));
-      await c.current[victim]?.kill();
-      await sleep(20_000);
-      sim.clearFaults();
-      const to = Date.now();
-      const { slots } = await measure('SIGKILL during a slow channel POST', c, from, to);
-      await c.stopAll();
-      const space = sim.info().spaces[0].space_id;
-      const channels = (
-        (await (await fetch(`${sim.adminUrl}/spaces/${space}/channels`)).json()) as { channels: { name: string }[] }
-      ).channels.filter((ch) => ch.name === `rel w0 ${Math.floor(slot / 1000)}`);
-      const killed = slots.find((s) => s.windowId === 'w0' && s.start === slot);
-      expect(channels.length).toBe(1);
-      // the dead leader's POST and the survivor's (retried while the first was in flight), one idempotency key
-      expect(killed?.channelCreated).toBe(1);
-      expect(killed?.submitPosts).toBe(1);
-      for (const s of slots) expect([s.key, s.channelCreated <= 1, s.submitCreated <= 1]).toEqual([s.key, true, true]);
-      expect(errorLines(c)).toEqual([]);
-    } finally {
-      await reader.close();
-    }
-  }, 120_000);
-
-  it('both down across three slots, restarted together: each open missed slot caught up once, in order', async () => {
-    const c = cluster('both-down');
-    await c.startAll();
-    const from = Math.max(...c.processes.map((p) => p.startedAt)) + 500;
-    await sleep(9_000);
-    await c.killAll();
-    const downAt = Date.now();
-    // down across three slots of each window
-    await sleep(3 * PERIOD_MS - 1_500);
-    await c.startAll();
-    const upAt = Math.min(...c.current.map((p) => p?.startedAt ?? Date.now()));
-    await sleep(16_000);
-    const to = Date.now();
-    const { slots, figures: f } = await measure('both down across three slots, restarted together', c, from, to, {
-      downMs: upAt - downAt,
-    });
-    await c.stopAll();
-    for (const s of slots) expect([s.key, s.channelCreated <= 1, s.submitCreated <= 1]).toEqual([s.key, true, true]);
-    // slots that opened while down and were still open at the restart: caught up once
-    const caughtUp = slots.filter((s) => s.start > downAt && s.start < upAt && s.start + DURATION_MS > upAt + 1000);
-    for (const s of caughtUp) expect([s.key, s.channelCreated]).toEqual([s.key, 1]);
-    // those whose window closed while down: outside the catch-up horizon (the window), not started
-    const missed = slots.filter((s) => s.start > downAt && s.start + DURATION_MS < upAt - 500);
-    expect(missed.length).toBeGreaterThanOrEqual(4);
-    for (const s of missed) expect([s.key, s.channelPosts]).toEqual([s.key, 0]);
-    // slots started before the kill whose end passed while down: ended once after the restart
-    const endedWhileDown = slots.filter((s) => s.start < downAt && s.start + DURATION_MS > downAt && s.channelCreated);
-    for (const s of endedWhileDown) expect([s.key, s.submitCreated]).toEqual([s.key, 1]);
-    expect(f.jobsReportedTwice).toBe(0);
-    expect(errorLines(c)).toEqual([]);
-  }, 150_000);
-
-  for (const persistence of ['aof', 'none'] as const) {
-    it(`Redis restarted ${persistence === 'aof' ? 'with' : 'without'} persistence between slots: no second channel or job`, async () => {
-      const own = await RedisServer.start({ persistence });
+  lane(
+    'SIGKILL while the channel POST is in flight (slow service): one channel, the survivor takes the start over',
+    async () => {
+      const c = await cluster('kill-slow-post');
+      await c.startAll();
+      const reader = await redisReader(redis.url, 'kill-slow-post:');
       try {
-        const c = cluster(`redis-restart-${persistence}`, { url: own.url });
-        await c.startAll();
         const from = Math.max(...c.processes.map((p) => p.startedAt)) + 500;
-        // mid-window of w0 (started 2 s ago, its channel back): its end must still happen once
-        await sleep(nextStart(0, Date.now() + 2000) + 2000 - Date.now());
-        await own.restart({ persistence });
-        const restartedAt = Date.now();
-        await sleep(22_000);
+        const slot = nextStart(0, Date.now() + 2500);
+        // the fault goes in 2 s early: no other channel is created between then and the slot
+        // (w1 starts 5 s either side of it), and a late timer cannot make it miss the POST
+        await sleep(slot - 2000 - Date.now());
+        c.sim.addFault({ route: 'create_channel', kind: 'latency', latency_ms: 2500, count: 1 });
+        await sleep(slot - Date.now());
+        // the claim is live from the slot's timer until the held POST answers, 2.5 s later
+        let holder = await reader.claimHolder('w0', slot, 'start');
+        while (holder === undefined && Date.now() < slot + 2000) {
+          await sleep(50);
+          holder = await reader.claimHolder('w0', slot, 'start');
+        }
+        expect(holder, 'a claim is live while the POST is in flight').toBeDefined();
+        const victim = c.current.findIndex((p) => p?.pid === pidOf(holder ?? ''));
+        await c.current[victim]?.kill();
+        await sleep(20_000);
+        c.sim.clearFaults();
         const to = Date.now();
-        const { slots, figures: f } = await measure(`Redis restarted, persistence ${persistence}`, c, from, to, {
-          restartedAt: new Date(restartedAt).toISOString(),
-        });
+        const { slots } = await measure('SIGKILL during a slow channel POST', c, from, to);
         await c.stopAll();
-        for (const s of slots) {
+        const space = c.sim.info().spaces[0].space_id;
+        const channels = (
+          (await (await fetch(`${c.sim.adminUrl}/spaces/${space}/channels`)).json()) as { channels: { name: string }[] }
+        ).channels.filter((ch) => ch.name === `rel w0 ${Math.floor(slot / 1000)}`);
+        const killed = slots.find((s) => s.windowId === 'w0' && s.start === slot);
+        expect(channels.length).toBe(1);
+        // the dead leader's POST and the survivor's (retried while the first was in flight), one idempotency key
+        expect(killed?.channelCreated).toBe(1);
+        expect(killed?.submitPosts).toBe(1);
+        for (const s of slots)
           expect([s.key, s.channelCreated <= 1, s.submitCreated <= 1]).toEqual([s.key, true, true]);
-        }
-        // every slot opened after Redis was back has its channel and, once ended, its follow-up
-        for (const s of slots.filter((x) => x.start > restartedAt + 500 && x.start + DURATION_MS + 1500 < to)) {
-          expect([s.key, s.channelCreated, s.submitCreated]).toEqual([s.key, 1, 1]);
-        }
-        expect(f.jobsReportedTwice).toBe(0);
-        expect(f.jobsUnreported).toBe(0);
         expect(errorLines(c)).toEqual([]);
       } finally {
-        await own.dispose();
+        await reader.close();
       }
-    }, 120_000);
+    },
+  );
+
+  alone(
+    'both down across three slots, restarted together: each open missed slot caught up once, in order',
+    async () => {
+      const c = await cluster('both-down');
+      await c.startAll();
+      const from = Math.max(...c.processes.map((p) => p.startedAt)) + 500;
+      await sleep(9_000);
+      await c.killAll();
+      const downAt = Date.now();
+      // down across three slots of each window
+      await sleep(3 * PERIOD_MS - 1_500);
+      await c.startAll();
+      const upAt = Math.min(...c.current.map((p) => p?.startedAt ?? Date.now()));
+      await sleep(16_000);
+      const to = Date.now();
+      const { slots, figures: f } = await measure('both down across three slots, restarted together', c, from, to, {
+        downMs: upAt - downAt,
+      });
+      await c.stopAll();
+      for (const s of slots) expect([s.key, s.channelCreated <= 1, s.submitCreated <= 1]).toEqual([s.key, true, true]);
+      // slots that opened while down and were still open at the restart: caught up once
+      const caughtUp = slots.filter((s) => s.start > downAt && s.start < upAt && s.start + DURATION_MS > upAt + 1000);
+      for (const s of caughtUp) expect([s.key, s.channelCreated]).toEqual([s.key, 1]);
+      // those whose window closed while down: outside the catch-up horizon (the window), not started
+      const missed = slots.filter((s) => s.start > downAt && s.start + DURATION_MS < upAt - 500);
+      expect(missed.length).toBeGreaterThanOrEqual(4);
+      for (const s of missed) expect([s.key, s.channelPosts]).toEqual([s.key, 0]);
+      // slots started before the kill whose end passed while down: ended once after the restart
+      const endedWhileDown = slots.filter(
+        (s) => s.start < downAt && s.start + DURATION_MS > downAt && s.channelCreated,
+      );
+      for (const s of endedWhileDown) expect([s.key, s.submitCreated]).toEqual([s.key, 1]);
+      expect(f.jobsReportedTwice).toBe(0);
+      expect(errorLines(c)).toEqual([]);
+    },
+  );
+
+  for (const persistence of ['aof', 'none'] as const) {
+    lane(
+      `Redis restarted ${persistence === 'aof' ? 'with' : 'without'} persistence between slots: no second channel or job`,
+      async () => {
+        const own = await RedisServer.start({ persistence });
+        try {
+          const c = await cluster(`redis-restart-${persistence}`, { url: own.url });
+          await c.startAll();
+          const from = Math.max(...c.processes.map((p) => p.startedAt)) + 500;
+          // mid-window of w0 (started 2 s ago, its channel back): its end must still happen once
+          await sleep(nextStart(0, Date.now() + 2000) + 2000 - Date.now());
+          await own.restart({ persistence });
+          const restartedAt = Date.now();
+          await sleep(22_000);
+          const to = Date.now();
+          const { slots, figures: f } = await measure(`Redis restarted, persistence ${persistence}`, c, from, to, {
+            restartedAt: new Date(restartedAt).toISOString(),
+          });
+          await c.stopAll();
+          for (const s of slots) {
+            expect([s.key, s.channelCreated <= 1, s.submitCreated <= 1]).toEqual([s.key, true, true]);
+          }
+          // every slot opened after Redis was back has its channel and, once ended, its follow-up
+          for (const s of slots.filter((x) => x.start > restartedAt + 500 && x.start + DURATION_MS + 1500 < to)) {
+            expect([s.key, s.channelCreated, s.submitCreated]).toEqual([s.key, 1, 1]);
+          }
+          expect(f.jobsReportedTwice).toBe(0);
+          expect(f.jobsUnreported).toBe(0);
+          expect(errorLines(c)).toEqual([]);
+        } finally {
+          await own.dispose();
+        }
+      },
+    );
   }
 
-  it('a schedule changed by a redeploy of one instance (w0 shortened there): still one channel and one follow-up per slot', async () => {
-    const c = cluster('redeploy');
-    await c.startAll();
-    const from = Math.max(...c.processes.map((p) => p.startedAt)) + 500;
-    await sleep(6_000);
-    const red = c.current[0];
-    const got = await httpJson(`${red?.url}/flows`, { headers: { 'Node-RED-API-Version': 'v2' } });
-    const { rev, flows } = got.json as { rev: string; flows: FlowNode[] };
-    const schedule = flows.find((n) => n.id === SCHEDULE_NODE);
-    if (!schedule || typeof schedule.yaml !== 'string') throw new Error('no schedule node in the deployed flow');
-    // w0 ends after 4 s on this instance, after 6 s on the other: the same slots, different end instants
-    schedule.yaml = schedule.yaml.replace(/(id: w0[\s\S]*?duration: )6s/, '$14s');
-    const deployed = await httpJson(`${red?.url}/flows`, {
-      method: 'POST',
-      body: { rev, flows },
-      headers: { 'Node-RED-API-Version': 'v2', 'Node-RED-Deployment-Type': 'nodes' },
-    });
-    expect(deployed.status).toBe(200);
-    const redeployedAt = Date.now();
-    await sleep(24_000);
-    const to = Date.now();
-    const { slots, figures: f } = await measure('schedule changed on one instance by a redeploy', c, from, to, {
-      redeployedAt: new Date(redeployedAt).toISOString(),
-    });
-    await c.stopAll();
-    for (const s of slots) expect([s.key, s.channelCreated <= 1, s.submitCreated <= 1]).toEqual([s.key, true, true]);
-    for (const s of slots.filter((x) => x.start > redeployedAt + 500 && x.start + DURATION_MS + 1500 < to)) {
-      expect([s.key, s.channelCreated, s.submitCreated]).toEqual([s.key, 1, 1]);
-    }
-    expect(f.jobsReportedTwice).toBe(0);
-    expect(errorLines(c)).toEqual([]);
-  }, 120_000);
+  lane(
+    'a schedule changed by a redeploy of one instance (w0 shortened there): still one channel and one follow-up per slot',
+    async () => {
+      const c = await cluster('redeploy');
+      await c.startAll();
+      const from = Math.max(...c.processes.map((p) => p.startedAt)) + 500;
+      await sleep(6_000);
+      const red = c.current[0];
+      const got = await httpJson(`${red?.url}/flows`, { headers: { 'Node-RED-API-Version': 'v2' } });
+      const { rev, flows } = got.json as { rev: string; flows: FlowNode[] };
+      const schedule = flows.find((n) => n.id === SCHEDULE_NODE);
+      if (!schedule || typeof schedule.yaml !== 'string') throw new Error('no schedule node in the deployed flow');
+      // w0 ends after 4 s on this instance, after 6 s on the other: the same slots, different end instants
+      schedule.yaml = schedule.yaml.replace(/(id: w0[\s\S]*?duration: )6s/, '$14s');
+      const deployed = await httpJson(`${red?.url}/flows`, {
+        method: 'POST',
+        body: { rev, flows },
+        headers: { 'Node-RED-API-Version': 'v2', 'Node-RED-Deployment-Type': 'nodes' },
+      });
+      expect(deployed.status).toBe(200);
+      const redeployedAt = Date.now();
+      await sleep(24_000);
+      const to = Date.now();
+      const { slots, figures: f } = await measure('schedule changed on one instance by a redeploy', c, from, to, {
+        redeployedAt: new Date(redeployedAt).toISOString(),
+      });
+      await c.stopAll();
+      for (const s of slots) expect([s.key, s.channelCreated <= 1, s.submitCreated <= 1]).toEqual([s.key, true, true]);
+      for (const s of slots.filter((x) => x.start > redeployedAt + 500 && x.start + DURATION_MS + 1500 < to)) {
+        expect([s.key, s.channelCreated, s.submitCreated]).toEqual([s.key, 1, 1]);
+      }
+      expect(f.jobsReportedTwice).toBe(0);
+      expect(errorLines(c)).toEqual([]);
+    },
+  );
 
   for (const stall of [
     { across: 'end', from: DURATION_MS - 4_500, ms: 7_000 },
     // Redis back 3 s into the window: time enough for the start to complete within the 6 s window
     { across: 'start', from: -1_000, ms: 4_000 },
   ] as const) {
-    it(`Redis SIGSTOPped across a window's ${stall.across} for ${stall.ms / 1000} s: the slot's phases complete once, late but complete`, async () => {
-      const c = cluster(`stall-${stall.across}`);
-      await c.startAll();
-      const slot = nextStart(0, Date.now() + 4_000);
-      await sleep(slot + stall.from - Date.now());
-      redis.pause();
-      await sleep(stall.ms);
-      redis.resume();
-      // the end, its stop and its follow-up, then the job
-      await sleep(Math.max(0, slot + DURATION_MS + 14_000 - Date.now()));
-      const to = Date.now();
-      const { slots } = await measure(`Redis stalled across the ${stall.across}`, c, slot, slot + 1);
-      await c.stopAll();
-      const [s] = slots.filter((x) => x.windowId === WINDOWS[0].id && x.start === slot);
-      expect([s.key, s.channelCreated, s.stopsAccepted, s.submitCreated]).toEqual([s.key, 1, 1, 1]);
-      expect(c.lines().some((l) => /the (start|end) is tried again until/.test(l.text))).toBe(true);
-      // a standby instance may give its claim up at the deadline; no instance may miss the slot
-      expect(c.lines().some((l) => /nothing recorded|end skipped/.test(l.text))).toBe(false);
-      expect(errorLines(c)).toEqual([]);
-      expect(to).toBeGreaterThan(slot);
-    }, 120_000);
+    lane(
+      `Redis SIGSTOPped across a window's ${stall.across} for ${stall.ms / 1000} s: the slot's phases complete once, late but complete`,
+      async () => {
+        // a Redis of its own: the other case running meanwhile keeps its Redis
+        const own = await RedisServer.start({ persistence: 'aof' });
+        stopped.push(own);
+        const c = await cluster(`stall-${stall.across}`, { url: own.url });
+        await c.startAll();
+        const slot = nextStart(0, Date.now() + 4_000);
+        await sleep(slot + stall.from - Date.now());
+        own.pause();
+        await sleep(stall.ms);
+        own.resume();
+        // the end, its stop and its follow-up, then the job
+        await sleep(Math.max(0, slot + DURATION_MS + 14_000 - Date.now()));
+        const to = Date.now();
+        const { slots } = await measure(`Redis stalled across the ${stall.across}`, c, slot, slot + 1);
+        await c.stopAll();
+        const [s] = slots.filter((x) => x.windowId === WINDOWS[0].id && x.start === slot);
+        expect([s.key, s.channelCreated, s.stopsAccepted, s.submitCreated]).toEqual([s.key, 1, 1, 1]);
+        expect(c.lines().some((l) => /the (start|end) is tried again until/.test(l.text))).toBe(true);
+        // a standby instance may give its claim up at the deadline; no instance may miss the slot
+        expect(c.lines().some((l) => /nothing recorded|end skipped/.test(l.text))).toBe(false);
+        expect(errorLines(c)).toEqual([]);
+        expect(to).toBeGreaterThan(slot);
+      },
+    );
   }
 
-  it('Redis unreachable, policy skip: no slot is acted on, the log says why, nothing crashes', async () => {
+  lane('Redis unreachable, policy skip: no slot is acted on, the log says why, nothing crashes', async () => {
     const url = `redis://127.0.0.1:${await freePort()}`;
-    const c = cluster('unreachable-skip', { url, whenUnreachable: 'skip' });
+    const c = await cluster('unreachable-skip', { url, whenUnreachable: 'skip' });
     await c.startAll();
     const from = Math.max(...c.processes.map((p) => p.startedAt)) + 500;
     await sleep(14_000);
@@ -423,30 +480,33 @@ describe('coordination: two Node-RED instances share one Redis', () => {
     expect(f.channelPosts).toBe(0);
     expect(f.submitPosts).toBe(0);
     expect(c.lines().some((l) => /refused the connection/.test(l.text) && /skipped/.test(l.text))).toBe(true);
-  }, 120_000);
+  });
 
-  it('Redis unreachable, policy alone: every instance acts, the idempotency key keeps one channel per slot', async () => {
-    const url = `redis://127.0.0.1:${await freePort()}`;
-    const c = cluster('unreachable-alone', { url, whenUnreachable: 'alone' });
-    await c.startAll();
-    const from = Math.max(...c.processes.map((p) => p.startedAt)) + 500;
-    await sleep(14_000);
-    const to = Date.now();
-    const { slots } = await measure('Redis unreachable, alone', c, from, to);
-    await c.stopAll();
-    const opened = slots.filter((s) => s.start + 1000 < to);
-    expect(opened.length).toBeGreaterThanOrEqual(2);
-    for (const s of opened) {
-      // both POST, the service answers the second from its idempotency record
-      expect([s.key, s.channelPosts, s.channelPosts - s.channelReplays]).toEqual([s.key, 2, 1]);
-    }
-    expect(c.lines().some((l) => /sent by this instance alone/.test(l.text))).toBe(true);
-  }, 120_000);
+  lane(
+    'Redis unreachable, policy alone: every instance acts, the idempotency key keeps one channel per slot',
+    async () => {
+      const url = `redis://127.0.0.1:${await freePort()}`;
+      const c = await cluster('unreachable-alone', { url, whenUnreachable: 'alone' });
+      await c.startAll();
+      const from = Math.max(...c.processes.map((p) => p.startedAt)) + 500;
+      await sleep(14_000);
+      const to = Date.now();
+      const { slots } = await measure('Redis unreachable, alone', c, from, to);
+      await c.stopAll();
+      const opened = slots.filter((s) => s.start + 1000 < to);
+      expect(opened.length).toBeGreaterThanOrEqual(2);
+      for (const s of opened) {
+        // both POST, the service answers the second from its idempotency record
+        expect([s.key, s.channelPosts, s.channelPosts - s.channelReplays]).toEqual([s.key, 2, 1]);
+      }
+      expect(c.lines().some((l) => /sent by this instance alone/.test(l.text))).toBe(true);
+    },
+  );
 
-  it('a wrong Redis password: a clear log line and status, slots skipped, nothing crashes', async () => {
+  lane('a wrong Redis password: a clear log line and status, slots skipped, nothing crashes', async () => {
     const locked = await RedisServer.start({ password: 'right-password' });
     try {
-      const c = cluster('wrong-password', { url: locked.url, password: 'wrong-password' });
+      const c = await cluster('wrong-password', { url: locked.url, password: 'wrong-password' });
       await c.startAll();
       const from = Math.max(...c.processes.map((p) => p.startedAt)) + 500;
       await sleep(12_000);
@@ -460,7 +520,7 @@ describe('coordination: two Node-RED instances share one Redis', () => {
     } finally {
       await locked.dispose();
     }
-  }, 120_000);
+  });
 });
 
 function sum(slots: SlotCount[], f: (s: SlotCount) => number): number {
