@@ -318,8 +318,26 @@ function readRow(row: JQuery): WindowModel {
   return { ...w, ...(row.data(EXTRA_DATA) as Record<string, unknown> | undefined) } as WindowModel;
 }
 
+const CONTROLS_STYLE = 'ms-schedule-window-controls';
+
+/**
+ * A window's drag handle and remove button at its head: Node-RED centres them on the item, which put them
+ * half way down a form shown whole (static rules, set as text, once per dialog).
+ */
+function controlsAtHead(): void {
+  if (document.getElementById(CONTROLS_STYLE)) return;
+  const style = document.createElement('style');
+  style.id = CONTROLS_STYLE;
+  style.textContent = [
+    '#node-input-windows-container > li > .red-ui-editableList-item-handle { top: 14px; margin-top: 0; }',
+    '#node-input-windows-container > li > .red-ui-editableList-item-remove { top: 8px; margin-top: 0; }',
+  ].join('\n');
+  document.getElementById('dialog-form')?.appendChild(style);
+}
+
 export function createWindowList(shared: FollowupShared, feeds: FeedShared, changed: () => void): WindowList {
   zoneDatalist(ZONES_LIST);
+  controlsAtHead();
   const list = $('#node-input-windows-container');
   list.css('min-width', '450px').editableList({
     // each window's form at its full height: the dialog, not the list, is what scrolls
