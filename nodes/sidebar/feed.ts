@@ -246,6 +246,20 @@ export class ActivityFeed {
     if (typeof entry.control.reloadFeed !== 'function') {
       throw new ActivityActionError(409, `the schedule "${entry.registration.name}" does not reload feeds`);
     }
+    // the schedule's own refusal is a plain error (a 500): the window is looked up here, as the schedule deployed it
+    const window = entry.registration.windows.find((w) => w.id === windowId);
+    if (!window) {
+      throw new ActivityActionError(
+        404,
+        `the schedule "${entry.registration.name}" has no window ${JSON.stringify(windowId)}`,
+      );
+    }
+    if (window.source !== 'ical' && window.source !== 'xmltv') {
+      throw new ActivityActionError(
+        409,
+        `the window ${JSON.stringify(windowId)} of the schedule "${entry.registration.name}" reads no calendar or guide`,
+      );
+    }
     const result = await entry.control.reloadFeed(windowId);
     this.signal.mark('schedules');
     return result;

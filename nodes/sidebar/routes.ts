@@ -43,8 +43,13 @@ async function reload(feed: ActivityFeed, req: HttpRequest, res: HttpResponse): 
   } catch (error) {
     const status = error instanceof ActivityActionError ? error.status : 500;
     const message = error instanceof Error ? error.message : String(error);
-    res.status(status).json({ error: { code: status === 500 ? 'action_failed' : 'refused', message } });
+    res.status(status).json({ error: { code: errorCode(status), message, window: req.params?.window ?? '' } });
   }
+}
+
+/** 404: no such schedule or window; 409: it cannot do that; 500: it failed doing it. */
+function errorCode(status: number): string {
+  return status === 404 ? 'not_found' : status === 500 ? 'action_failed' : 'refused';
 }
 
 /** The client's If-None-Match names this answer (one of a list, weak or not). */

@@ -107,8 +107,8 @@ describe('schedule window list', () => {
     await expect.poll(() => cards().count()).toBe(3);
     const card = cards().last();
     await page.waitForTimeout(500);
-    // the card's top (its id) in view, not its bottom
-    const box = await scroller().boundingBox();
+    // the card's top (its id) in view, not its bottom: the dialog (the one scroll area) scrolled to it
+    const box = await page.locator('.red-ui-tray-content').filter({ has: list() }).boundingBox();
     const id = await card.locator('.ms-w-id').boundingBox();
     expect(box && id && id.y >= box.y && id.y + id.height <= box.y + box.height).toBe(true);
     await page.keyboard.type('late-show');

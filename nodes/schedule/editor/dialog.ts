@@ -102,7 +102,6 @@ export function prepareDialog(node: ScheduleEditorNode): void {
     for (const form of list.followups()) form.stop();
   };
   list.fill(node.windows);
-  $('#node-input-windows-container').editableList('height', 380);
 
   let currentSource = node.source || 'yaml';
   // the list as it was read from the YAML: unchanged, going back leaves the YAML (and its comments) alone
@@ -209,8 +208,16 @@ function nodeZoneField(label: (key: string) => string, changed: () => void): voi
   zoneCheck($('#node-input-timezone'), $('#node-input-timezone-error'), label, changed);
 }
 
-/** oneditresize: the YAML editor or the window list takes the height the other rows leave. */
+/**
+ * oneditresize: the YAML editor takes the height the other rows leave. The window list takes none: each window's
+ * form is shown at its full height and the dialog scrolls (a list box of the height left would cut a form of
+ * some 1,200 px into a box of 350).
+ */
 export function resizeDialog(node: ScheduleEditorNode, size: { height: number }): void {
+  // Node-RED gives the tray's body the width its content took when it opened as a min-width: in a window
+  // narrower than that (1024 px with the sidebar open) the dialog would scroll sideways and cut every label.
+  // The rows take any width from the list's 450 px, so the body follows the tray instead.
+  $('#dialog-form').closest('.red-ui-tray-body').css('min-width', '');
   // only rows on screen: jQuery measures a display:none row as if shown, which would take the
   // hidden file row's and file note's height away from the YAML editor
   const rows = $('#dialog-form>div:not(.node-text-editor-row):not(.ms-schedule-editor)').filter(':visible');
@@ -218,10 +225,6 @@ export function resizeDialog(node: ScheduleEditorNode, size: { height: number })
   rows.each(function () {
     height -= $(this).outerHeight(true) ?? 0;
   });
-  if ($('.ms-schedule-editor').is(':visible')) {
-    const extra = $('.ms-schedule-editor').outerHeight(true) ?? 0;
-    $('#node-input-windows-container').editableList('height', Math.max(300, height + extra - 20));
-  }
   if ($('.ms-schedule-yaml').is(':visible')) {
     $('.node-text-editor-row .node-text-editor').css('height', `${Math.max(200, height - 20)}px`);
     node.yamlEditor?.resize();

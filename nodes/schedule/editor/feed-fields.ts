@@ -136,7 +136,7 @@ function addressRows(line: Line, label: (k: string) => string, w: Doc, secrets: 
   const $auth = kindRow(line, FEEDS, label('feed.login'));
   $user.appendTo($auth);
   $password.css({ width: '140px', 'margin-left': '6px' }).appendTo($auth);
-  $token.css({ width: 'calc(100% - 110px)', display: 'block', margin: '4px 0 0 105px' }).appendTo($auth);
+  $token.css({ width: 'calc(100% - 115px)', display: 'block', margin: '4px 0 0 105px' }).appendTo($auth);
   for (const $f of [$user, $password, $token]) $f.on('change keyup input', changed);
   noteLine('ms-w-feed-note', label(secrets.stored ? 'tip.feedStored' : 'tip.feedSecrets')).appendTo($auth);
   return {

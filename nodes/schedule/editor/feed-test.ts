@@ -88,9 +88,7 @@ export function feedTestRow(
     .append($('<i class="fa fa-flask"></i>'))
     .append($('<span>').text(` ${ctx.label('feed.test')}`))
     .appendTo($row);
-  const $out = $('<div class="ms-w-feed-result">')
-    .css({ margin: '4px 0 0 105px', 'max-height': '260px', overflow: 'auto' })
-    .appendTo($row);
+  const $out = $('<div class="ms-w-feed-result">').css({ margin: '4px 0 0 105px' }).appendTo($row);
   $button.on('click', () => {
     const { window, secret } = read();
     const body: Record<string, unknown> = { node: ctx.nodeId, window };

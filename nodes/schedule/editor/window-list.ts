@@ -179,8 +179,9 @@ function addRow(
   const w: Partial<WindowModel> = added
     ? { id: `window-${index + 1}`, cron: '0 18 * * mon-fri', duration: '1h' }
     : data;
+  const body = windowHead(row, label, () => readRow(row), changed);
   const line: Line = (title, top = false) => {
-    const r = $('<div class="form-row" style="margin-bottom: 4px"></div>').appendTo(row);
+    const r = $('<div class="form-row" style="margin-bottom: 4px"></div>').appendTo(body);
     $('<label>')
       .css({ width: '100px', ...(top ? { 'vertical-align': 'top' } : {}) })
       .text(title)
@@ -238,7 +239,52 @@ function addRow(
   );
   followup = followupForm(line, shared, w.followup, () => channel.read() ?? {}, changed);
   row.data(FOLLOWUP_DATA, followup);
+  row.trigger(SUMMARY_EVENT);
   if (added) showAdded(row);
+}
+
+/** Asks a window's head to say again what the window is (after its fields changed). */
+const SUMMARY_EVENT = 'ms-window-summary';
+
+/**
+ * A window's head: a button that folds its form away and back, and a line that says what the window is
+ * ("evening-news · Evening news · cron 0 18 * * mon-fri"), so that a long list can be read folded. The form
+ * itself is the returned body, in the list at its full height: the list has no scroll box of its own, the
+ * dialog is the one scroll area, so every field of a window is shown whole.
+ */
+function windowHead(row: JQuery, label: (key: string) => string, read: () => WindowModel, changed: () => void): JQuery {
+  const $head = $('<div class="ms-w-head">')
+    .css({ display: 'flex', 'align-items': 'center', gap: '6px', 'margin-bottom': '6px' })
+    .appendTo(row);
+  const $toggle = $('<button type="button" class="red-ui-button red-ui-button-small ms-w-toggle">')
+    .attr('aria-expanded', 'true')
+    .attr('title', label('window.fold'))
+    .append($('<i class="fa fa-caret-down"></i>'))
+    .appendTo($head);
+  const $summary = $('<span class="ms-w-summary">')
+    .css({ 'font-weight': 'bold', overflow: 'hidden', 'text-overflow': 'ellipsis', 'white-space': 'nowrap' })
+    .appendTo($head);
+  const $body = $('<div class="ms-w-body">').appendTo(row);
+  const summarise = () => {
+    const w = read();
+    const kind = kindOf(w);
+    const when =
+      kind === 'cron' ? `cron ${text(w.cron)}` : kind === 'messages' ? label('kind.messages') : label(`kind.${kind}`);
+    // set as text: names are the user's
+    $summary.text([w.id, w.name, when].filter((part) => text(part) !== '').join(' · '));
+    $summary.attr('title', $summary.text());
+  };
+  row.on(SUMMARY_EVENT, summarise);
+  $body.on('change input', () => summarise());
+  $toggle.on('click', () => {
+    const open = $toggle.attr('aria-expanded') !== 'true';
+    $toggle.attr('aria-expanded', String(open)).attr('title', label(open ? 'window.fold' : 'window.unfold'));
+    $toggle.find('i').toggleClass('fa-caret-down', open).toggleClass('fa-caret-right', !open);
+    $body.toggle(open);
+    row.closest('li').toggleClass('ms-w-folded', !open);
+    changed();
+  });
+  return $body;
 }
 
 /**
@@ -247,10 +293,8 @@ function addRow(
  */
 function showAdded(row: JQuery): void {
   setTimeout(() => {
-    const scroller = row.closest('.red-ui-editableList-container');
-    const item = row.closest('li');
-    const top = (item.offset()?.top ?? 0) - (scroller.offset()?.top ?? 0) + (scroller.scrollTop() ?? 0);
-    scroller.scrollTop(top);
+    // the list has no scroll box of its own: the dialog scrolls to the new window's top
+    row.closest('li')[0]?.scrollIntoView({ block: 'start' });
     const $id = row.find('.ms-w-id');
     $id.trigger('focus');
     ($id[0] as HTMLInputElement | undefined)?.select();
@@ -289,21 +333,40 @@ function readRow(row: JQuery): WindowModel {
   return { ...w, ...(row.data(EXTRA_DATA) as Record<string, unknown> | undefined) } as WindowModel;
 }
 
+const CONTROLS_STYLE = 'ms-schedule-window-controls';
+
+/**
+ * A window's drag handle and remove button at its head: Node-RED centres them on the item, which put them
+ * half way down a form shown whole (static rules, set as text, once per dialog).
+ */
+function controlsAtHead(): void {
+  if (document.getElementById(CONTROLS_STYLE)) return;
+  const style = document.createElement('style');
+  style.id = CONTROLS_STYLE;
+  style.textContent = [
+    '#node-input-windows-container > li > .red-ui-editableList-item-handle { top: 14px; margin-top: 0; }',
+    '#node-input-windows-container > li > .red-ui-editableList-item-remove { top: 8px; margin-top: 0; }',
+  ].join('\n');
+  document.getElementById('dialog-form')?.appendChild(style);
+}
+
 export function createWindowList(shared: FollowupShared, feeds: FeedShared, changed: () => void): WindowList {
   zoneDatalist(ZONES_LIST);
+  controlsAtHead();
   const list = $('#node-input-windows-container');
-  list
-    .css('min-height', '150px')
-    .css('min-width', '450px')
-    .editableList({
-      addItem: (row: JQuery, index: number, data: unknown) => addRow(row, index, data, shared, feeds, changed),
-      removeItem: changed,
-      sortable: true,
-      removable: true,
-      // Node-RED scrolls to the bottom of each item added: filling the list would open it at the end
-      // of the last window; an added window is shown from its top instead (showAdded)
-      scrollOnAdd: false,
-    });
+  list.css('min-width', '450px').editableList({
+    // each window's form at its full height: the dialog, not the list, is what scrolls
+    height: 'auto',
+    addItem: (row: JQuery, index: number, data: unknown) => addRow(row, index, data, shared, feeds, changed),
+    removeItem: changed,
+    sortable: true,
+    removable: true,
+    // Node-RED scrolls to the bottom of each item added: filling the list would open it at the end
+    // of the last window; an added window is shown from its top instead (showAdded)
+    scrollOnAdd: false,
+  });
+  // set after the widget is made: a min-height the widget finds would become the list's fixed height
+  list.closest('.red-ui-editableList-container').css('min-height', '60px');
   const followups = () => {
     const forms: FollowupForm[] = [];
     // a closed dialog's list is gone (with its widget); a late answer or event finds no forms
@@ -335,7 +398,6 @@ export function createWindowList(shared: FollowupShared, feeds: FeedShared, chan
     for (const form of followups()) form.stop();
     list.editableList('empty');
     for (const w of Array.isArray(windows) ? windows : []) list.editableList('addItem', w);
-    list.closest('.red-ui-editableList-container').scrollTop(0);
   };
   const read = () => {
     const windows: WindowModel[] = [];

@@ -36,6 +36,13 @@ interface Bar {
   headline: string;
 }
 
+/** A window's "Reload feed": what is said beside the button, and whether the answer is still awaited. */
+interface ReloadState {
+  text: string;
+  failed: boolean;
+  pending: boolean;
+}
+
 interface Row {
   root: HTMLElement;
   title: HTMLElement;
@@ -43,8 +50,8 @@ interface Row {
   buttons: HTMLElement;
   /** a "Reload feed" button per calendar or guide window, each with its last result beside it */
   feeds: HTMLElement;
-  /** the result shown of each window's last reload, kept across renders */
-  reloaded: Map<string, { text: string; failed: boolean }>;
+  /** the result shown of each window's last reload (or that it is under way), kept across renders */
+  reloaded: Map<string, ReloadState>;
   track: HTMLElement;
   bars: Map<string, Bar>;
   sig: string;
@@ -64,6 +71,8 @@ export class Timeline {
   private readonly rowsBox = el('div', 'ms-tl-rows');
   private readonly nowLine = el('div', 'ms-tl-now');
   private readonly rows = new Map<string, Row>();
+  /** per schedule, its windows' reloads: they outlive a row taken away and drawn again (the toolbar's filter) */
+  private readonly reloads = new Map<string, Map<string, ReloadState>>();
   private view: ViewName = '24h';
   private snapshot: ActivitySnapshot | undefined;
   /** runtime clock minus browser clock */
@@ -213,7 +222,7 @@ export class Timeline {
       row.root.classList.toggle('ms-paused', schedule.paused);
       row.track.style.height = `${Math.max(1, schedule.windows.length) * LANE_PX}px`;
       this.renderButtons(row);
-      renderFeeds(row, feedWindows);
+      renderFeeds(row, feedWindows, () => this.rows.get(schedule.nodeId)?.feeds);
     }
     const lanes = new Map(schedule.windows.map((w, i) => [w.id, { window: w, lane: i }]));
     const seen = new Set<string>();
@@ -257,7 +266,12 @@ export class Timeline {
     const track = el('div', 'ms-tl-track');
     const feeds = el('div', 'ms-tl-feeds');
     root.append(head, feeds, track);
-    return { root, title, state, buttons, feeds, reloaded: new Map(), track, bars: new Map(), sig: '', schedule };
+    let reloaded = this.reloads.get(schedule.nodeId);
+    if (!reloaded) {
+      reloaded = new Map();
+      this.reloads.set(schedule.nodeId, reloaded);
+    }
+    return { root, title, state, buttons, feeds, reloaded, track, bars: new Map(), sig: '', schedule };
   }
 
   private renderButtons(row: Row): void {
@@ -330,9 +344,11 @@ export class Timeline {
 /**
  * A "Reload feed" button per calendar or guide window of a schedule: the runtime fetches the feed now, and
  * what it read (occurrences planned, problems, or why it failed) is said beside the button (as text: the
- * problems quote the feed's titles).
+ * problems quote the feed's titles). The tab may draw the row again while the answer is awaited (the reload
+ * itself changes the schedule's plan): the answer goes to the line shown when it comes, found by its window
+ * through `feedsNow`, and a line drawn meanwhile says "Reloading…" with its button disabled.
  */
-function renderFeeds(row: Row, windows: ScheduleView['windows']): void {
+function renderFeeds(row: Row, windows: ScheduleView['windows'], feedsNow: () => HTMLElement | undefined): void {
   row.feeds.textContent = '';
   for (const w of windows) {
     const line = el('div', 'ms-tl-feed');
@@ -342,29 +358,40 @@ function renderFeeds(row: Row, windows: ScheduleView['windows']): void {
     button.title = `Fetch the feed of "${w.name}" now (needs media-spaces.write)`;
     const name = el('span', 'ms-tl-feed-name', w.name);
     const result = el('div', 'ms-tl-feed-result');
-    const shown = row.reloaded.get(w.id);
-    const show = (text: string, failed: boolean) => {
-      row.reloaded.set(w.id, { text, failed });
-      setText(result, text);
-      result.classList.toggle('ms-failed', failed);
-    };
-    if (shown) show(shown.text, shown.failed);
-    button.addEventListener('click', () => {
-      button.disabled = true;
-      show('Reloading…', false);
-      postReload(row.schedule.nodeId, w.id).then((answer) => {
-        button.disabled = false;
-        if (!answer.ok) {
-          const why = answer.status === 403 ? 'no permission (media-spaces.write)' : answer.message;
-          show(`Could not reload: ${why}`, true);
-          return;
-        }
-        show(reloadText(answer.result), !answer.result.ok);
-      });
-    });
     line.append(button, name, result);
     row.feeds.append(line);
+    const shown = row.reloaded.get(w.id);
+    if (shown) paintReload(line, shown);
+    const show = (state: ReloadState) => {
+      row.reloaded.set(w.id, state);
+      const current = [...(feedsNow()?.children ?? [])].find(
+        (child): child is HTMLElement => child instanceof HTMLElement && child.dataset.window === w.id,
+      );
+      if (current) paintReload(current, state);
+    };
+    button.addEventListener('click', () => {
+      show({ text: 'Reloading…', failed: false, pending: true });
+      postReload(row.schedule.nodeId, w.id).then((answer) => {
+        if (!answer.ok) {
+          const why = answer.status === 403 ? 'no permission (media-spaces.write)' : answer.message;
+          show({ text: `Could not reload: ${why}`, failed: true, pending: false });
+          return;
+        }
+        show({ text: reloadText(answer.result), failed: !answer.result.ok, pending: false });
+      });
+    });
   }
+}
+
+/** A window's feed line says its reload's state: the text, red when it failed, the button off while awaited. */
+function paintReload(line: HTMLElement, state: ReloadState): void {
+  const result = line.querySelector<HTMLElement>('.ms-tl-feed-result');
+  const button = line.querySelector<HTMLButtonElement>('.ms-tl-reload');
+  if (result) {
+    setText(result, state.text);
+    result.classList.toggle('ms-failed', state.failed);
+  }
+  if (button) button.disabled = state.pending;
 }
 
 /** "12 occurrences planned · 1 problem: …"; "Feed unavailable: HTTP 503 · 12 occurrences planned (last good copy)". */
