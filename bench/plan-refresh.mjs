@@ -21,7 +21,7 @@ const JSON_OUT = argv.includes('--json');
 
 const { Scheduler, loadScheduleYaml } = require('../dist/lib/schedule');
 const { Feed, calendarReader, expandCalendarOffThread } = require('../dist/lib/schedule/sources');
-const { plannedOf } = require('../dist/nodes/schedule/feed-plans');
+const { planned: plannedOf } = require('../dist/lib/schedule/sources/occurrence');
 
 const utc = (ms) => new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
 
@@ -83,7 +83,7 @@ async function main() {
       ),
     );
     const b = performance.now();
-    const planned = read.result.occurrences.map((o) => plannedOf(o, window.source));
+    const planned = read.result.occurrences.map((o) => plannedOf(o, window.source.padding));
     const change = scheduler.setOccurrences('cal', planned, t0 + 8 * 86_400_000);
     const c = performance.now();
     loop.disable();

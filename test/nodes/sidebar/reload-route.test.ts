@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { AddressInfo, Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FeedPlans } from '../../../nodes/schedule/feed-plans';
+import { FeedPlans } from '../../../lib/schedule/feed-plans';
 import type { NodeAPI } from '../../../nodes/shared/node-red-types';
 import type { ScheduleRegistration } from '../../../nodes/sidebar/activity-types';
 import { ActivityFeed } from '../../../nodes/sidebar/feed';
