@@ -171,7 +171,7 @@ describe('schedule window from a calendar', () => {
     const conflict = row().locator('.ms-w-feed-conflict');
     await expect.poll(() => conflict.count(), { timeout: 20_000 }).toBe(1);
     expect(await conflict.textContent()).toMatch(
-      /^Conflict: REC Interview at .* makes 2 channels at once \(the limit is 1\)\.$/,
+      /^Not recorded: REC Interview at .* loses to REC Morning news \(2 channels at once, the limit is 1\)\.$/,
     );
     expect(await row().locator('.ms-w-kind').inputValue()).toBe('ical');
     expect(await row().locator('.ms-w-feed').inputValue()).toBe(feedFile);
