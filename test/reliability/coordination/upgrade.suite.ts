@@ -148,8 +148,8 @@ async function asRunLoaded(url: string): Promise<boolean> {
   return (json as { types?: string[] }[]).some((set) => set.types?.includes('media-spaces-as-run'));
 }
 
-/** Whether the Node-RED at `url` has the schedule's priority field (added after d607882) in its messages. */
+/** Whether the Node-RED at `url` serves the window form's priority field (added after d607882) to the editor. */
 async function priorityField(url: string): Promise<boolean> {
-  const { json } = await httpJson(`${url}/locales/nodes?lng=en-US`);
-  return JSON.stringify(json).includes('(over max_channels, higher records)');
+  const { text } = await httpJson(`${url}/nodes`, { headers: { accept: 'text/html' } });
+  return text.includes('ms-w-priority');
 }
