@@ -1,4 +1,4 @@
-import { type CronSpec, compileCron, nextOccurrence, occurrencesBetween } from './cron';
+import { type CronSpec, compileCron, nextOccurrence, nextOccurrences, occurrencesBetween } from './cron';
 import { isoSeconds } from './tz';
 
 /**
@@ -67,6 +67,12 @@ export class CronPlan implements WindowPlan {
     if (!this.spec) return null;
     const start = nextOccurrence(this.spec, after, this.timezone);
     return start === null ? null : this.at(start);
+  }
+
+  /** The first `n` occurrences starting after `after` (the preview's list of next starts). */
+  first(after: number, n: number): PlannedOccurrence[] {
+    if (!this.spec) return [];
+    return nextOccurrences(this.spec, after, this.timezone, n).map((start) => this.at(start));
   }
 
   between(from: number, to: number, limit: number): PlannedOccurrence[] {

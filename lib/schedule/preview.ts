@@ -9,9 +9,10 @@ import {
   scheduleToYaml,
 } from './config';
 import { type Contender, decideConflicts } from './conflicts';
-import { compileCron, describeCron, nextOccurrences } from './cron';
+import { describeCron } from './cron';
 import { formatDuration } from './duration';
 import type { ScheduleIssue } from './issues';
+import { CronPlan } from './plan';
 import {
   PREVIEW_WINDOWS,
   type PreviewLimits,
@@ -169,9 +170,10 @@ function* previewSteps(request: PreviewRequest, limits: PreviewLimits): Generato
       next:
         listed === 0
           ? []
-          : nextOccurrences(compileCron(w.cron), now, w.timezone, listed).map((start) => ({
+          : // the scheduler's own plan of the window: the preview lists the starts it will time
+            new CronPlan(w.cron, w.timezone, w.duration * 1000).first(now, listed).map(({ start, end }) => ({
               start: isoSeconds(start),
-              end: isoSeconds(start + w.duration * 1000),
+              end: isoSeconds(end),
               local: formatLocalIso(start, w.timezone),
               label: `${formatShort(start, w.timezone)} ${w.timezone}`,
             })),
