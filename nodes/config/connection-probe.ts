@@ -270,10 +270,13 @@ function explain(e: ReturnType<typeof asProbeError>, setup: ProbeSetup, where: W
   }
 }
 
+/** A request line in a service's answer: "DELETE /…/events/<id>". */
+const REQUEST_LINE = /\b(?:GET|POST|PUT|PATCH|DELETE)\s+\S+/g;
+
 /** The service's reason with the probe's request line ("DELETE /…/events/<probe id>") replaced by a plain word. */
 function withoutProbeRequest(reason: string, itemId: string): string {
-  const request = new RegExp(`\\b(?:GET|POST|PUT|PATCH|DELETE)\\s+\\S*${itemId}\\S*`, 'g');
-  const out = reason.replace(request, 'the test request');
+  // one fixed pattern: the id is looked for in each request line it finds, never written into a pattern
+  const out = reason.replace(REQUEST_LINE, (line) => (line.includes(itemId) ? 'the test request' : line));
   return out.includes(itemId) ? out.split(itemId).join('the probe id') : out;
 }
 
