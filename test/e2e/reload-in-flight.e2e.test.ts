@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Route } from 'playwright-core';
+import type { Locator, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deploy, importNodes } from './support/editor';
 import { openSidebar } from './support/sidebar-stack';
@@ -76,6 +76,17 @@ afterAll(async () => {
 });
 
 /** Holds the tab's reload requests until `release()`. */
+/** The line drawn anew says "Reloading…" with its button off until the held answer is let go, then the answer. */
+async function answeredOnTheLineShown(line: Locator, hold: { release: () => Promise<void> }): Promise<void> {
+  expect(await line.locator('.ms-tl-feed-result').textContent()).toBe('Reloading…');
+  expect(await line.locator('.ms-tl-reload').isDisabled()).toBe(true);
+  await hold.release();
+  await expect
+    .poll(() => line.locator('.ms-tl-feed-result').textContent(), { timeout: 20_000 })
+    .toBe('1 occurrence planned · no problems');
+  expect(await line.locator('.ms-tl-reload').isDisabled()).toBe(false);
+}
+
 async function holdReloads(): Promise<{ held: () => number; release: () => Promise<void> }> {
   const waiting: Route[] = [];
   await stack.page.route('**/media-spaces/schedules/*/windows/*/reload', (route) => {
@@ -108,13 +119,7 @@ describe('"Reload feed" answered after the row was drawn again', () => {
     await page.locator('.red-ui-notification button.ms-confirm').last().click();
     await page.locator(`.ms-tl-row.ms-paused[data-node="${DESK}"]`).waitFor({ timeout: 20_000 });
     expect(await before?.evaluate((el) => el.isConnected)).toBe(false);
-    expect(await line.locator('.ms-tl-feed-result').textContent()).toBe('Reloading…');
-    expect(await line.locator('.ms-tl-reload').isDisabled()).toBe(true);
-    await hold.release();
-    await expect
-      .poll(() => line.locator('.ms-tl-feed-result').textContent(), { timeout: 20_000 })
-      .toBe('1 occurrence planned · no problems');
-    expect(await line.locator('.ms-tl-reload').isDisabled()).toBe(false);
+    await answeredOnTheLineShown(line, hold);
     await row.locator('.ms-act-resume').click();
     await page.locator('.red-ui-notification button.ms-confirm').last().click();
     await page.locator(`.ms-tl-row[data-node="${DESK}"]:not(.ms-paused)`).waitFor({ timeout: 20_000 });
@@ -132,13 +137,7 @@ describe('"Reload feed" answered after the row was drawn again', () => {
     await expect.poll(() => line.count()).toBe(0);
     await page.locator('.ms-filter').selectOption('');
     await line.waitFor({ timeout: 10_000 });
-    expect(await line.locator('.ms-tl-feed-result').textContent()).toBe('Reloading…');
-    expect(await line.locator('.ms-tl-reload').isDisabled()).toBe(true);
-    await hold.release();
-    await expect
-      .poll(() => line.locator('.ms-tl-feed-result').textContent(), { timeout: 20_000 })
-      .toBe('1 occurrence planned · no problems');
-    expect(await line.locator('.ms-tl-reload').isDisabled()).toBe(false);
+    await answeredOnTheLineShown(line, hold);
     await screenshot(page, 'sidebar-reload-after-render.png', 'sidebar');
     expect(stack.pageErrors).toEqual([]);
   });
