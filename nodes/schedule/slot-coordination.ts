@@ -12,7 +12,7 @@ import {
 } from '../../lib/coordination';
 import { isPlainObject } from '../../lib/guards';
 import { sleep } from '../../lib/retry';
-import { doublingDelay, retryUntilDeadline } from '../../lib/retry-until';
+import { doublingDelay, NotYet, retryUntilDeadline } from '../../lib/retry-until';
 import {
   DEFAULT_CHANNEL_WAIT_MS,
   type EndEvent,
@@ -414,21 +414,28 @@ export class SlotCoordination {
     keeper: LeaseKeeper,
   ): Promise<DoneRecord | undefined> {
     const ref = slotRef(slot, 'start');
-    const until = Date.now() + CHANNEL_WAIT_MS;
     try {
-      for (;;) {
-        const done = await coordinator.getDone(ref);
-        if (done) return done;
-        const probe = await coordinator.claim(ref);
-        if (probe.status === 'done') return probe.record;
-        if (probe.status === 'won') {
-          await coordinator.release(ref, probe.token);
-          return undefined;
-        }
-        if (Date.now() > until || keeper.lost || this.closed) return undefined;
-        await new Promise((resolve) => setTimeout(resolve, Math.min(probe.retryInMs, 250)));
-      }
+      return await retryUntilDeadline({
+        deadline: Date.now() + CHANNEL_WAIT_MS,
+        attempt: async () => {
+          const done = await coordinator.getDone(ref);
+          if (done) return done;
+          const probe = await coordinator.claim(ref);
+          if (probe.status === 'done') return probe.record;
+          if (probe.status === 'won') {
+            await coordinator.release(ref, probe.token);
+            return undefined;
+          }
+          throw new NotYet(probe.retryInMs);
+        },
+        decide: (error) =>
+          error instanceof NotYet && !keeper.lost && !this.closed
+            ? { retry: true, delayMs: Math.min(error.retryInMs, 250) }
+            : { retry: false },
+      });
     } catch (err) {
+      // still held by a start in flight when the wait ran out (or the node closed): no channel to go with
+      if (err instanceof NotYet) return undefined;
       this.host.warn(
         `${slot.key}: cannot read the start from Redis (${messageOf(err)}); the end goes without a channel`,
       );
