@@ -29,6 +29,7 @@ export const CSV_COLUMNS = [
   'job_state',
   'job_elapsed_s',
   'coordinated',
+  'rerecord_of',
   'slot',
 ] as const;
 
@@ -115,6 +116,7 @@ function csvRow(r: AsRunRecord): Cell[] {
     job_state: r.job?.state,
     job_elapsed_s: r.job?.elapsed,
     coordinated: r.coordinated ? 'yes' : undefined,
+    rerecord_of: r.rerecordOf,
     slot: r.slot,
   };
   return CSV_COLUMNS.map((c) => row[c]);

@@ -59,6 +59,8 @@ export interface AsRunRecord {
   phase: SlotPhase;
   reason?: string;
   coordinated?: boolean;
+  /** the earlier slot this one records again, at a later airing (a window's rerecord) */
+  rerecordOf?: string;
   /** why the slot differs from its schedule (missed, partial, late, interrupted, the follow-up failed); absent when it does not */
   discrepancy?: string;
 }
@@ -134,7 +136,9 @@ function recordOf(slot: string, transitions: SlotTransition[], job: SlotJobOutco
   let gaps: AsRunRecord['gaps'] = [];
   let attempts: number | undefined;
   let coordinated: boolean | undefined;
+  let rerecordOf: string | undefined;
   for (const t of transitions) {
+    if (t.rerecordOf) rerecordOf = t.rerecordOf;
     if (t.channel) {
       const known = channels.get(t.channel.id);
       const outputs = t.channel.outputs ?? known?.outputs;
@@ -172,6 +176,7 @@ function recordOf(slot: string, transitions: SlotTransition[], job: SlotJobOutco
     phase: terminal?.to ?? last.to,
     ...(reason ? { reason } : {}),
     ...(coordinated ? { coordinated } : {}),
+    ...(rerecordOf ? { rerecordOf } : {}),
   };
   const discrepancy = discrepancyOf(record, transitions);
   if (discrepancy) record.discrepancy = discrepancy;

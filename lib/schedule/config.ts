@@ -11,6 +11,7 @@ import { DurationError, parseDuration } from './duration';
 import { FEED_WINDOW_DEFAULTS } from './feed-defaults';
 import { ID_PATTERN } from './ids';
 import type { ScheduleIssue } from './issues';
+import { DEFAULT_RERECORD, type RerecordRule } from './rerecord';
 import { checkTemplates, renderTemplates } from './template';
 import { templateContext } from './template-context';
 import { canonicalTimeZone, isValidTimeZone, systemTimeZone } from './tz';
@@ -32,6 +33,7 @@ import { readWindowSource, SOURCE_FIELDS, type WindowSource } from './window-sou
  *     at_end: stop             # stop (default): the recording is stopped at the window's end; keep: it runs on
  *     alarm_after: 30s         # a start still failing this long after the window opened is reported (start_failing)
  *     priority: 2              # more overlapping than max_channels: higher records (default 0; ties: earlier start, then window order)
+ *     rerecord: { within: 7d, min_lost: 10% }  # calendar and guide windows: a missed slot is recorded at the next airing
  *     channel: { ...create-channel request, templates allowed... }
  *     followup: { workflow_id, job_name, variables, media_nicknames, attachments, labels }
  * ```
@@ -60,6 +62,8 @@ export type ScheduleWindow = Required<Pick<RawWindow, 'id' | 'name' | 'enabled' 
     alarm_after?: number;
     /** over max_channels, higher records (lib/schedule/conflicts decideConflicts); absent: 0 */
     priority?: number;
+    /** calendar and guide windows: a slot missed (or mostly lost) is recorded at the next airing (lib/schedule/rerecord) */
+    rerecord?: RerecordRule;
     /** IANA zone, canonical spelling */
     timezone: string;
     /** seconds: a cron window's length; a listed window's manual start (and a calendar event's default) */
@@ -315,6 +319,38 @@ const FollowupSchema = z.strictObject(
   { error: genericError },
 );
 
+/** `min_lost`: a share as `10%` or a fraction from 0 to 1. */
+const ShareSchema = z
+  .union([z.string(), z.number()], { error: oneOf('a share such as 10% or 0.1') })
+  .superRefine((value, ctx) => {
+    if (shareOf(value) === undefined)
+      ctx.addIssue({ code: 'custom', message: 'must be a share from 0% to 100% (or 0 to 1)' });
+  });
+
+function shareOf(value: string | number): number | undefined {
+  const n =
+    typeof value === 'number' ? value : /^\s*\d+(\.\d+)?\s*%\s*$/.test(value) ? Number.parseFloat(value) / 100 : NaN;
+  return Number.isFinite(n) && n >= 0 && n <= 1 ? n : undefined;
+}
+
+/** A window's `rerecord`: `true` (the defaults), or `{ within: 7d, min_lost: 10% }`. */
+const RerecordSchema = z.union(
+  [
+    z.literal(true),
+    z.strictObject({ within: DurationSchema.optional(), min_lost: ShareSchema.optional() }, { error: genericError }),
+  ],
+  { error: oneOf('true or a mapping with within and min_lost') },
+);
+
+function normaliseRerecord(value: NonNullable<RawWindow['rerecord']>): RerecordRule {
+  if (value === true) return { ...DEFAULT_RERECORD };
+  return {
+    within: value.within !== undefined ? parseDuration(value.within) : DEFAULT_RERECORD.within,
+    minLost:
+      value.min_lost !== undefined ? (shareOf(value.min_lost) ?? DEFAULT_RERECORD.minLost) : DEFAULT_RERECORD.minLost,
+  };
+}
+
 /** seconds: a manual start of a calendar, guide or messages window that names no duration */
 const DEFAULT_LISTED_DURATION_S = FEED_WINDOW_DEFAULTS.durationS;
 
@@ -337,6 +373,7 @@ const WindowSchema = z.strictObject(
       .min(-1000, 'must be at least -1000')
       .max(1000, 'must be at most 1000')
       .optional(),
+    rerecord: RerecordSchema.optional(),
     channel: ChannelSchema.optional(),
     followup: FollowupSchema.optional(),
     // checked by readWindowSource, which names each field's problem
@@ -441,6 +478,12 @@ export function parseScheduleObject(raw: unknown, options: ParseOptions = {}): P
     for (const problem of read.problems)
       if (!bad(index, String(problem.at[0]))) add(['windows', index, ...problem.at], problem.message);
     if (read.source) sources.set(index, read.source);
+    if (w.rerecord !== undefined && read.source && read.source.kind !== 'ical' && read.source.kind !== 'xmltv') {
+      add(
+        ['windows', index, 'rerecord'],
+        'needs a calendar (ical) or guide (xmltv) window: only a feed lists later airings',
+      );
+    }
     if (read.source?.kind === 'cron' && w.duration === undefined && !bad(index, 'duration')) {
       add(['windows', index, 'duration'], 'is required');
     }
@@ -562,6 +605,7 @@ function normaliseWindow(w: RawWindow, fallbackZone: string, source: WindowSourc
   if (w.followup) out.followup = structuredClone(w.followup);
   if (w.alarm_after !== undefined) out.alarm_after = parseDuration(w.alarm_after);
   if (w.priority !== undefined) out.priority = w.priority;
+  if (w.rerecord !== undefined) out.rerecord = normaliseRerecord(w.rerecord);
   return out;
 }
 
@@ -640,6 +684,7 @@ function knownKeysFor(at: (string | number)[]): readonly string[] {
   if (at[0] === 'windows' && at.length === 2) return WindowSchema.keyof().options;
   if (at[0] === 'windows' && at[2] === 'channel') return ChannelSchema.keyof().options;
   if (at[0] === 'windows' && at[2] === 'followup') return FollowupSchema.keyof().options;
+  if (at[0] === 'windows' && at[2] === 'rerecord') return ['within', 'min_lost'];
   return [];
 }
 

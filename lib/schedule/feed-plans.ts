@@ -3,6 +3,7 @@ import path from 'node:path';
 import { reportFeedRefresh } from '../feed-events';
 import type { ScheduleConfig, ScheduleWindow } from './config';
 import type { FeedReloadResult } from './feed-reload';
+import type { PlannedOccurrence } from './plan';
 import type { Scheduler } from './scheduler';
 import type { FeedRead, FeedWindowSource } from './sources';
 import { planned } from './sources/occurrence';
@@ -60,6 +61,8 @@ interface Entry {
   problems?: string[];
   /** the feed was read (or failed) once since the window opened: its plan is what the feed says */
   read?: boolean;
+  /** the last good read's occurrences and repeats, padded: a re-record booked later is planned from them */
+  airings?: { planned: PlannedOccurrence[]; repeats: PlannedOccurrence[] };
 }
 
 /**
@@ -125,6 +128,26 @@ export class FeedPlans {
   settled(): boolean {
     for (const e of this.entries.values()) if (e.feed && !e.read && e.health.ok) return false;
     return true;
+  }
+
+  /**
+   * Every airing the window's feed lists from its last good read, padded: the planned ones and the repeats a
+   * guide read `duplicates: once` leaves out (what a re-record may book).
+   */
+  airings(windowId: string): PlannedOccurrence[] {
+    const a = this.entries.get(windowId)?.airings;
+    return a ? [...a.planned, ...a.repeats] : [];
+  }
+
+  /** The later airings the window's guide leaves out of its plan (`duplicates: once`), padded: what may be booked. */
+  repeats(windowId: string): readonly PlannedOccurrence[] {
+    return this.entries.get(windowId)?.airings?.repeats ?? [];
+  }
+
+  /** The window's plan again from its last good read, with the scheduler's re-record bookings now (a new booking). */
+  replan(windowId: string): void {
+    const entry = this.entries.get(windowId);
+    if (entry?.airings) this.plan(entry);
   }
 
   health(): FeedHealth[] {
@@ -250,11 +273,35 @@ export class FeedPlans {
     if (said && said !== entry.warned) this.host.warn(`window "${entry.window.id}": ${said}`);
     entry.warned = said;
     if (result && !result.error) {
-      const occurrences = result.occurrences.map((o) => planned(o, entry.source.padding));
-      this.host.scheduler()?.setOccurrences(entry.window.id, occurrences, Date.now() + PLAN_AHEAD_MS, {
-        stopCancelled: entry.source.onCancel === 'stop',
-      });
+      entry.airings = {
+        planned: result.occurrences.map((o) => planned(o, entry.source.padding)),
+        repeats: (result.repeats ?? []).map((o) => planned(o, entry.source.padding)),
+      };
+      this.plan(entry);
     }
     this.host.changed();
+  }
+
+  /** The window's plan: the feed's occurrences, and the repeats booked to record a failed slot again. */
+  private plan(entry: Entry): void {
+    const scheduler = this.host.scheduler();
+    if (!scheduler || !entry.airings) return;
+    const booked = new Map(
+      scheduler
+        .bookings()
+        .filter((b) => b.windowId === entry.window.id)
+        .map((b) => [b.occurrence, b.of]),
+    );
+    const mark = (o: PlannedOccurrence): PlannedOccurrence => {
+      const of = booked.get(o.id);
+      return of ? { ...o, rerecordOf: of } : o;
+    };
+    const occurrences = [
+      ...entry.airings.planned.map(mark),
+      ...entry.airings.repeats.filter((o) => booked.has(o.id)).map(mark),
+    ].sort((a, b) => a.start - b.start || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    scheduler.setOccurrences(entry.window.id, occurrences, Date.now() + PLAN_AHEAD_MS, {
+      stopCancelled: entry.source.onCancel === 'stop',
+    });
   }
 }

@@ -16,6 +16,8 @@ export interface PlannedOccurrence {
   revision?: string;
   /** the programme as the source gives it (absent for cron) */
   programme?: Programme;
+  /** a later airing booked to record what this earlier slot failed to (lib/schedule/rerecord) */
+  rerecordOf?: string;
 }
 
 /** What a calendar event or a guide's programme says of itself; times unpadded, epoch ms. */

@@ -4,6 +4,7 @@ import { MediaSpacesError, quoteShort } from '../errors';
 import type { ScheduleConfig, ScheduleWindow } from './config';
 import { type ConflictDecision, type Contender, decideConflicts } from './conflicts';
 import { CronPlan, comparePlans, ListedPlan, type PlannedOccurrence, type WindowPlan } from './plan';
+import { isRerecordBooking, liveBookings, type RerecordBooking } from './rerecord';
 import { occurrenceName, type Slot, type StartReason, slotKey } from './template-context';
 
 /** A slot whose start was emitted and whose end was not yet. */
@@ -65,6 +66,8 @@ export interface SchedulerState {
   listed?: Record<string, PlannedOccurrence[]>;
   /** losers of a conflict whose start passed: each waits, to its end, for a channel to free up */
   held?: HeldSlot[];
+  /** later airings booked to record what a failed slot did not (rerecord), dropped a day after their end */
+  rerecords?: RerecordBooking[];
 }
 
 /** A slot that lost a conflict over max_channels at its start: not started, waiting for a channel to free up. */
@@ -159,6 +162,8 @@ export interface PlannedSlot {
   start: number;
   end: number;
   title?: string;
+  /** a later airing booked to record a failed slot again (rerecord) */
+  rerecord?: true;
   /** starts too dense to list one by one: the window goes on starting from `start` to `end` */
   band?: true;
 }
@@ -323,6 +328,9 @@ export class Scheduler {
         ...(isSkipRecord(loaded.skipped) ? { skipped: { ...loaded.skipped } } : {}),
         ...(isListedRecord(loaded.listed) ? { listed: structuredClone(loaded.listed) } : {}),
         ...(Array.isArray(loaded.held) ? { held: loaded.held.filter(isHeldSlot).map((slot) => ({ ...slot })) } : {}),
+        ...(Array.isArray(loaded.rerecords)
+          ? { rerecords: loaded.rerecords.filter(isRerecordBooking).map((b) => ({ ...b })) }
+          : {}),
       };
       for (const [id, list] of Object.entries(this.state.listed ?? {})) {
         const w = this.config.windows.find((x) => x.id === id);
@@ -541,6 +549,17 @@ export class Scheduler {
     return true;
   }
 
+  /** The re-record bookings still of use (kept across restarts and redeploys with the rest of the state). */
+  bookings(): readonly RerecordBooking[] {
+    return liveBookings(this.state.rerecords ?? [], this.clock.now());
+  }
+
+  /** Keeps a re-record booking (one per new slot); the window's plan lists the airing from its next replan. */
+  book(booking: RerecordBooking): void {
+    this.state.rerecords = [...this.bookings().filter((b) => b.slot !== booking.slot), structuredClone(booking)];
+    this.persist();
+  }
+
   /** How many upcoming starts are skipped (skipNext). */
   get skippedCount(): number {
     return Object.keys(this.state.skipped ?? {}).length;
@@ -648,6 +667,7 @@ export class Scheduler {
           start: o.start,
           end: o.end,
           ...(title ? { title } : {}),
+          ...(o.rerecordOf ? { rerecord: true as const } : {}),
         });
       }
       const over = list[perWindow];
@@ -946,6 +966,7 @@ export class Scheduler {
     // a cron slot's occurrence is its start: its saved state and messages stay as they were
     if (isListed(w)) slot.occurrence = o.id;
     if (o.programme) slot.programme = o.programme;
+    if (o.rerecordOf) slot.rerecordOf = o.rerecordOf;
     return slot;
   }
 

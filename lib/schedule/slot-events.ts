@@ -31,6 +31,7 @@ export interface SlotTransition {
   // scheduled end, more than OVERRUN_AFTER_S (lib/schedule/slot-outcome), and why
   gaps?: { from: string; to: string; why: string }[];
   coordinated?: boolean; // true when the slot runs under Redis coordination
+  rerecordOf?: string; // the slot records again, at a later airing, what this earlier slot failed to (rerecord)
   withdrawn?: boolean; // planned only: the window has no next start any more (its guide ran out): not this one
   revived?: boolean; // planned -> starting only: a conflict's loser, skipped at its start, started late once a
   // channel freed up (a winner cancelled, or its recording ended early): a new life of the slot after its skip

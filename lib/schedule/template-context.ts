@@ -20,6 +20,8 @@ export interface Slot {
   occurrence?: string;
   /** what the calendar or guide says of the programme (times unpadded) */
   programme?: Programme;
+  /** the earlier slot this one records again (a re-record at the next airing) */
+  rerecordOf?: string;
 }
 
 /** A slot's occurrence id: a cron slot's is its start's ISO time. */

@@ -37,6 +37,7 @@ import { feedAccessOf, feedBaseDir, feedDir } from './feed-access';
 import { FIELDS } from './fields';
 import { entriesOf, messagesWindow, occurrencesFromMessage } from './message-windows';
 import { RecordingWatch } from './recording-watch';
+import { RerecordWatch } from './rerecord-watch';
 import { COUNT_INPUT, type ScheduleSettings, scheduleSettingsSchema, WINDOW_INPUT } from './settings';
 import { SharedWindows } from './shared-windows';
 import { ScheduleSidebar } from './sidebar-report';
@@ -91,6 +92,8 @@ export class ScheduleController {
   private readonly feeds: FeedPlans;
   /** the plan's occurrences over the document's max_channels, reported when they change */
   private readonly conflicts = new ConflictWatch((report) => this.node.send([null, null, report]));
+  /** failed slots of calendar and guide windows with `rerecord`, booked again at the next airing */
+  private readonly rerecords: RerecordWatch;
 
   constructor(
     private readonly RED: ScheduleAPI,
@@ -141,6 +144,20 @@ export class ScheduleController {
       access: (source) => feedAccessOf(source, node, feedBaseDir(RED)),
       warn: (text) => node.warn(text),
       changed: () => this.updateStatus(),
+    });
+    this.rerecords = new RerecordWatch(node.id, {
+      config: () => this.config,
+      scheduler: () => this.scheduler,
+      feeds: this.feeds,
+      ...(gate
+        ? { claim: (booking) => gate.claimBooking(booking), lookup: (airing) => gate.bookedElsewhere(airing) }
+        : {}),
+      send: (report) => {
+        this.node.send([null, null, report]);
+        this.changedSoon();
+      },
+      log: (text) => node.log(text),
+      warn: (text) => node.warn(text),
     });
     this.sidebar = new ScheduleSidebar(RED, node, {
       host: () => this.scheduler && this.commandView(this.scheduler),
@@ -209,6 +226,7 @@ export class ScheduleController {
     this.lives.close();
     this.watch?.close();
     this.feeds.close();
+    this.rerecords.close();
     this.sidebar?.close();
     this.cancelStart();
     this.source.close();
@@ -483,6 +501,7 @@ export class ScheduleController {
       },
       scheduled: { start, end },
       ...(this.coordination ? { coordinated: true } : {}),
+      ...((slot.rerecordOf ?? active?.rerecordOf) ? { rerecordOf: slot.rerecordOf ?? active?.rerecordOf } : {}),
     };
   }
 

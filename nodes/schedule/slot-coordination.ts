@@ -22,6 +22,7 @@ import {
   type Slot,
   type StartEvent,
 } from '../../lib/schedule';
+import type { RerecordBooking } from '../../lib/schedule/rerecord';
 import type { CoordinationProvider, UnreachablePolicy } from '../shared/coordination-provider';
 import { CatchUpQueue } from './catch-up-queue';
 import type { MissedWhy } from './missed';
@@ -223,6 +224,38 @@ export class SlotCoordination {
     }
     this.pending.clear();
     this.unsubscribe();
+  }
+
+  /**
+   * A re-record booking, made once across the instances: `won` for the instance that books it and says so,
+   * `done` where another instance booked it first (this one plans the airing too, and its start is claimed
+   * once as any other). The claim is keyed by the airing booked, so that every instance can look it up
+   * (bookedElsewhere).
+   */
+  async claimBooking(booking: RerecordBooking): Promise<'won' | 'done'> {
+    const coordinator = this.coordinator();
+    const ref = bookingRef(booking);
+    const deadline = Math.max(Date.now() + 10_000, booking.start);
+    const result = await coordinator.claimUntil(ref, { deadline, signal: this.abort.signal });
+    if (result.status !== 'won' && result.status !== 'done')
+      throw new CoordinationError(
+        'unavailable',
+        `the booking's claim ${result.status === 'aborted' ? 'was given up' : 'stayed held by another instance'}`,
+      );
+    if (result.status === 'done') return 'done';
+    const done = await coordinator.complete(ref, result.token, booking);
+    return done.status === 'completed' ? 'won' : 'done';
+  }
+
+  /** The booking another instance made of this airing (a survivor plans what the instance that died booked). */
+  async bookedElsewhere(airing: {
+    slot: string;
+    windowId: string;
+    occurrence: string;
+    start: number;
+  }): Promise<unknown> {
+    const record = await this.coordinator().getDone(bookingRef(airing));
+    return record?.result;
   }
 
   private coordinator(): Coordinator {
@@ -534,6 +567,19 @@ export class SlotCoordination {
 function scheduleOf(slot: Slot): string {
   const suffix = `:${occurrenceOf(slot)}`;
   return slot.key.endsWith(suffix) ? slot.key.slice(0, -suffix.length) : `${slot.key}#${slot.windowId}`;
+}
+
+/** A re-record booking's claim: the airing booked, as its slot's start claim names it, phase `rerecord`. */
+function bookingRef(b: { slot: string; windowId: string; occurrence: string; start: number }): SlotRef {
+  const slot: Slot = {
+    key: b.slot,
+    windowId: b.windowId,
+    start: b.start,
+    end: b.start,
+    reason: 'scheduled',
+    occurrence: b.occurrence,
+  };
+  return { ...slotRef(slot, 'start'), phase: 'rerecord' };
 }
 
 function slotRef(slot: Slot, phase: 'start' | 'end'): SlotRef {

@@ -30,7 +30,10 @@ interface Gap {
 }
 
 /** Who a slot is, as its transitions name it (the schedule, its window, the occurrence). */
-export type SlotIdentity = Pick<SlotTransition, 'schedule' | 'window' | 'occurrence' | 'scheduled' | 'coordinated'>;
+export type SlotIdentity = Pick<
+  SlotTransition,
+  'schedule' | 'window' | 'occurrence' | 'scheduled' | 'coordinated' | 'rerecordOf'
+>;
 
 /** What the lives of a schedule's slots do through the node they belong to. */
 interface SlotLifeHost {

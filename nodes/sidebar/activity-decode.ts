@@ -46,6 +46,7 @@ function reportedSlot(row: ReportedRow, windowIds: readonly string[], looks: Slo
 /** `duration`: the window's, in seconds (the length of a run that gives none). */
 function unpackRun(run: PlannedRun, base: number, now: number, duration: number, into: SlotView[]): void {
   const conflicts = new Set(run.conflicts);
+  const rerecords = new Set(run.rerecords);
   const bands = new Set(run.bands);
   const unit = run.unit ?? 1000;
   const lengths = run.lengths ?? (duration * 1000) / unit;
@@ -65,6 +66,7 @@ function unpackRun(run: PlannedRun, base: number, now: number, duration: number,
       phase: start <= now && !band ? 'due' : 'upcoming',
       ...(title ? { title } : {}),
       ...(conflicts.has(i) ? { conflict: true as const } : {}),
+      ...(rerecords.has(i) ? { rerecord: true as const } : {}),
       ...(band ? { band: true as const } : {}),
     });
   });

@@ -65,6 +65,8 @@ export interface PlannedSlotView {
   title?: string;
   /** one channel too many for the space's max_channels when it starts */
   conflict?: true;
+  /** a later airing booked to record a failed slot again (a window's rerecord) */
+  rerecord?: true;
   band?: true;
 }
 
@@ -187,6 +189,8 @@ export interface SlotView {
   title?: string;
   /** loses a conflict over the space's max_channels: not recorded unless a channel frees up (shown before it happens) */
   conflict?: true;
+  /** a later airing booked to record a failed slot again (a window's rerecord) */
+  rerecord?: true;
   /**
    * planned starts too dense to list one by one (an every-minute window over
    * a week): the window keeps starting as its cron says from `start` to `end`

@@ -26,6 +26,8 @@ export interface PlannedRun {
   titles?: Record<string, string>;
   /** indices of starts planned over the space's max_channels */
   conflicts?: number[];
+  /** indices of starts booked to record a failed slot again */
+  rerecords?: number[];
   /** indices of starts that stand for "too many to list: it goes on from here to the end" */
   bands?: number[];
 }
@@ -93,6 +95,7 @@ function packRun(window: string, list: SlotView[], base: number, duration: numbe
   const lengths: number[] = [];
   const titles: Record<string, string> = {};
   const conflicts: number[] = [];
+  const rerecords: number[] = [];
   const bands: number[] = [];
   let previous = base;
   list.forEach((s, i) => {
@@ -101,6 +104,7 @@ function packRun(window: string, list: SlotView[], base: number, duration: numbe
     lengths.push((s.end - s.start) / unit);
     if (s.title) titles[i] = s.title;
     if (s.conflict) conflicts.push(i);
+    if (s.rerecord) rerecords.push(i);
     if (s.band) bands.push(i);
   });
   const length = lengths.every((l) => l === lengths[0]) ? (lengths[0] ?? 0) : lengths;
@@ -111,6 +115,7 @@ function packRun(window: string, list: SlotView[], base: number, duration: numbe
     ...(duration !== undefined && length === (duration * 1000) / unit ? {} : { lengths: length }),
     ...(Object.keys(titles).length > 0 ? { titles } : {}),
     ...(conflicts.length > 0 ? { conflicts } : {}),
+    ...(rerecords.length > 0 ? { rerecords } : {}),
     ...(bands.length > 0 ? { bands } : {}),
   };
 }

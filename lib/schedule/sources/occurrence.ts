@@ -46,6 +46,11 @@ export interface SourceResult {
   problems: string[];
   /** set when the feed as a whole cannot be read (HTML, truncated, refused): then there are no occurrences */
   error?: string;
+  /**
+   * later airings a guide read `duplicates: once` leaves out of the plan (the same title and episode aired
+   * again): not recorded, but a re-record (lib/schedule/rerecord) may book one
+   */
+  repeats?: Occurrence[];
 }
 
 export const NO_PADDING: Padding = Object.freeze({ before: 0, after: 0 });

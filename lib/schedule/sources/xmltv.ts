@@ -117,7 +117,11 @@ export async function readGuide(input: Readable, opts: GuideOptions): Promise<So
   if (reader.failed) return { occurrences: [], problems: problems.list(), error: reader.failed };
   const occurrences = reader.finish();
   if (reader.failed) return { occurrences: [], problems: problems.list(), error: reader.failed };
-  return { occurrences, problems: problems.list() };
+  return {
+    occurrences,
+    problems: problems.list(),
+    ...(reader.repeats.length > 0 ? { repeats: reader.repeats } : {}),
+  };
 }
 
 function readFailure(error: unknown): string {
@@ -158,6 +162,8 @@ class GuideReader {
   private cutoff = Number.POSITIVE_INFINITY;
   /** matching programmes left out by MAX_PROGRAMMES */
   private overCap = 0;
+  /** later airings `duplicates: once` leaves out of the plan (see SourceResult.repeats), filled by finish */
+  readonly repeats: Occurrence[] = [];
 
   constructor(
     private readonly opts: GuideOptions,
@@ -453,16 +459,18 @@ class GuideReader {
     const out: Occurrence[] = [];
     for (const { p, stop } of this.kept) {
       const episode = p.episodeNs ?? p.episodeOnscreen ?? p.episodeOther;
+      let repeat = false;
       if (this.rules.once && episode !== undefined) {
         const key = `${p.title ?? ''}\n${episode}`;
-        if (seen.has(key)) continue;
+        repeat = seen.has(key);
         seen.add(key);
       }
       let id = episode !== undefined ? `${p.channel}/${episode}` : `${p.channel}/${isoSeconds(p.start)}`;
       if (ids.has(id)) id = `${id}/${isoSeconds(p.start)}`; // the same episode twice on a channel
       ids.add(id);
-      out.push(this.occurrence(p, stop, id, episode));
+      (repeat ? this.repeats : out).push(this.occurrence(p, stop, id, episode));
     }
+    this.repeats.sort(byStart);
     return out.sort(byStart);
   }
 

@@ -72,7 +72,25 @@ export class AsRunView {
         ? 'No slot in the log for this day.'
         : `${records.length} slot${records.length === 1 ? '' : 's'}, ${off} with a discrepancy`;
     setText(this.status, [counted, ...warnings].join(' '));
-    this.list.replaceChildren(...records.map((r) => row(r, zone)));
+    const bySlot = new Map(records.map((r) => [r.slot, r]));
+    const again = new Map(records.filter((r) => r.rerecordOf).map((r) => [r.rerecordOf as string, r]));
+    this.list.replaceChildren(
+      ...records.map((r) => {
+        const item = row(r, zone);
+        const link = rerecordLink(r, bySlot, again, zone, (slot) => this.reveal(slot));
+        if (link) item.append(link);
+        return item;
+      }),
+    );
+  }
+
+  /** Scrolls to the row of `slot` and marks it a moment (a re-record's link to its first airing, and back). */
+  private reveal(slot: string): void {
+    const target = [...this.list.querySelectorAll<HTMLElement>('.ms-ar-item')].find((e) => e.dataset.slot === slot);
+    if (!target) return;
+    target.scrollIntoView({ block: 'nearest' });
+    target.classList.add('ms-ar-flash');
+    setTimeout(() => target.classList.remove('ms-ar-flash'), 1500);
   }
 
   /**
@@ -102,6 +120,49 @@ export class AsRunView {
       );
     });
     return button;
+  }
+}
+
+/**
+ * The line that links a re-record and the slot it records again: "re-record of the airing at 18:00:00" on the
+ * new slot, "recorded again at 20:00:00 (29 Nov)" on the first; a link when the other is in the list.
+ */
+function rerecordLink(
+  r: AsRunRecord,
+  bySlot: ReadonlyMap<string, AsRunRecord>,
+  again: ReadonlyMap<string, AsRunRecord>,
+  zone: string,
+  reveal: (slot: string) => void,
+): HTMLElement | undefined {
+  const other = r.rerecordOf ? bySlot.get(r.rerecordOf) : again.get(r.slot);
+  if (!r.rerecordOf && !other) return undefined;
+  const line = el('div', 'ms-ar-rerecord');
+  const when = other ? `${clock(other.scheduled.start, zone, true)} (${dayOf(other.scheduled.start, zone)})` : '';
+  const words = r.rerecordOf
+    ? other
+      ? `re-record of the airing at ${when}`
+      : `re-record of an earlier airing (${r.rerecordOf})`
+    : `recorded again at ${when}`;
+  if (!other) {
+    line.textContent = words;
+    return line;
+  }
+  const a = el('a', 'ms-ar-rerecord-link', words);
+  a.href = '#';
+  a.dataset.slot = other.slot;
+  a.addEventListener('click', (e) => {
+    e.preventDefault();
+    reveal(other.slot);
+  });
+  line.append(a);
+  return line;
+}
+
+function dayOf(iso: string, zone: string): string {
+  try {
+    return new Intl.DateTimeFormat('en-GB', { timeZone: zone, day: 'numeric', month: 'short' }).format(new Date(iso));
+  } catch {
+    return iso.slice(0, 10);
   }
 }
 

@@ -312,7 +312,11 @@ export class Timeline {
     bar.slot = slot;
     // a calendar's or guide's programme is named first on its bar, then its window (as text: titles come from outside)
     const titled = slot.title ? `${slot.title} · ${name}` : name;
-    const windowName = slot.conflict ? `${titled} (not recorded: lost a conflict over max_channels)` : titled;
+    const windowName = slot.conflict
+      ? `${titled} (not recorded: lost a conflict over max_channels)`
+      : slot.rerecord
+        ? `${titled} (re-record: an earlier airing was not recorded whole)`
+        : titled;
     const label = slot.band
       ? `${windowName}: starts go on as planned from ${timeIn(slot.start, timezone)}`
       : slotLabel(windowName, slot.start, slot.end, timezone);
@@ -322,7 +326,7 @@ export class Timeline {
       bar.sig = sig;
       bar.label = label;
       bar.headline = text.headline;
-      const classes = `ms-${slot.phase} ms-stage-${classWord(text.stage)}${slot.band ? ' ms-band' : ''}${slot.conflict ? ' ms-conflict' : ''}${toneClass(slot, text)}`;
+      const classes = `ms-${slot.phase} ms-stage-${classWord(text.stage)}${slot.band ? ' ms-band' : ''}${slot.conflict ? ' ms-conflict' : ''}${slot.rerecord ? ' ms-rerecord' : ''}${toneClass(slot, text)}`;
       setClass(bar.node, `ms-tl-bar ${classes}`);
       setClass(bar.text, `ms-tl-bar-text ${classes}`);
       for (const part of [bar.node, bar.text]) {

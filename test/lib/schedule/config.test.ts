@@ -106,7 +106,7 @@ windows:
     expect(issuesOf(text)).toEqual([
       'line 5: windows[0].timezone: "Europe/Londn" is not an IANA time zone known here (e.g. Europe/London, America/New_York, UTC)',
       'line 6: windows[0].duration: "90x" is not a duration (use e.g. 90m, 1h30m, 2h, 45s, 1d, PT1H30M or a number of seconds)',
-      'line 7: windows[0].crom: unknown field "crom" (did you mean "cron"?); expected one of id, name, cron, timezone, duration, enabled, at_end, alarm_after, priority, channel, followup, ical, xmltv, messages, match, padding, refresh, on_cancel, allow_empty, all_day, default_duration, sources',
+      'line 7: windows[0].crom: unknown field "crom" (did you mean "cron"?); expected one of id, name, cron, timezone, duration, enabled, at_end, alarm_after, priority, rerecord, channel, followup, ical, xmltv, messages, match, padding, refresh, on_cancel, allow_empty, all_day, default_duration, sources',
       'line 9: windows[0].channel.source_id: "abc" must be a UUID (8-4-4-4-12 hex digits)',
       'line 10: windows[0].channel.name: template "{{chanel.id}}" must start with one of window., slot., schedule., occurrence. (the channel does not exist yet when it is created)',
       'line 11: windows[0].channel.recording_duration: 0 must be at least 1',
@@ -378,6 +378,43 @@ describe('a window priority', () => {
       'windows[0].priority: must be a whole number',
       'windows[1].priority: must be a number, got the text "high"',
       'windows[2].priority: must be at most 1000',
+    ]);
+  });
+});
+
+describe('a window rerecord', () => {
+  it('is true (the defaults: 7 days, more than 10% lost) or { within, min_lost } on a calendar or guide window', () => {
+    const config = loadScheduleYaml(`windows:
+  - { id: a, xmltv: /tmp/guide.xml, match: { title: "^News$" }, rerecord: true }
+  - { id: b, ical: /tmp/cal.ics, rerecord: { within: 3d, min_lost: 25% } }
+  - { id: c, xmltv: /tmp/guide.xml, rerecord: { min_lost: 0.5 } }
+  - { id: d, xmltv: /tmp/guide.xml }
+`);
+    expect(config.windows.map((w) => w.rerecord)).toEqual([
+      { within: 7 * 86400, minLost: 0.1 },
+      { within: 3 * 86400, minLost: 0.25 },
+      { within: 7 * 86400, minLost: 0.5 },
+      undefined,
+    ]);
+  });
+
+  it('names what is wrong: a window no feed lists airings for, a share out of range, an unknown field', () => {
+    const bad = parseScheduleYaml(`windows:
+  - { id: a, cron: "0 18 * * *", duration: 1h, rerecord: true }
+  - { id: b, messages: true, rerecord: true }
+  - { id: c, xmltv: /tmp/guide.xml, rerecord: { min_lost: 150% } }
+  - { id: d, xmltv: /tmp/guide.xml, rerecord: { within: soon } }
+  - { id: e, xmltv: /tmp/guide.xml, rerecord: { whithin: 2d } }
+  - { id: f, xmltv: /tmp/guide.xml, rerecord: yes }
+`);
+    expect(bad.ok).toBe(false);
+    expect(bad.ok ? [] : bad.issues.map((i) => `${i.line} ${i.path}: ${i.message}`)).toEqual([
+      '2 windows[0].rerecord: needs a calendar (ical) or guide (xmltv) window: only a feed lists later airings',
+      '3 windows[1].rerecord: needs a calendar (ical) or guide (xmltv) window: only a feed lists later airings',
+      '4 windows[2].rerecord.min_lost: must be a share from 0% to 100% (or 0 to 1)',
+      expect.stringMatching(/^5 windows\[3\]\.rerecord\.within: /),
+      '6 windows[4].rerecord.whithin: unknown field "whithin" (did you mean "within"?); expected one of within, min_lost',
+      expect.stringMatching(/^7 windows\[5\]\.rerecord: /),
     ]);
   });
 });

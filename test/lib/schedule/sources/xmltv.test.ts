@@ -132,6 +132,16 @@ describe('readGuide: the fixture guide', () => {
       '2026-10-03T16:00:00.000Z',
       '2026-10-04T16:00:00.000Z',
     ]);
+    // the later showings are kept aside as repeats (what a re-record may book), each with an id of its own
+    expect(once.repeats?.map((o) => o.start.toISOString())).toEqual(
+      all.occurrences
+        .map((o) => o.start.toISOString())
+        .filter((t) => !once.occurrences.some((k) => k.start.toISOString() === t)),
+    );
+    expect(once.repeats).toHaveLength(2);
+    const ids = [...once.occurrences, ...(once.repeats ?? [])].map((o) => o.id);
+    expect(new Set(ids).size).toBe(4);
+    expect(all.repeats).toBeUndefined();
   });
 
   it('categories match any of the listed ones, case aside; a range that spans midnight', async () => {
