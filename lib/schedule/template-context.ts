@@ -65,6 +65,8 @@ export interface WindowInfo {
   timezone: string;
   slotKey: string;
   reason: StartReason;
+  /** the earlier slot this one records again, at a later airing (a window's rerecord) */
+  rerecord_of?: string;
 }
 
 /** What the template context reads of a window: a ScheduleWindow, or a sample of one. */
@@ -95,6 +97,7 @@ export function windowInfo(window: ContextWindow, slot: Slot): WindowInfo {
     timezone: window.timezone,
     slotKey: slot.key,
     reason: slot.reason,
+    ...(slot.rerecordOf ? { rerecord_of: slot.rerecordOf } : {}),
   };
 }
 

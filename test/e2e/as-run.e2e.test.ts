@@ -126,4 +126,43 @@ describe('Media Spaces sidebar: the As-run view', () => {
       .split('\n');
     expect(lines.map((l) => JSON.parse(l).outcome)).toEqual(['recorded', 'missed', 'partial']);
   });
+
+  it('links a re-record and the slot it records again, both ways', async () => {
+    const { page } = stack;
+    const first = new SlotStory({ start: at(4), title: 'The Serial', episode: 'S02E03', window: TOKYO });
+    const again = new SlotStory({ start: at(5), title: 'The Serial', episode: 'S02E03', window: TOKYO });
+    const length = (again.end - again.start) / 1000;
+    await publish([
+      first.to('starting', 0),
+      first.to('missed', length, { why: 'create channel failed: 503' }),
+      again.to('starting', 0, { rerecordOf: first.slot }),
+      again.to('recording', 1, { rerecordOf: first.slot, lateBy: 1, channel: { id: 'ch-again' } }),
+      again.to('finished', length + 5, { rerecordOf: first.slot, channel: { id: 'ch-again' } }),
+    ]);
+    await page.locator('.ms-ar-zone').dispatchEvent('change');
+    await page.waitForFunction(() => document.querySelectorAll('.ms-ar-item').length === 5);
+    const row = (slot: string) => page.locator(`.ms-ar-item[data-slot="${slot}"]`);
+    expect(await row(first.slot).locator('.ms-ar-rerecord').textContent()).toMatch(
+      /^recorded again at 05:00:00 \(\d+ \w+\)$/,
+    );
+    expect(await row(again.slot).locator('.ms-ar-rerecord').textContent()).toMatch(
+      /^re-record of the airing at 04:00:00 \(\d+ \w+\)$/,
+    );
+    expect(await row(first.slot).getAttribute('data-outcome')).toBe('missed');
+    expect(await row(again.slot).getAttribute('data-outcome')).toBe('recorded');
+    // following the link marks the other row
+    await row(again.slot).locator('.ms-ar-rerecord-link').click();
+    await row(first.slot).and(page.locator('.ms-ar-flash')).waitFor();
+    // the CSV names the slot recorded again
+    const [csvDownload] = await Promise.all([page.waitForEvent('download'), page.locator('.ms-ar-export-csv').click()]);
+    const rows = parse(readFileSync((await csvDownload.path()) ?? '', 'utf8'), { columns: true }) as Record<
+      string,
+      string
+    >[];
+    expect(rows.filter((r) => r.title === 'The Serial').map((r) => [r.outcome, r.rerecord_of])).toEqual([
+      ['missed', ''],
+      ['recorded', first.slot],
+    ]);
+    expect(stack.pageErrors).toEqual([]);
+  });
 });

@@ -1,5 +1,6 @@
-import { DurationError, parseDuration } from '../../../lib/schedule/duration';
+import { DurationError, formatDuration, parseDuration } from '../../../lib/schedule/duration';
 import { FEED_WINDOW_DEFAULTS as DEFAULTS } from '../../../lib/schedule/feed-defaults';
+import { DEFAULT_RERECORD } from '../../../lib/schedule/rerecord';
 import type { FeedSecret } from '../../../lib/schedule/sources/feed-access';
 import { unsupportedConstruct } from '../../../lib/schedule/sources/pattern-syntax';
 import type { FeedSecrets } from './feed-secrets';
@@ -262,7 +263,13 @@ function paddingRow(line: Line, label: (k: string) => string, padding: Doc, chan
 }
 
 /** The fields whose default the form states (in a placeholder or a select's first option). */
-export type ShownDefault = 'refresh' | 'on_cancel' | 'default_duration' | 'duplicates';
+export type ShownDefault =
+  | 'refresh'
+  | 'on_cancel'
+  | 'default_duration'
+  | 'duplicates'
+  | 'rerecord_within'
+  | 'rerecord_min_lost';
 
 /**
  * What the form says a field does when left empty, from the table the runtime reads its defaults from
@@ -279,6 +286,10 @@ export function shownDefault(label: (k: string) => string, field: ShownDefault):
       return label('feed.windowDuration').replace('{value}', DEFAULTS.duration);
     case 'duplicates':
       return label('feed.duplicates.default').replace('{value}', label(`feed.duplicates.short.${DEFAULTS.duplicates}`));
+    case 'rerecord_within':
+      return label('feed.cancel.default').replace('{value}', formatDuration(DEFAULT_RERECORD.within));
+    case 'rerecord_min_lost':
+      return label('feed.cancel.default').replace('{value}', `${Math.round(DEFAULT_RERECORD.minLost * 100)}%`);
   }
 }
 
@@ -315,6 +326,7 @@ function optionRows(line: Line, label: (k: string) => string, w: Doc, changed: (
     .appendTo(kindRow(line, ['xmltv'], label('feed.sources'), true))
     .on('change keyup input', changed);
   noteLine('ms-w-messages-note', label('tip.messages')).appendTo(kindRow(line, ['messages'], label('feed.messages')));
+  const rerecord = rerecordRow(line, label, w.rerecord, changed);
   return (doc: Doc, kind: WindowKind) => {
     if (val($refresh)) doc.refresh = duration(val($refresh));
     if ($cancel.val()) doc.on_cancel = String($cancel.val());
@@ -322,6 +334,57 @@ function optionRows(line: Line, label: (k: string) => string, w: Doc, changed: (
     if (kind === 'ical' && val($length)) doc.default_duration = duration(val($length));
     const sources = kind === 'xmltv' ? readSources(String($sources.val() ?? '')) : undefined;
     if (sources) doc.sources = sources;
+    rerecord(doc);
+  };
+}
+
+/**
+ * "Re-record": a missed slot recorded at the programme's next airing (lib/schedule/rerecord); `true` with the
+ * defaults, or `{within, min_lost}` when either is typed. The defaults shown are the runtime's.
+ */
+function rerecordRow(line: Line, label: (k: string) => string, value: unknown, changed: () => void) {
+  const given = obj(value);
+  const $row = kindRow(line, FEEDS, label('feed.rerecord'));
+  const $on = $('<input type="checkbox" class="ms-w-rerecord" style="width: auto">')
+    .prop('checked', value === true || Object.keys(given).length > 0)
+    .appendTo($row)
+    .on('change', () => {
+      toggle();
+      changed();
+    });
+  $('<span class="ms-w-rerecord-text">')
+    .text(` ${label('feed.rerecordText')}`)
+    .appendTo($row);
+  const $within = checked(
+    kindRow(line, FEEDS, label('feed.rerecordWithin')),
+    input('ms-w-rerecord-within', given.within, shownDefault(label, 'rerecord_within')),
+    durationCheck(false),
+    changed,
+  );
+  const $lost = checked(
+    kindRow(line, FEEDS, label('feed.rerecordLost')),
+    input('ms-w-rerecord-min-lost', given.min_lost, shownDefault(label, 'rerecord_min_lost')),
+    (v) => (v === '' || /^\d{1,3}(\.\d+)?\s*%$|^(0(\.\d+)?|1(\.0+)?)$/.test(v) ? undefined : label('error.share')),
+    changed,
+  );
+  const toggle = () => {
+    const on = $on.prop('checked') === true;
+    $within.prop('disabled', !on);
+    $lost.prop('disabled', !on);
+  };
+  toggle();
+  return (doc: Doc) => {
+    if ($on.prop('checked') !== true) return;
+    const within = val($within);
+    const lost = val($lost);
+    if (!within && !lost) {
+      doc.rerecord = true;
+      return;
+    }
+    doc.rerecord = {
+      ...(within ? { within: duration(within) } : {}),
+      ...(lost ? { min_lost: /^[\d.]+$/.test(lost) ? Number(lost) : lost } : {}),
+    };
   };
 }
 

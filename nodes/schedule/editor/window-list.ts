@@ -51,6 +51,7 @@ const FORM_KEYS = new Set([
   'all_day',
   'default_duration',
   'sources',
+  'rerecord',
 ]);
 
 const ZONES_LIST = 'ms-schedule-zones';

@@ -59,7 +59,11 @@ export async function startSidebarStack(name: string, options: SidebarStackOptio
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
     const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
     const pageErrors: string[] = [];
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    page.on('pageerror', (e) => {
+      pageErrors.push(String(e));
+      // where it was thrown: the message alone cannot tell the editor's code from ours
+      console.error(`[page error] ${e.stack ?? e}`);
+    });
     page.on('console', (m) => {
       if (m.type() === 'error') pageErrors.push(m.text());
     });

@@ -73,3 +73,16 @@ describe('the window form states the runtime defaults', () => {
     expect(FEED_WINDOW_DEFAULTS.new_only).toBe(false);
   });
 });
+
+describe('the re-record fields state the runtime defaults', () => {
+  it('within and min_lost: the placeholders are what `rerecord: true` means to the runtime', () => {
+    const parsed = parseScheduleYaml('windows:\n  - { id: drama, xmltv: guide.xml, rerecord: true }\n');
+    if (!parsed.ok) throw new Error('fixture invalid');
+    const rule = parsed.config.windows[0].rerecord;
+    const within = shownDefault(label, 'rerecord_within');
+    const lost = shownDefault(label, 'rerecord_min_lost');
+    expect([within, lost]).toEqual(['default: 7d', 'default: 10%']);
+    expect(parseDuration(within.replace('default: ', ''))).toBe(rule?.within);
+    expect(Number.parseFloat(lost.replace('default: ', '')) / 100).toBe(rule?.minLost);
+  });
+});
