@@ -33,6 +33,7 @@ const GUIDE_YAML = [
   '    sources:',
   '      bbc1.uk: live-1',
   '      bbc1hd.uk: live-2',
+  '    rerecord: { within: 3d }',
   '    at_end: keep',
   '',
 ].join('\n');
@@ -233,6 +234,13 @@ describe('schedule window from a calendar', () => {
     expect(await row().locator('.ms-w-match-new').isChecked()).toBe(true);
     expect(await row().locator('.ms-w-sources').inputValue()).toBe('bbc1.uk = live-1\nbbc1hd.uk = live-2');
     expect(await row().locator('.ms-w-all-day').isVisible()).toBe(false);
+    // re-record: on, its window typed, the share left to the runtime's default (which the field states)
+    expect(await row().locator('.ms-w-rerecord').isChecked()).toBe(true);
+    expect(await row().locator('.ms-w-rerecord-within').inputValue()).toBe('3d');
+    expect(await row().locator('.ms-w-rerecord-min-lost').getAttribute('placeholder')).toBe('default: 10%');
+    await row().locator('.ms-w-rerecord-min-lost').fill('150%');
+    expect(await row().locator('.ms-w-rerecord-min-lost-error').textContent()).toMatch(/from 0% to 100%/);
+    await row().locator('.ms-w-rerecord-min-lost').fill('25%');
     await row().locator('.ms-w-match-day[data-day="sun"]').check();
     await row().locator('.ms-w-match-between').fill('17:00');
     expect(await row().locator('.ms-w-match-between-error').textContent()).toMatch(/17:00-21:00/);
@@ -248,6 +256,7 @@ describe('schedule window from a calendar', () => {
     expect(yaml).toContain('new_only: true');
     expect(yaml).toMatch(/sources:\s+bbc1\.uk: live-9\n/);
     expect(yaml).toContain('at_end: keep');
+    expect(yaml).toMatch(/rerecord:\s+within: 3d\s+min_lost: 25%/);
     expect(yaml).not.toContain('cron:');
     await closeNode(page, 'cancel');
   });

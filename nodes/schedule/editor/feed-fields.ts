@@ -338,6 +338,12 @@ function optionRows(line: Line, label: (k: string) => string, w: Doc, changed: (
   };
 }
 
+/** A share as the runtime reads `min_lost`: `10%`, or a fraction from 0 to 1. */
+function shareOk(v: string): boolean {
+  const n = /^\d+(\.\d+)?\s*%$/.test(v) ? Number.parseFloat(v) / 100 : /^\d+(\.\d+)?$/.test(v) ? Number(v) : NaN;
+  return n >= 0 && n <= 1;
+}
+
 /**
  * "Re-record": a missed slot recorded at the programme's next airing (lib/schedule/rerecord); `true` with the
  * defaults, or `{within, min_lost}` when either is typed. The defaults shown are the runtime's.
@@ -364,7 +370,7 @@ function rerecordRow(line: Line, label: (k: string) => string, value: unknown, c
   const $lost = checked(
     kindRow(line, FEEDS, label('feed.rerecordLost')),
     input('ms-w-rerecord-min-lost', given.min_lost, shownDefault(label, 'rerecord_min_lost')),
-    (v) => (v === '' || /^\d{1,3}(\.\d+)?\s*%$|^(0(\.\d+)?|1(\.0+)?)$/.test(v) ? undefined : label('error.share')),
+    (v) => (v === '' || shareOk(v) ? undefined : label('error.share')),
     changed,
   );
   const toggle = () => {
