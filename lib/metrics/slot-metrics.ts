@@ -56,6 +56,11 @@ export class SlotMetrics {
   private readonly slotLabels = new Map<string, string>();
   /** Slots heard of in this process and not ended yet, with the phase each is in. */
   private readonly inFlight = new Map<string, SlotPhase>();
+  /**
+   * Conflict losers skipped at their start, counted `skipped` only once their window has ended: until then a
+   * freed channel may still start one (revived), and its outcome is the recording's (one slot, one outcome).
+   */
+  private readonly heldSkips = new Map<string, { series: WindowSeries; end: number }>();
   private readonly requests = new Map<string, { operation: string; statusClass: string; count: number }>();
   private coordinationFailureCount = 0;
   private readonly feeds = new Map<string, { failures: number; lastSuccess?: number }>();
@@ -163,6 +168,7 @@ export class SlotMetrics {
       } else if (s.nextStart === undefined || s.nextStart < now || (start >= now && start < s.nextStart))
         s.nextStart = start;
     }
+    if (t.revived) this.heldSkips.delete(t.slot);
     const was = this.inFlight.get(t.slot);
     if (t.to === 'recording' && was !== 'recording') s.recording++;
     // told once per slot: entering recording, or with the stop of a recording that began after the window's end
@@ -176,6 +182,10 @@ export class SlotMetrics {
     }
     this.inFlight.delete(t.slot);
     this.rememberSlot(t.slot, `${t.schedule.id}\u0000${t.window.id}`);
+    if (outcome === 'skipped' && t.why?.startsWith('conflict:')) {
+      this.holdSkip(t.slot, s, Date.parse(t.scheduled.end));
+      return;
+    }
     if (outcome === 'recorded' || outcome === 'overran' || outcome === 'partial') {
       const end = Date.parse(t.scheduled.end);
       if (Number.isFinite(end) && (s.lastRecordedEnd === undefined || end > s.lastRecordedEnd)) s.lastRecordedEnd = end;
@@ -187,6 +197,26 @@ export class SlotMetrics {
       if (t.overrun) s.overruns++;
     }
     s.slots[outcome]++;
+  }
+
+  private holdSkip(slot: string, series: WindowSeries, end: number): void {
+    this.heldSkips.delete(slot);
+    this.heldSkips.set(slot, { series, end: Number.isFinite(end) ? end : 0 });
+    // a bound: past it the oldest is counted now
+    if (this.heldSkips.size > SLOT_LABELS_KEPT) {
+      const [oldest, held] = this.heldSkips.entries().next().value as [string, { series: WindowSeries }];
+      this.heldSkips.delete(oldest);
+      held.series.slots.skipped++;
+    }
+  }
+
+  /** The conflict losers whose window has ended without a channel: counted skipped now. */
+  private settleSkips(now = Date.now()): void {
+    for (const [slot, held] of this.heldSkips) {
+      if (held.end > now) continue;
+      this.heldSkips.delete(slot);
+      held.series.slots.skipped++;
+    }
   }
 
   private track(slot: string, phase: SlotPhase): void {
@@ -254,6 +284,7 @@ export class SlotMetrics {
    * prom-client at each scrape (nodes/sidebar/metrics-registry.ts).
    */
   families(): Family[] {
+    this.settleSkips();
     const windows = [...this.windows.values()];
     const W = WINDOW_LABELS;
     const labels = (s: WindowSeries) => ({ schedule: s.schedule, window: s.window });

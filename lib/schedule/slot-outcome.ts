@@ -11,7 +11,8 @@ import type { SlotTransition } from './slot-events';
  * - `partial`: the recording was interrupted and the window has gaps.
  * - `missed`: nothing was recorded, and nobody chose it (the start failed,
  *   the instance was down, Redis could not be used).
- * - `skipped`: nothing was recorded because an operator chose it (skip, pause).
+ * - `skipped`: nothing was recorded because an operator chose it (skip, pause), or the windows' priorities
+ *   gave its channel to others (a conflict lost over max_channels).
  * - `cancelled`: the occurrence was taken out of the plan (its calendar event
  *   or guide entry cancelled) before it started.
  */

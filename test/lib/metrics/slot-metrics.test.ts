@@ -58,6 +58,35 @@ describe('Prometheus metrics from slot events', () => {
     expect(s.filter((x) => x.name === 'media_spaces_slot_next_start_timestamp_seconds')).toEqual([]);
   });
 
+  it("a conflict's loser counts skipped once its window ended; one started when a channel freed up counts once, by how it ended", async () => {
+    started();
+    const soon = Date.now() + 3600_000;
+    const iso = (ms: number) => new Date(ms).toISOString().replace('.000', '');
+    // two losers skipped at their start; their windows have not ended yet
+    const waiting = new SlotStory({ start: iso(soon - 60_000) });
+    const freed = new SlotStory({ start: iso(soon - 30 * 60_000), window: { id: 'film', zone: 'UTC' } });
+    const over = new SlotStory({ start: iso(Date.now() - 2 * 3600_000), window: { id: 'archive', zone: 'UTC' } });
+    for (const story of [waiting, freed, over]) story.go('skipped', 0, { why: 'conflict: lost to news' });
+    // an operator's skip counts at once
+    const skippedByHand = new SlotStory({ start: iso(soon), window: { id: 'late', zone: 'UTC' } });
+    skippedByHand.go('skipped', 0, { why: 'skipped on request' });
+    let s = parseSamples(await render());
+    const count = (window: string, outcome: string) =>
+      sampleValue(s, 'media_spaces_slots_total', { schedule: SCHEDULE.id, window, outcome });
+    expect(count(WINDOW.id, 'skipped')).toBe(0);
+    expect(count('film', 'skipped')).toBe(0);
+    expect(count('archive', 'skipped')).toBe(1);
+    expect(count('late', 'skipped')).toBe(1);
+    // the film loser starts late once a channel freed up, and records
+    freed.go('starting', 600, { from: 'planned', revived: true });
+    freed.go('recording', 601, { lateBy: 601, channel: { id: 'c' } });
+    freed.go('stopping', 1800);
+    freed.go('finished', 1805);
+    s = parseSamples(await render());
+    expect([count('film', 'skipped'), count('film', 'recorded')]).toEqual([0, 1]);
+    expect(count(WINDOW.id, 'skipped')).toBe(0);
+  });
+
   it('an end told again after a restart (a replayed end: nothing of its slot heard before) is not a second slot', async () => {
     started();
     const now = new SlotStory({ start: '2026-11-26T10:00:00Z' });
