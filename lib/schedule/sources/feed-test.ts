@@ -8,7 +8,7 @@ import { Feed, type FeedReader } from './feed';
 import { type FeedSecret, feedAccess } from './feed-access';
 import { resolveFeedFile } from './feed-file';
 import type { FeedTestAnswer, FeedTestConflict, FeedTestOccurrence } from './feed-test-answer';
-import { type Occurrence, padded } from './occurrence';
+import { type Occurrence, planned } from './occurrence';
 import { calendarReader, guideReader } from './readers';
 import { type FeedWindowSource, parseSourceWindow } from './window-config';
 
@@ -131,19 +131,20 @@ function answer(
   now: number,
 ): FeedTestAnswer {
   const local = (ms: number) => formatLocalIso(ms, zone);
-  const planned = occurrences
-    .map((o) => ({ o, rec: padded(o, source.padding) }))
-    .filter(({ rec }) => rec.end.getTime() > now)
-    .sort((a, b) => a.rec.start.getTime() - b.rec.start.getTime() || (a.o.id < b.o.id ? -1 : 1));
-  const listed = planned.slice(0, FEED_TEST_LIMIT).map(({ o, rec }) => ({
-    id: o.id,
-    ...(o.title !== undefined ? { title: o.title } : {}),
-    start: local(o.start.getTime()),
-    end: local(o.end.getTime()),
-    padded_start: local(rec.start.getTime()),
-    padded_end: local(rec.end.getTime()),
-    ...(o.details?.channel ? { channel: o.details.channel } : {}),
-    ...(o.details?.sourceId ? { source_id: o.details.sourceId } : {}),
+  // the occurrences as the window plans them (lib/schedule/feed-plans): padded once, the programme beside
+  const plan = occurrences
+    .map((o) => planned(o, source.padding))
+    .filter((p) => p.end > now)
+    .sort((a, b) => a.start - b.start || (a.id < b.id ? -1 : 1));
+  const listed = plan.slice(0, FEED_TEST_LIMIT).map((p) => ({
+    id: p.id,
+    ...(p.programme?.title !== undefined ? { title: p.programme.title } : {}),
+    start: local(p.programme?.start ?? p.start),
+    end: local(p.programme?.end ?? p.end),
+    padded_start: local(p.start),
+    padded_end: local(p.end),
+    ...(p.programme?.channel ? { channel: p.programme.channel } : {}),
+    ...(p.programme?.sourceId ? { source_id: p.programme.sourceId } : {}),
   }));
   // one window, one priority: of overlapping occurrences over the limit, the earlier start records
   const conflicts: Loss[] =
@@ -151,12 +152,12 @@ function answer(
       ? []
       : [
           ...decideConflicts(
-            planned.map(({ o, rec }) => ({
-              key: o.id,
-              windowId: o.windowId,
-              start: rec.start.getTime(),
-              end: rec.end.getTime(),
-              ...(o.title !== undefined ? { title: o.title } : {}),
+            plan.map((p) => ({
+              key: p.id,
+              windowId: source.id,
+              start: p.start,
+              end: p.end,
+              ...(p.programme?.title !== undefined ? { title: p.programme.title } : {}),
             })),
             maxChannels,
           ).losers.values(),
@@ -167,7 +168,7 @@ function answer(
     timezone: zone,
     kind: source.kind,
     occurrences: listed,
-    more: planned.length - listed.length,
+    more: plan.length - listed.length,
     conflicts: conflicts.slice(0, FEED_TEST_LIMIT).map((c) => ({
       id: c.key,
       ...(c.title !== undefined ? { title: c.title } : {}),

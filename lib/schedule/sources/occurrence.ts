@@ -63,12 +63,6 @@ export function withPadding(start: number, end: number, p: Padding): { start: nu
   return { start: start - p.before, end: end + p.after };
 }
 
-/** The recording times of an occurrence (see withPadding), as dates. */
-export function padded(o: Occurrence, p: Padding): { start: Date; end: Date } {
-  const t = withPadding(o.start.getTime(), o.end.getTime(), p);
-  return { start: new Date(t.start), end: new Date(t.end) };
-}
-
 /** An occurrence of a feed as the scheduler plans it: padded by its window, the programme unpadded beside it. */
 export function planned(o: Occurrence, padding: Padding): PlannedOccurrence {
   const d = o.details ?? {};

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { DurationError } from '../../../../lib/schedule/duration';
 import {
   type Occurrence,
-  padded,
   paddingMs,
   parsePadding,
+  planned,
   revisionOf,
 } from '../../../../lib/schedule/sources/occurrence';
 
@@ -32,9 +32,14 @@ describe('padding', () => {
     const first = o('a', '2026-10-03T17:00:00Z', '2026-10-03T18:00:00Z');
     const second = o('b', '2026-10-03T18:00:00Z', '2026-10-03T19:00:00Z');
     const p = { before: 60_000, after: 600_000 };
-    expect(padded(first, p)).toEqual({ start: at('2026-10-03T16:59:00Z'), end: at('2026-10-03T18:10:00Z') });
-    expect(padded(second, p)).toEqual({ start: at('2026-10-03T17:59:00Z'), end: at('2026-10-03T19:10:00Z') });
-    // the occurrence itself keeps its unpadded times
+    const ms = (iso: string) => Date.parse(iso);
+    expect(planned(first, p)).toMatchObject({ start: ms('2026-10-03T16:59:00Z'), end: ms('2026-10-03T18:10:00Z') });
+    expect(planned(second, p)).toMatchObject({ start: ms('2026-10-03T17:59:00Z'), end: ms('2026-10-03T19:10:00Z') });
+    // the programme keeps its unpadded times beside them, and so does the occurrence
+    expect(planned(first, p).programme).toMatchObject({
+      start: ms('2026-10-03T17:00:00Z'),
+      end: ms('2026-10-03T18:00:00Z'),
+    });
     expect(first.end).toEqual(at('2026-10-03T18:00:00Z'));
   });
 });
