@@ -25,6 +25,8 @@ export interface PreviewWindow {
   enabled: boolean;
   /** the window's priority, when it has one (over max_channels, higher records) */
   priority?: number;
+  /** a calendar or guide window's rerecord, in words: a missed slot is recorded at the next airing within `within` */
+  rerecord?: { within: string; min_lost: string };
   /**
    * `lost_to`: with max_channels, this start would not record: it loses a conflict (by the windows' priorities)
    * to the starts named (window names and times), among the starts the preview lists

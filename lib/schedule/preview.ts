@@ -229,6 +229,12 @@ function listedWindow(w: ScheduleWindow, kind: keyof typeof LISTED_DESCRIPTIONS)
     duration: formatDuration(w.duration),
     lengths: listedLengths(w, kind),
     enabled: w.enabled,
+    ...(w.priority !== undefined ? { priority: w.priority } : {}),
+    ...(w.rerecord
+      ? {
+          rerecord: { within: formatDuration(w.rerecord.within), min_lost: `${Math.round(w.rerecord.minLost * 100)}%` },
+        }
+      : {}),
     next: [],
   };
 }

@@ -69,8 +69,11 @@ function renderResult(res: PreviewResponse, label: (key: string) => string, out:
     const what = w.cron ? `${w.cron}: ${w.description}` : w.description;
     const length = w.lengths ?? `${label('preview.for')} ${w.duration}`;
     const priority = w.priority !== undefined ? `, ${label('preview.priority')} ${w.priority}` : '';
+    const rerecord = w.rerecord
+      ? `, ${label('preview.rerecord').replace('{within}', w.rerecord.within).replace('{lost}', w.rerecord.min_lost)}`
+      : '';
     $('<div class="ms-schedule-preview-what"></div>')
-      .text(`${what}, ${w.timezone}, ${length}${priority}`)
+      .text(`${what}, ${w.timezone}, ${length}${priority}${rerecord}`)
       .appendTo(box);
     const ol = $('<ol style="margin: 2px 0 0 18px"></ol>').appendTo(box);
     for (const n of w.next) {

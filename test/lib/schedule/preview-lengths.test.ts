@@ -41,3 +41,20 @@ windows:
     for (const id of ['newsroom', 'desk', 'doctor-who', 'upstream']) expect(byId.get(id)?.cron).toBe('');
   });
 });
+
+describe("the preview of a feed window's priority and re-record", () => {
+  it('states both, as for a cron window', () => {
+    const res = previewSchedule({
+      yaml: `windows:
+  - { id: drama, xmltv: guide.xml, priority: 2, rerecord: { within: 3d } }
+  - { id: desk, ical: desk.ics }
+`,
+      count: 1,
+    });
+    expect(res.ok).toBe(true);
+    expect(res.windows.map((w) => [w.id, w.priority, w.rerecord])).toEqual([
+      ['drama', 2, { within: '3d', min_lost: '10%' }],
+      ['desk', undefined, undefined],
+    ]);
+  });
+});
