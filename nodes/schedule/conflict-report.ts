@@ -1,3 +1,4 @@
+import type { SlotRef } from '../../lib/coordination';
 import { isoSeconds, type ScheduleConfig, type Scheduler } from '../../lib/schedule';
 import { type Contender, type Loss, lostToWords } from '../../lib/schedule/conflicts';
 
@@ -29,6 +30,29 @@ export type ConflictReport = {
   };
 };
 
+/** A loser being told: its loss, and which time it loses (1; 2 once it won again and lost again; and so on). */
+export interface ConflictTold {
+  loser: Loss;
+  round: number;
+}
+
+/**
+ * Where Redis keeps that a loser was told, with a coordination node: each instance decides the same plan and
+ * so finds the same losers, and the one that wins this claim sends the report. Under a name of the window's
+ * own (`<schedule id>:<window id>#conflicts`: ids hold no `#`), so that a report of a start days ahead moves
+ * no mark the slots' catch-up reads; the occurrence by its id, so that a listed one that moves keeps its key;
+ * the phase `conflict`, then `conflict:2` and on for a loser that loses again after winning.
+ */
+export function conflictRef(scheduleId: string, { loser, round }: ConflictTold): SlotRef {
+  const prefix = `${scheduleId}:${loser.windowId}:`;
+  return {
+    schedule: `${scheduleId}:${loser.windowId}#conflicts`,
+    slot: loser.rankStart ?? loser.start,
+    occurrence: loser.key.startsWith(prefix) ? loser.key.slice(prefix.length) : loser.key,
+    phase: round === 1 ? 'conflict' : `conflict:${round}`,
+  };
+}
+
 /** The reason a loser gives wherever it is told (the as-run log, the sidebar, the report). */
 export function conflictReason(lostTo: readonly Pick<Contender, 'key' | 'title'>[]): string {
   return `conflict: lost to ${lostToWords(lostTo) || 'the other recordings'}`;
@@ -39,15 +63,19 @@ export function conflictReason(lostTo: readonly Pick<Contender, 'key' | 'title'>
  * priorities, lib/schedule/conflicts) which overlapping occurrences record; each one that loses is reported
  * once, before its start, on output 3. A loser that wins again (a winner cancelled) is no longer marked, and
  * is reported again should it lose again. The scheduler holds the losers back at their start: none is tried.
+ * `send` gets each report with the loss it tells (with a coordination node, one instance sends it: the
+ * controller claims it in Redis under conflictRef).
  */
 export class ConflictWatch {
   /** per loser reported: what it lost to, as told */
   private readonly reported = new Map<string, string>();
+  /** per loser told: how many times it lost, until its end (a loss after winning again is told again) */
+  private readonly rounds = new Map<string, { round: number; end: number }>();
   private lastCheck = '';
   /** slot keys of the occurrences that lose (planned, or waiting for a channel): the sidebar's timeline marks them */
   keys: ReadonlySet<string> = new Set();
 
-  constructor(private readonly send: (report: ConflictReport) => void) {}
+  constructor(private readonly send: (report: ConflictReport, told: ConflictTold) => void) {}
 
   /** True when the losers changed (each new one reported). */
   check(scheduler: Scheduler | undefined, config: ScheduleConfig, now = Date.now()): boolean {
@@ -71,6 +99,7 @@ export class ConflictWatch {
     const losers = [...(decision?.losers.values() ?? [])];
     const keys = new Set(losers.map((l) => l.key));
     for (const key of [...this.reported.keys()]) if (!keys.has(key)) this.reported.delete(key);
+    for (const [key, { end }] of this.rounds) if (end <= now) this.rounds.delete(key);
     // a loser whose start passed was reported then (held): the running decision names it too
     for (const loser of losers) this.report(loser);
     const changed = keys.size !== this.keys.size || [...keys].some((k) => !this.keys.has(k));
@@ -95,7 +124,9 @@ export class ConflictWatch {
     this.reported.set(loser.key, said);
     // once per loser: what it loses to may change (another winner) without a second report
     if (!first) return;
-    this.send({
+    const round = (this.rounds.get(loser.key)?.round ?? 0) + 1;
+    this.rounds.set(loser.key, { round, end: loser.end });
+    const report: ConflictReport = {
       topic: 'conflict',
       payload: {
         slot: loser.key,
@@ -108,7 +139,8 @@ export class ConflictWatch {
         limit: loser.limit,
         reason: conflictReason(loser.lostTo),
       },
-    });
+    };
+    this.send(report, { loser, round });
   }
 
   /** No limit (any more): nothing loses, and nothing is reported. */

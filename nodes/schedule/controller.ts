@@ -31,7 +31,7 @@ import { FINAL_STAGES } from '../sidebar/activity-types';
 import { AfterSends } from './after-sends';
 import { type ChannelTold, type CommandHost, handleControl } from './commands';
 import { ConfigSource } from './config-source';
-import { ConflictWatch } from './conflict-report';
+import { type ConflictReport, type ConflictTold, ConflictWatch, conflictRef } from './conflict-report';
 import { Emitter } from './emitter';
 import { feedAccessOf, feedBaseDir, feedDir } from './feed-access';
 import { FIELDS } from './fields';
@@ -91,7 +91,7 @@ export class ScheduleController {
   /** the calendar and guide windows' feeds, each the plan of its window */
   private readonly feeds: FeedPlans;
   /** the plan's occurrences over the document's max_channels, reported when they change */
-  private readonly conflicts = new ConflictWatch((report) => this.node.send([null, null, report]));
+  private readonly conflicts = new ConflictWatch((report, told) => this.tellConflict(report, told));
   /** failed slots of calendar and guide windows with `rerecord`, booked again at the next airing */
   private readonly rerecords: RerecordWatch;
 
@@ -457,6 +457,17 @@ export class ScheduleController {
     );
     this.lives.missed(slot, 'skipped', reason);
     this.sidebar?.conflictsChanged();
+  }
+
+  /**
+   * A loser's `conflict` report on output 3. With a coordination node every instance finds the same losers:
+   * the one that claims the report in Redis sends it, so that the flow hears it once (and not again after a
+   * restart, which forgets what was told).
+   */
+  private tellConflict(report: ConflictReport, told: ConflictTold): void {
+    const send = () => this.node.send([null, null, report]);
+    if (!this.coordination) send();
+    else this.coordination.reportOnce(told.loser.key, conflictRef(this.scheduleId(), told), told.loser.end, send);
   }
 
   /** The plan against max_channels: a `conflict` report for each occurrence that newly loses. */

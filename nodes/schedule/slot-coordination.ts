@@ -79,6 +79,8 @@ const REDIS_RETRY_FIRST_MS = 250;
 const REDIS_RETRY_MAX_MS = 2_000;
 /** How often an end that knows of no start is claimed again, while another instance may know of one. */
 const UNSTARTED_RETRY_MS = 1_000;
+/** How long a report waits for Redis (a first connection slow to come up, a stall) before this instance sends it. */
+const REPORT_WAIT_MS = 10_000;
 
 /**
  * One schedule node's part in the coordination of several Node-RED
@@ -98,6 +100,10 @@ export class SlotCoordination {
   private readonly catchUp: CatchUpQueue;
   private readonly unsubscribe: () => void;
   private closed = false;
+  /** reports claimed one after another, in the order they were decided */
+  private reports: Promise<void> = Promise.resolve();
+  /** Redis was out of use when a report last needed it: reports go without waiting for it, until a claim works */
+  private reportingAlone = false;
 
   constructor(
     private readonly provider: CoordinationProvider | undefined,
@@ -172,6 +178,71 @@ export class SlotCoordination {
     );
     if (!(await pause(Math.max(0, latest - Date.now()), this.abort.signal))) return undefined;
     return { ...event, slot: { ...slot, end: latest } };
+  }
+
+  /**
+   * A report every instance makes alike (a conflict's loser: each instance decides the same plan), sent by the
+   * instance that wins its claim and completed at once, so that the flow hears it once however many instances
+   * run, and not again after a restart. A claim another instance holds is waited on, until `until`: should that
+   * one die before completing it, this one sends the report. Redis out of use (for REPORT_WAIT_MS, or since
+   * the last report found it so): this instance sends it (a report told twice rather than not at all).
+   */
+  reportOnce(key: string, ref: SlotRef, until: number, send: () => void): void {
+    this.reports = this.reports.then(() => this.runReport(key, ref, until, send));
+  }
+
+  private async runReport(key: string, ref: SlotRef, until: number, send: () => void): Promise<void> {
+    if (this.closed) return;
+    let coordinator: Coordinator | undefined;
+    let result: ClaimResult;
+    try {
+      result = await retryUntilDeadline({
+        deadline: this.reportingAlone ? Date.now() : Date.now() + REPORT_WAIT_MS,
+        signal: this.abort.signal,
+        attempt: () => {
+          coordinator = this.coordinator();
+          return coordinator.claim(ref);
+        },
+        decide: (err, n) =>
+          err instanceof CoordinationError && (err.code === 'timeout' || err.code === 'unavailable')
+            ? { retry: true, delayMs: doublingDelay(n, REDIS_RETRY_FIRST_MS, REDIS_RETRY_MAX_MS) }
+            : { retry: false },
+      });
+    } catch (err) {
+      if (this.closed || this.abort.signal.aborted) return;
+      if (!this.reportingAlone) {
+        this.host.warn(
+          `${key}: Redis coordination unusable (${messageOf(err)}): this instance sends its reports of conflicts itself until Redis is back`,
+        );
+      }
+      this.reportingAlone = true;
+      send();
+      return;
+    }
+    this.reportingAlone = false;
+    if (this.closed || !coordinator || result.status === 'done') return;
+    const claimed = coordinator;
+    if (result.status === 'won') {
+      this.sendClaimed(key, claimed, ref, result.token, send);
+      return;
+    }
+    // another instance is sending it: waited on beside the reports that come next, not before them
+    claimed.claimUntil(ref, { deadline: until, signal: this.abort.signal }).then(
+      (next) => {
+        if (next.status === 'won' && !this.closed) this.sendClaimed(key, claimed, ref, next.token, send);
+      },
+      () => undefined,
+    );
+  }
+
+  private sendClaimed(key: string, coordinator: Coordinator, ref: SlotRef, token: number, send: () => void): void {
+    send();
+    coordinator.complete(ref, token, { sentAt: Date.now() }).then(
+      (done) => {
+        if (done.status === 'lost') this.host.warn(`${key}: its report was sent by another instance too`);
+      },
+      (err) => this.host.warn(`${key}: cannot record in Redis that its report was sent: ${messageOf(err)}`),
+    );
   }
 
   /** The channel of a slot came back (routed into the schedule): the start is done. True when this instance led it. */

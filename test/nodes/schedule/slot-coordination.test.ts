@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Coordinator } from '../../../lib/coordination';
+import type { Coordinator, SlotRef } from '../../../lib/coordination';
 import type { EndEvent, ScheduleWindow, Slot, StartEvent } from '../../../lib/schedule';
 import { recordedVerdict } from '../../../nodes/schedule/recorded';
 import { SlotCoordination } from '../../../nodes/schedule/slot-coordination';
@@ -224,6 +224,108 @@ describe('schedule slots shared by two instances', () => {
     expect(skip.warnings[1]).toMatch(/refused the connection.*: start skipped by this instance/);
     expect(skip.coordination.role?.text).toBe('Redis unreachable: skipping slots');
     expect(alone.coordination.role?.text).toBe('Redis unreachable: acting alone');
+  });
+});
+
+describe("a report every instance makes alike (a conflict's loser), told once", () => {
+  const ref = (phase = 'conflict'): SlotRef => ({
+    schedule: 'sched:w#conflicts',
+    slot: Date.parse('2030-01-01T18:00:00Z'),
+    occurrence: '2030-01-01T18:00:00Z',
+    phase,
+  });
+  const until = () => Date.now() + 60_000;
+  const trio = (prefix: string) => [1, 2, 3].map((n) => instance(`h${n}:${n}:r`, prefix));
+
+  it('three instances: sent by one; an instance started again sends it no more; a second loss is sent once', async () => {
+    const prefix = `reports-${++prefixCount}:`;
+    const three = trio(prefix);
+    open.push(...three);
+    const sent: string[] = [];
+    for (const [i, r] of three.entries())
+      r.coordination.reportOnce('sched:w:1', ref(), until(), () => sent.push(`i${i}`));
+    await waitFor(() => sent.length === 1);
+    // a claim taken over would come after a lease
+    await new Promise((r) => setTimeout(r, LEASE_MS * 3));
+    expect(sent).toHaveLength(1);
+    // a restart: an instance that remembers nothing of it
+    const again = instance('h1:9:s', prefix);
+    open.push(again);
+    again.coordination.reportOnce('sched:w:1', ref(), until(), () => sent.push('restarted'));
+    await new Promise((r) => setTimeout(r, LEASE_MS * 3));
+    expect(sent).toHaveLength(1);
+    // lost again after winning: a claim of its own
+    for (const r of [...three, again])
+      r.coordination.reportOnce('sched:w:1', ref('conflict:2'), until(), () => sent.push('2'));
+    await waitFor(() => sent.length === 2);
+    await new Promise((r) => setTimeout(r, LEASE_MS * 3));
+    expect(sent.slice(1)).toEqual(['2']);
+    expect(three.flatMap((r) => r.warnings)).toEqual([]);
+  });
+
+  it('the instance that claimed it died before sending: another sends it once its lease ran out', async () => {
+    const prefix = `reports-${++prefixCount}:`;
+    const dead = instances.coordinator(redis.url, 'dead:1:x', { keyPrefix: prefix, leaseMs: LEASE_MS });
+    expect((await dead.claim(ref())).status).toBe('won');
+    const [a, b] = trio(prefix);
+    open.push(a, b);
+    const sent: string[] = [];
+    const claimedAt = Date.now();
+    a.coordination.reportOnce('sched:w:1', ref(), until(), () => sent.push('a'));
+    b.coordination.reportOnce('sched:w:1', ref(), until(), () => sent.push('b'));
+    await waitFor(() => sent.length === 1, 5000);
+    expect(Date.now() - claimedAt).toBeGreaterThanOrEqual(LEASE_MS - 50);
+    await new Promise((r) => setTimeout(r, LEASE_MS * 3));
+    expect(sent).toHaveLength(1);
+  });
+
+  it('Redis not up yet: the reports wait for it and go through it, sent once', async () => {
+    const port = await freePort();
+    const url = `redis://127.0.0.1:${port}`;
+    const two = [instance('e:5:a', 'late:', { url }), instance('f:6:b', 'late:', { url })];
+    open.push(...two);
+    const sent: string[] = [];
+    for (const r of two) r.coordination.reportOnce('sched:w:1', ref(), until(), () => sent.push(r.warnings.join()));
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(sent).toEqual([]);
+    const late = await RedisServer.startOnPort(port);
+    try {
+      await waitFor(() => sent.length === 1, 9000);
+      await new Promise((r) => setTimeout(r, LEASE_MS * 3));
+      expect(sent).toEqual(['']);
+      expect(two.flatMap((r) => r.warnings)).toEqual([]);
+    } finally {
+      await late.dispose();
+    }
+  });
+
+  it('no Redis to use (the coordination node refused its settings): each sends its own, and says so once', async () => {
+    const warnings: string[] = [];
+    const sent: string[] = [];
+    const alone = new SlotCoordination(undefined, 'Redis URL must be redis://host:port', {
+      emitStart: () => undefined,
+      emitEnd: () => undefined,
+      emitMissed: () => undefined,
+      scheduler: () => undefined,
+      adopted: () => undefined,
+      endedElsewhere: () => undefined,
+      startAlone: () => undefined,
+      startedAlone: () => false,
+      log: () => undefined,
+      warn: (text) => warnings.push(text),
+      changed: () => undefined,
+    });
+    try {
+      alone.reportOnce('sched:w:1', ref(), until(), () => sent.push('1'));
+      alone.reportOnce('sched:w:2', ref('conflict:2'), until(), () => sent.push('2'));
+      await waitFor(() => sent.length === 2);
+      expect(sent).toEqual(['1', '2']);
+      expect(warnings).toEqual([
+        'sched:w:1: Redis coordination unusable (Redis URL must be redis://host:port): this instance sends its reports of conflicts itself until Redis is back',
+      ]);
+    } finally {
+      alone.close();
+    }
   });
 });
 

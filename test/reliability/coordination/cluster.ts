@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { it } from 'vitest';
 import { Coordinator, type DoneRecord, RedisConnection } from '../../../lib/coordination';
 import type { Simulator } from '../../../lib/simulator';
 import { type FlowNode, type NodeRedProcess, prepareUserDir, ROOT, startNodeRed } from '../support-restart/node-red';
@@ -87,6 +88,17 @@ export class Cluster {
     await Promise.all(this.current.map((p) => p?.stop()));
   }
 
+  /** Stops the instance in a user directory (SIGTERM by default, as a service manager does) and starts it again. */
+  async restart(index: number, signal: 'SIGTERM' | 'SIGINT' = 'SIGTERM'): Promise<NodeRedProcess> {
+    await this.current[index]?.stop(signal);
+    return this.start(index);
+  }
+
+  /** The user directory whose process has this pid (an instance id names it: pidOf), or -1. */
+  indexOf(pid: number): number {
+    return this.current.findIndex((p) => p?.pid === pid);
+  }
+
   lines(): { process: number; at: number; text: string }[] {
     return this.processes.flatMap((p, i) => p.lines().map((l) => ({ process: i, at: l.at, text: l.text })));
   }
@@ -107,6 +119,10 @@ export async function redisReader(url: string, keyPrefix: string, password?: str
   return {
     startOf(windowId: string, slot: number): Promise<DoneRecord | undefined> {
       return coordinator.getDone({ schedule: `${SCHEDULE_ID}:${windowId}`, slot, phase: 'start' });
+    },
+    /** The done record of any phase of a cron slot (`end`, `restart:1`). */
+    doneOf(windowId: string, slot: number, phase: string): Promise<DoneRecord | undefined> {
+      return coordinator.getDone({ schedule: `${SCHEDULE_ID}:${windowId}`, slot, phase });
     },
     /** Followed jobs and their owners, as the registry holds them. */
     jobs: () => coordinator.jobs.list(),
@@ -148,28 +164,55 @@ export function slotCounts(sim: Simulator, windows: WindowPlan[], from: number, 
   const requests = sim.requests().filter((r) => r.method === 'POST');
   const out: SlotCount[] = [];
   for (const w of windows) {
-    const first = Math.ceil((from - w.offsetS * 1000) / PERIOD_MS) * PERIOD_MS + w.offsetS * 1000;
-    for (let start = first; start < to; start += PERIOD_MS) {
-      const key = `${SCHEDULE_ID}:${w.id}:${new Date(start).toISOString().replace('.000Z', 'Z')}`;
-      const channel = requests.filter((r) => r.route === 'create_channel' && r.idempotency_key === key);
-      const submit = requests.filter((r) => r.route === 'submit' && r.idempotency_key === `${key}:end`);
-      const stop = requests.filter((r) => r.route === 'stop_channel' && r.idempotency_key?.startsWith(`${key}:stop`));
-      out.push({
-        key,
-        windowId: w.id,
-        start,
-        channelPosts: channel.length,
-        channelReplays: channel.filter((r) => r.replayed).length,
-        channelCreated: channel.filter(created).length,
-        submitPosts: submit.length,
-        submitReplays: submit.filter((r) => r.replayed).length,
-        submitCreated: submit.filter(created).length,
-        stopPosts: stop.length,
-        stopsAccepted: stop.filter(created).length,
-      });
-    }
+    for (let start = nextSlot(w, from); start < to; start += PERIOD_MS) out.push(countSlot(requests, w.id, start));
   }
   return out.sort((a, b) => a.start - b.start);
+}
+
+/** The first start of a window on the 10 s grid (windowPlans) at or after `from`. */
+export function nextSlot(w: WindowPlan, from: number): number {
+  const shift = w.offsetS * 1000;
+  return Math.ceil((from - shift) / PERIOD_MS) * PERIOD_MS + shift;
+}
+
+/** The POSTs of one slot (any window: a cron slot's key ends in its start), from the simulator's request log. */
+export function slotCount(sim: Simulator, windowId: string, start: number): SlotCount {
+  return countSlot(
+    sim.requests().filter((r) => r.method === 'POST'),
+    windowId,
+    start,
+  );
+}
+
+/** The slot key of a cron window's slot. */
+export const slotKeyOf = (windowId: string, start: number) =>
+  `${SCHEDULE_ID}:${windowId}:${new Date(start).toISOString().replace('.000Z', 'Z')}`;
+
+function countSlot(requests: ReturnType<Simulator['requests']>, windowId: string, start: number): SlotCount {
+  const key = slotKeyOf(windowId, start);
+  const channel = requests.filter((r) => r.route === 'create_channel' && r.idempotency_key === key);
+  const submit = requests.filter((r) => r.route === 'submit' && r.idempotency_key === `${key}:end`);
+  const stop = requests.filter((r) => r.route === 'stop_channel' && r.idempotency_key?.startsWith(`${key}:stop`));
+  return {
+    key,
+    windowId,
+    start,
+    channelPosts: channel.length,
+    channelReplays: channel.filter((r) => r.replayed).length,
+    channelCreated: channel.filter(created).length,
+    submitPosts: submit.length,
+    submitReplays: submit.filter((r) => r.replayed).length,
+    submitCreated: submit.filter(created).length,
+    stopPosts: stop.length,
+    stopsAccepted: stop.filter(created).length,
+  };
+}
+
+/** POSTs of a route with this idempotency key that the service carried out (2xx, not answered from its record). */
+export function createdWithKey(sim: Simulator, route: string, key: string): number {
+  return sim
+    .requests()
+    .filter((r) => r.method === 'POST' && r.route === route && r.idempotency_key === key && created(r)).length;
 }
 
 function created(r: { status: number | null; replayed?: boolean }): boolean {
@@ -186,6 +229,124 @@ export function reportsPerJob(cluster: Cluster): Map<string, number> {
     counts.set(job, (counts.get(job) ?? 0) + 1);
   }
   return counts;
+}
+
+/** Output-3 reports logged by `logReports`, over every process (killed and restarted ones included). */
+export interface LoggedReport {
+  process: number;
+  at: number;
+  topic: string;
+  payload: Record<string, unknown>;
+}
+
+const REPORT_TOPICS = ['conflict', 'channel_freed', 'missed', 'skipped', 'cancelled', 'interrupted', 'start_failing'];
+
+/**
+ * An edit of the cluster's flow: the schedule's output 3 into a function node that prints each report (the
+ * topics above, not the replies to channels routed back) as one REL-REPORT line.
+ */
+export function logReports(flows: FlowNode[]): void {
+  const schedule = flows.find((n) => n.id === SCHEDULE_NODE);
+  if (!schedule) throw new Error('no schedule node');
+  const id = 'rel0reports00001';
+  schedule.wires = [...(schedule.wires as string[][]).slice(0, 2), [id]];
+  flows.push({
+    id,
+    type: 'function',
+    z: schedule.z,
+    x: 380,
+    y: 240,
+    name: 'reports',
+    func: `if (${JSON.stringify(REPORT_TOPICS)}.includes(msg.topic)) node.log('REL-REPORT ' + JSON.stringify({topic: msg.topic, payload: msg.payload}));\nreturn null;`,
+    outputs: 1,
+    noerr: 0,
+    initialize: '',
+    finalize: '',
+    libs: [],
+    wires: [[]],
+  });
+}
+
+export function reportsOf(cluster: Cluster, topic: string): LoggedReport[] {
+  const out: LoggedReport[] = [];
+  for (const l of cluster.lines()) {
+    const at = l.text.indexOf('REL-REPORT ');
+    if (at < 0) continue;
+    const report = JSON.parse(l.text.slice(at + 'REL-REPORT '.length)) as Omit<LoggedReport, 'process' | 'at'>;
+    if (report.topic === topic) out.push({ process: l.process, at: l.at, ...report });
+  }
+  return out;
+}
+
+/** An edit of the cluster's flow: the schedule document's `max_channels`. */
+export function maxChannels(limit: number): (flows: FlowNode[]) => void {
+  return (flows) => {
+    const schedule = flows.find((n) => n.id === SCHEDULE_NODE);
+    if (!schedule || typeof schedule.yaml !== 'string') throw new Error('no schedule node');
+    schedule.yaml = `max_channels: ${limit}\n${schedule.yaml}`;
+  };
+}
+
+/**
+ * Lines that say something went wrong: an error logged, a Catch node's REL-ERROR, an unhandled rejection.
+ * `since`: lines about a slot that started before it are left out (a slot open while the instances were still
+ * starting, whose start a loaded machine may have left to a first Redis connection that came up too late).
+ */
+export function errorLines(cluster: Cluster, since = 0): { process: number; at: number; text: string }[] {
+  return cluster.lines().filter((l) => {
+    if (!/\[error\]|REL-ERROR|Unhandled|TypeError/.test(l.text)) return false;
+    const slot = /"slot":"[^"]*:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"/.exec(l.text);
+    return !slot || Date.parse(slot[1]) >= since;
+  });
+}
+
+export interface FollowupJob {
+  id: string;
+  name: string;
+  state: string;
+  created_at: string;
+}
+
+/** The follow-up jobs the simulator holds, created at or after `from`. */
+export async function followupJobs(sim: Simulator, from = 0): Promise<FollowupJob[]> {
+  const space = sim.info().spaces[0].space_id;
+  const res = await fetch(`${sim.adminUrl}/spaces/${space}/jobs`);
+  const { jobs } = (await res.json()) as { jobs: FollowupJob[] };
+  return jobs.filter((j) => j.name.startsWith('followup') && Date.parse(j.created_at) >= from);
+}
+
+/** The simulator's channels named `name` (channel names carry the window and the slot: channelName). */
+export async function channelsNamed(sim: Simulator, name: string): Promise<{ id: string; state: string }[]> {
+  const space = sim.info().spaces[0].space_id;
+  const res = await fetch(`${sim.adminUrl}/spaces/${space}/channels`);
+  const { channels } = (await res.json()) as { channels: { id: string; name: string; state: string }[] };
+  return channels.filter((ch) => ch.name === name);
+}
+
+/**
+ * Cases of a suite run `count` at a time (COORDINATION_LANES, default 2): most of a case is waiting for slots
+ * to come and go, and each case has its own simulator and key prefix. `lane` runs a case in a lane; its time
+ * limit counts from the suite's start, queueing included. `alone` runs a case with every lane taken (one that
+ * restarts instances and counts on their start-up time, so that no other case's start-up slows it down).
+ */
+export function lanes(count = Math.max(1, Number(process.env.COORDINATION_LANES) || 2)) {
+  let running = 0;
+  const queued: (() => void)[] = [];
+  async function inLane<T>(body: () => Promise<T>, width: number): Promise<T> {
+    while (running + width > count && running > 0) await new Promise<void>((resolve) => queued.push(resolve));
+    running += width;
+    try {
+      return await body();
+    } finally {
+      running -= width;
+      for (const wake of queued.splice(0)) wake();
+    }
+  }
+  return {
+    count,
+    lane: (name: string, body: () => Promise<void>) => it.concurrent(name, () => inLane(body, 1), 20 * 60_000),
+    alone: (name: string, body: () => Promise<void>) => it.concurrent(name, () => inLane(body, count), 20 * 60_000),
+  };
 }
 
 export { DURATION_MS, PERIOD_MS };

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { type Simulator, startSimulator } from '../../../lib/simulator';
 import { CHANNEL_FINISHING_MS } from '../../../lib/simulator/channels';
 import { freePort, RedisServer } from '../../support/redis-server';
@@ -10,6 +10,10 @@ import {
   Cluster,
   type CoordinationOptions,
   DURATION_MS,
+  errorLines,
+  followupJobs,
+  lanes,
+  nextSlot,
   PERIOD_MS,
   pidOf,
   redisReader,
@@ -38,13 +42,6 @@ const JOB_MS = 7_000;
  */
 const FOLLOW_UP_MS = CHANNEL_FINISHING_MS + 2_000;
 
-interface Job {
-  id: string;
-  name: string;
-  state: string;
-  created_at: string;
-}
-
 interface CaseFigures {
   case: string;
   slots: number;
@@ -67,29 +64,12 @@ interface CaseFigures {
 const figures: CaseFigures[] = [];
 
 /**
- * Cases run LANES at a time (COORDINATION_LANES, default 2): most of a case is waiting for slots to come and
- * go, and each case has its own simulator, key prefix and, where it stalls or restarts Redis, its own Redis.
+ * Cases run in lanes, two at a time unless COORDINATION_LANES says otherwise: most of a case is waiting for slots to come and go, and each
+ * case has its own simulator, key prefix and, where it stalls or restarts Redis, its own Redis. A case that
+ * restarts both instances and counts on their start-up time (slots caught up within a 6 s window) runs alone,
+ * every lane taken, so no other case's start-up slows it down.
  */
-const LANES = Math.max(1, Number(process.env.COORDINATION_LANES) || 2);
-let running = 0;
-const queued: (() => void)[] = [];
-async function inLane<T>(body: () => Promise<T>, width = 1): Promise<T> {
-  while (running + width > LANES && running > 0) await new Promise<void>((resolve) => queued.push(resolve));
-  running += width;
-  try {
-    return await body();
-  } finally {
-    running -= width;
-    for (const wake of queued.splice(0)) wake();
-  }
-}
-/** A case of the suite: run in a lane; its time limit counts from the suite's start, queueing included. */
-const lane = (name: string, body: () => Promise<void>) => it.concurrent(name, () => inLane(body), 20 * 60_000);
-/**
- * A case that restarts both instances and counts on their start-up time (slots caught up within a 6 s
- * window): run alone, every lane taken, so no other case's start-up slows it down.
- */
-const alone = (name: string, body: () => Promise<void>) => it.concurrent(name, () => inLane(body, LANES), 20 * 60_000);
+const { lane, alone } = lanes();
 
 describe('coordination: two Node-RED instances share one Redis', () => {
   let redis: RedisServer;
@@ -98,15 +78,8 @@ describe('coordination: two Node-RED instances share one Redis', () => {
   /** Redis servers of single cases, disposed at the end */
   const stopped: RedisServer[] = [];
 
-  const jobsSince = async (sim: Simulator, from: number): Promise<Job[]> => {
-    const space = sim.info().spaces[0].space_id;
-    const res = await fetch(`${sim.adminUrl}/spaces/${space}/jobs`);
-    const { jobs } = (await res.json()) as { jobs: Job[] };
-    return jobs.filter((j) => j.name.startsWith('followup') && Date.parse(j.created_at) >= from);
-  };
-
   /**
-   * A case's two instances, on a simulator of its own: cases run two at a time (LANES), and each counts the
+   * A case's two instances, on a simulator of its own: cases run two at a time (lanes), and each counts the
    * requests of its own slots (the slot keys of every case are the same).
    */
   const cluster = async (name: string, coordination: Partial<CoordinationOptions> = {}) => {
@@ -127,7 +100,7 @@ describe('coordination: two Node-RED instances share one Redis', () => {
     // a slot that ended just before `to` gets its follow-up FOLLOW_UP_MS after its end: count once it had that time
     await sleep(to + FOLLOW_UP_MS - Date.now());
     const slots = slotCounts(c.sim, WINDOWS, from, to);
-    const jobs = (await jobsSince(c.sim, from)).filter((j) => Date.parse(j.created_at) + JOB_MS < to - 1500);
+    const jobs = (await followupJobs(c.sim, from)).filter((j) => Date.parse(j.created_at) + JOB_MS < to - 1500);
     const reports = reportsPerJob(c);
     const f: CaseFigures = {
       case: name,
@@ -154,12 +127,7 @@ describe('coordination: two Node-RED instances share one Redis', () => {
   }
 
   /** The next start of window `w` at or after `from`. */
-  const nextStart = (w: number, from: number) => {
-    const shift = WINDOWS[w].offsetS * 1000;
-    return Math.ceil((from - shift) / PERIOD_MS) * PERIOD_MS + shift;
-  };
-
-  const errorLines = (c: Cluster) => c.lines().filter((l) => /\[error\]|REL-ERROR|Unhandled|TypeError/.test(l.text));
+  const nextStart = (w: number, from: number) => nextSlot(WINDOWS[w], from);
 
   beforeAll(async () => {
     redis = await RedisServer.start({ persistence: 'aof' });

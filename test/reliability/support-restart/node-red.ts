@@ -113,8 +113,8 @@ export interface NodeRedProcess {
   output(): string;
   /** SIGKILL: no close handlers, no context flush. Resolves once the process is gone. */
   kill(): Promise<void>;
-  /** SIGINT, then SIGKILL after 5 s. */
-  stop(): Promise<void>;
+  /** SIGINT (or the signal given: SIGTERM, as a service manager stops it), then SIGKILL after 5 s. */
+  stop(signal?: 'SIGINT' | 'SIGTERM'): Promise<void>;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -174,9 +174,9 @@ export async function startNodeRed(options: {
       if (!gone()) child.kill('SIGKILL');
       await exited;
     },
-    async stop() {
+    async stop(signal = 'SIGINT') {
       if (gone()) return;
-      child.kill('SIGINT');
+      child.kill(signal);
       await Promise.race([exited, sleep(5000)]);
       if (!gone()) child.kill('SIGKILL');
       await exited;

@@ -26,6 +26,8 @@ export interface WindowPlan {
   durationS?: number;
   /** Instead of cron and duration: the window's source lines (an `ical:` feed, its padding), indented as fields */
   source?: string[];
+  /** The window's `priority` over the document's max_channels */
+  priority?: number;
 }
 
 export function windowPlans(count: number): WindowPlan[] {
@@ -47,6 +49,7 @@ function scheduleYaml(windows: WindowPlan[]): string {
         `    cron: "${w.cron ?? `${seconds} * * * * *`}"`,
         `    duration: ${w.durationS ?? DURATION_MS / 1000}s`,
       ]),
+      ...(w.priority === undefined ? [] : [`    priority: ${w.priority}`]),
       '    channel:',
       '      name: "rel {{window.id}} {{slot.epoch}}"',
       '      source_id: 5f0c6a1e-3b7d-4c2a-9e21-0d4b7c9a1f00',
