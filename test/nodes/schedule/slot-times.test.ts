@@ -37,6 +37,7 @@ describe('a late start and an overrun, as the service timed them', () => {
     // the first slot that starts at least 4 s from now: the faults go in before it, and again for a later slot
     // when placing them took the margin (a loaded machine), since the latency is for the next creation only
     let start = 0;
+    let placedAt = 0;
     for (let tries = 0; ; tries++) {
       start = Math.ceil((Date.now() + 4000) / PERIOD_MS) * PERIOD_MS;
       expect(
@@ -48,7 +49,8 @@ describe('a late start and an overrun, as the service timed them', () => {
         (await demo.admin('/faults', { route: 'stop_channel', kind: 'status', status: 503, duration_ms: refusedFor }))
           .status,
       ).toBe(201);
-      if (Date.now() < start - 1000) break;
+      placedAt = Date.now();
+      if (placedAt < start - 1000) break;
       expect(tries, 'the faults could not be placed 1 s before a slot').toBeLessThan(3);
       await demo.admin('/faults', undefined, 'DELETE');
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, start + DURATION_S * 1000 - Date.now())));
@@ -81,6 +83,14 @@ describe('a late start and an overrun, as the service timed them', () => {
       `slot ${new Date(start).toISOString()}–${new Date(end).toISOString()}: service recorded ${channel?.recording?.started_at}–${channel?.recording?.ended_at}; ` +
         `as-run ${record.actual.start}–${record.actual.end}, lateBy ${record.lateBy}, overrunBy ${record.overrunBy}, ` +
         `outcome ${record.outcome}, discrepancy "${record.discrepancy}"`,
+    );
+    // the channel requests around the slot, as the service logged them: which one the latency fault took
+    const around = demo.sim
+      .requests()
+      .filter((r) => r.route === 'create_channel' && Math.abs(Date.parse(r.time) - start) < PERIOD_MS)
+      .map((r) => `${r.time} ${r.status} ${r.idempotency_key ?? ''}`);
+    console.log(
+      `create_channel around the slot (faults placed ${new Date(placedAt).toISOString()}): ${around.join('; ')}`,
     );
     expect(startedAt - start).toBeGreaterThanOrEqual(LATE_MS);
 
