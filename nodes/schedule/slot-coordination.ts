@@ -640,7 +640,11 @@ function scheduleOf(slot: Slot): string {
   return slot.key.endsWith(suffix) ? slot.key.slice(0, -suffix.length) : `${slot.key}#${slot.windowId}`;
 }
 
-/** A re-record booking's claim: the airing booked, as its slot's start claim names it, phase `rerecord`. */
+/**
+ * A re-record booking's claim: the airing booked (its occurrence id, so that every instance finds it), phase
+ * `rerecord`, under a name of the window's own (`<schedule id>:<window id>#rerecords`: ids hold no `#`), so
+ * that a booking of an airing days ahead moves no mark the window's catch-up reads (the high-water mark).
+ */
 function bookingRef(b: { slot: string; windowId: string; occurrence: string; start: number }): SlotRef {
   const slot: Slot = {
     key: b.slot,
@@ -650,7 +654,7 @@ function bookingRef(b: { slot: string; windowId: string; occurrence: string; sta
     reason: 'scheduled',
     occurrence: b.occurrence,
   };
-  return { ...slotRef(slot, 'start'), phase: 'rerecord' };
+  return { ...slotRef(slot, 'start'), schedule: `${scheduleOf(slot)}#rerecords`, phase: 'rerecord' };
 }
 
 function slotRef(slot: Slot, phase: 'start' | 'end'): SlotRef {

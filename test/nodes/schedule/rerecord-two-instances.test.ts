@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Coordinator, RedisConnection } from '../../../lib/coordination';
 import type { SlotTransition } from '../../../lib/schedule/slot-events';
 import { type Simulator, startSimulator } from '../../../lib/simulator';
 import { runtimeFeed } from '../../support/activity-feed';
@@ -59,6 +60,7 @@ describe('a guide window with rerecord, two instances', () => {
     writeFileSync(file, serialGuide([a, b]));
     const scheduleId = `rerecord-two-${process.pid}-${Date.now()}`;
     const at = { z: 'tab', x: 100, y: 100 };
+    const prefix = `rerecord-${process.pid}-${Date.now()}:`;
     const yaml = `windows:
   - id: serial
     xmltv: ${JSON.stringify(file)}
@@ -92,7 +94,7 @@ describe('a guide window with rerecord, two instances', () => {
           type: 'media-spaces-coordination',
           name: 'shared',
           url: redis.url,
-          keyPrefix: `rerecord-${process.pid}-${Date.now()}:`,
+          keyPrefix: prefix,
           leaseMs: '2000',
           whenUnreachable: 'skip',
         },
@@ -125,6 +127,18 @@ describe('a guide window with rerecord, two instances', () => {
         ?.slots.some((v) => v.start === b && v.rerecord === true) === true;
     await waitFor(() => marked('one') && marked('two'), 5000);
     expect(Date.now()).toBeLessThan(b);
+    // the booking moves no mark the window's catch-up reads: its high-water mark is still the first airing's
+    const reader = new Coordinator({
+      connection: new RedisConnection({ url: redis.url }),
+      instanceId: 'reader',
+      keyPrefix: prefix,
+    });
+    try {
+      await reader.connection.whenReady(5000);
+      expect(await reader.highWaterMark(`${scheduleId}:serial`)).toBe(new Date(a).toISOString());
+    } finally {
+      await reader.connection.close();
+    }
     await waitFor(() => transitions.some((t) => t.slot === key(b) && t.to === 'finished'), b + 25_000 - Date.now());
     await new Promise((r) => setTimeout(r, 1000));
     expect(ctl.filter((m) => m.topic === 'rerecord').map((m) => m.payload?.slot)).toEqual([key(b)]);
