@@ -188,8 +188,22 @@ export function slotCount(sim: Simulator, windowId: string, start: number): Slot
 export const slotKeyOf = (windowId: string, start: number) =>
   `${SCHEDULE_ID}:${windowId}:${new Date(start).toISOString().replace('.000Z', 'Z')}`;
 
-function countSlot(requests: ReturnType<Simulator['requests']>, windowId: string, start: number): SlotCount {
-  const key = slotKeyOf(windowId, start);
+/** The POSTs of the slot with this key (a calendar's or a guide's: its occurrence id in the key). */
+export function keyCount(sim: Simulator, key: string, windowId: string, start: number): SlotCount {
+  return countSlot(
+    sim.requests().filter((r) => r.method === 'POST'),
+    windowId,
+    start,
+    key,
+  );
+}
+
+function countSlot(
+  requests: ReturnType<Simulator['requests']>,
+  windowId: string,
+  start: number,
+  key = slotKeyOf(windowId, start),
+): SlotCount {
   const channel = requests.filter((r) => r.route === 'create_channel' && r.idempotency_key === key);
   const submit = requests.filter((r) => r.route === 'submit' && r.idempotency_key === `${key}:end`);
   const stop = requests.filter((r) => r.route === 'stop_channel' && r.idempotency_key?.startsWith(`${key}:stop`));
@@ -239,7 +253,16 @@ export interface LoggedReport {
   payload: Record<string, unknown>;
 }
 
-const REPORT_TOPICS = ['conflict', 'channel_freed', 'missed', 'skipped', 'cancelled', 'interrupted', 'start_failing'];
+const REPORT_TOPICS = [
+  'conflict',
+  'channel_freed',
+  'missed',
+  'skipped',
+  'cancelled',
+  'interrupted',
+  'start_failing',
+  'rerecord',
+];
 
 /**
  * An edit of the cluster's flow: the schedule's output 3 into a function node that prints each report (the

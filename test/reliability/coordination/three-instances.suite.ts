@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { type Simulator, startSimulator } from '../../../lib/simulator';
 import { RedisServer } from '../../support/redis-server';
+import { serialGuide } from '../../support/serial-guide';
 import { type FlowNode, httpJson, type NodeRedProcess, ROOT, sleep, waitFor } from '../support-restart/node-red';
-import { channelName, jobName, type WindowPlan, windowPlans } from '../support-restart/recording-flow';
+import { channelName, jobName, SCHEDULE_NODE, type WindowPlan, windowPlans } from '../support-restart/recording-flow';
 import {
   Cluster,
   channelsNamed,
@@ -12,6 +13,7 @@ import {
   DURATION_MS,
   errorLines,
   followupJobs,
+  keyCount,
   LEASE_MS,
   lanes,
   logReports,
@@ -21,6 +23,7 @@ import {
   redisReader,
   reportsOf,
   reportsPerJob,
+  SCHEDULE_ID,
   type SlotCount,
   slotCount,
   slotCounts,
@@ -41,6 +44,9 @@ import {
  *   the two highest record once each (the recorder of one SIGKILLed mid-window), the two lowest are never
  *   sent to the service, and each loser's `conflict` report is sent once over the three instances, a
  *   restart of the instance that sent them included.
+ * - A guide episode aired twice, read `duplicates: once` with `rerecord`: the first airing's channel refused
+ *   for its whole window, the next airing is booked once over the three instances; the instance that booked
+ *   it is SIGKILLed and another restarted before that airing, which a survivor records once.
  */
 
 const { lane } = lanes();
@@ -359,6 +365,92 @@ describe('coordination: three Node-RED instances share one Redis', () => {
       } finally {
         await reader.close();
       }
+    },
+  );
+
+  lane(
+    'a guide episode missed at its first airing: booked once over the three instances, the booker SIGKILLed and another restarted before the next airing, which a survivor records once',
+    async () => {
+      const dir = join(ROOT, 'test', '.tmp', 'reliability-coordination', `three-rerecord-${process.pid}`);
+      mkdirSync(dir, { recursive: true });
+      const guide = join(dir, 'guide.xml');
+      // no airing yet: the guide's times are written once the three are up, and each reloads it (the sidebar's
+      // Reload feed), so that the case waits for no start-up margin
+      writeFileSync(guide, serialGuide([]));
+      const windows: WindowPlan[] = [
+        {
+          id: 'serial',
+          offsetS: 0,
+          source: [
+            `    xmltv: ${JSON.stringify(guide)}`,
+            '    match: { title: "^Serial$", duplicates: once }',
+            '    timezone: UTC',
+            '    rerecord: { within: 1h }',
+          ],
+        },
+      ];
+      const c = await cluster('three-rerecord', windows, logReports);
+      await c.startAll();
+      const upAt = Math.max(...c.processes.map((p) => p.startedAt));
+      const at = Math.ceil((Date.now() + 6000) / 1000) * 1000;
+      const again = at + 16_000;
+      writeFileSync(guide, serialGuide([at, again]));
+      for (const red of c.current) {
+        const r = await httpJson(`${red?.url}/media-spaces/schedules/${SCHEDULE_NODE}/windows/serial/reload`, {
+          method: 'POST',
+        });
+        expect(r.json).toMatchObject({ ok: true, result: { ok: true, occurrences: 1 } });
+      }
+      expect(Date.now(), 'the guide read everywhere before the first airing').toBeLessThan(at - 1000);
+      const first = `${SCHEDULE_ID}:serial:one.test/0.4.0/1`;
+      const second = `${first}/${new Date(again).toISOString().replace('.000Z', 'Z')}`;
+      // the service refuses every channel through the first airing
+      c.sim.addFault({ route: 'create_channel', kind: 'status', status: 503 });
+      await waitFor(() => reportsOf(c, 'missed').some((r) => r.payload.slot === first), 'the first airing missed', {
+        timeoutMs: at + DURATION_MS + 20_000 - Date.now(),
+        intervalMs: 200,
+      });
+      c.sim.clearFaults();
+      const booked = await waitFor(
+        () => reportsOf(c, 'rerecord').find((r) => r.payload.slot === second),
+        'the re-record booked',
+        { timeoutMs: 10_000, intervalMs: 100 },
+      );
+      // the instance that booked it is SIGKILLed, another restarted (SIGTERM), before the next airing
+      const booker = c.indexOf(c.processes[booked.process].pid);
+      expect(booker).toBeGreaterThanOrEqual(0);
+      await c.current[booker]?.kill();
+      const other = [0, 1, 2].find((i) => i !== booker) as number;
+      const back = await c.restart(other);
+      const readyBefore = again - back.startedAt;
+
+      await followedUp(c, [{ windowId: 'serial', start: again }]);
+      await sleep(SETTLE_MS);
+      const firstCount = keyCount(c.sim, first, 'serial', at);
+      const secondCount = keyCount(c.sim, second, 'serial', again);
+      const rerecords = reportsOf(c, 'rerecord');
+      const f: Figures = {
+        case: 're-record at the next airing',
+        readBeforeFirstAiringMs: at - upAt,
+        bookedAfterFirstEndMs: booked.at - (at + 6000),
+        restartedUpBeforeSecondAiringMs: readyBefore,
+        first: [firstCount.channelPosts, firstCount.channelCreated],
+        second: [secondCount.channelCreated, secondCount.stopsAccepted, secondCount.submitCreated],
+        rerecordReports: rerecords.map((r) => [r.payload.slot, `p${r.process}`]),
+      };
+      figures.push(f);
+      process.stdout.write(`coordination three instances: ${JSON.stringify(f)}\n`);
+      await c.stopAll();
+
+      // the first airing: asked for, never created; told once as missed and booked once over the three
+      expect(firstCount.channelPosts).toBeGreaterThan(0);
+      expect(firstCount.channelCreated).toBe(0);
+      expect(reportsOf(c, 'missed').filter((r) => r.payload.slot === first)).toHaveLength(1);
+      expect(rerecords.map((r) => [r.payload.slot, r.payload.of])).toEqual([[second, first]]);
+      // the next airing: recorded, stopped and followed up once, by a survivor
+      expect([secondCount.channelCreated, secondCount.stopsAccepted, secondCount.submitCreated]).toEqual([1, 1, 1]);
+      // nothing went wrong but the refused start of the first airing
+      expect(errorLines(c).filter((l) => !l.text.includes(first) || l.text.includes(second))).toEqual([]);
     },
   );
 });
