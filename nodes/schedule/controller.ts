@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { sameChannel } from '../../lib/channel-ref';
+import type { SlotRef } from '../../lib/coordination';
 import { MediaSpacesError } from '../../lib/errors';
 import {
   isoSeconds,
@@ -122,7 +123,13 @@ export class ScheduleController {
       onEnd: (event) => (gate ? gate.end(event) : emitter.emitEnd(event)),
       onMissed: (event) => {
         if (event.why === 'conflict') this.heldBack(event);
-        else emitter.emitMissed(event, event.why, MISSED_REASONS[event.why]);
+        else
+          emitter.emitMissed(
+            event,
+            event.why,
+            MISSED_REASONS[event.why],
+            event.why === 'cancelled' ? (send) => this.tellCancelled(event.slot, send) : undefined,
+          );
       },
       onReplan: (event) => {
         this.checkConflicts();
@@ -464,6 +471,25 @@ export class ScheduleController {
    * the one that claims the report in Redis sends it, so that the flow hears it once (and not again after a
    * restart, which forgets what was told).
    */
+  /**
+   * An occurrence taken out of its feed before it started: every instance reads the feed and finds it, and with
+   * a coordination node one of them tells it (claimed in Redis, as a conflict is).
+   */
+  private tellCancelled(slot: Slot, send: () => void): void {
+    if (!this.coordination) {
+      send();
+      return;
+    }
+    const prefix = `${this.scheduleId()}:${slot.windowId}:`;
+    const ref: SlotRef = {
+      schedule: `${this.scheduleId()}:${slot.windowId}#cancelled`,
+      slot: slot.start,
+      occurrence: slot.key.startsWith(prefix) ? slot.key.slice(prefix.length) : slot.key,
+      phase: 'cancelled',
+    };
+    this.coordination.reportOnce(slot.key, ref, slot.end, send);
+  }
+
   private tellConflict(report: ConflictReport, told: ConflictTold): void {
     const send = () => this.node.send([null, null, report]);
     if (!this.coordination) send();

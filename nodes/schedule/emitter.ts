@@ -142,11 +142,17 @@ export class Emitter {
    * A slot that recorded nothing: a report on output 3 and, unless an operator
    * chose it or create-channel already raised it, an error for Catch nodes.
    */
-  emitMissed({ slot, window }: Pick<EndEvent, 'slot' | 'window'>, why: MissedWhy, reason: string): void {
+  emitMissed(
+    { slot, window }: Pick<EndEvent, 'slot' | 'window'>,
+    why: MissedWhy,
+    reason: string,
+    /** how the report goes out when it is not this instance's alone (a cancellation every instance reads) */
+    tell: (send: () => void) => void = (send) => send(),
+  ): void {
     const attempts = this.host.lives.attempts(slot.key);
     this.host.lives.missed(slot, outcomeOfMiss(why), reason);
     const report = missedReport(window, slot, why, reason, attempts);
-    this.node.send([null, null, report]);
+    tell(() => this.node.send([null, null, report]));
     if (!raisesError(why)) return;
     const error = new MediaSpacesError({ code: 'missed', message: missedSentence(window, slot, reason) });
     failMessage(this.node, structuredClone(report), error.toJSON());

@@ -212,7 +212,7 @@ export class SlotCoordination {
       if (this.closed || this.abort.signal.aborted) return;
       if (!this.reportingAlone) {
         this.host.warn(
-          `${key}: Redis coordination unusable (${messageOf(err)}): this instance sends its reports of conflicts itself until Redis is back`,
+          `${key}: Redis coordination unusable (${messageOf(err)}): this instance sends its reports of conflicts and cancellations itself until Redis is back`,
         );
       }
       this.reportingAlone = true;

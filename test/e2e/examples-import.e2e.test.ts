@@ -55,8 +55,20 @@ async function importExample(name: string): Promise<void> {
   const tree = page.locator('.red-ui-clipboard-dialog-tab-library:visible');
   const label = (text: string) => tree.locator('.red-ui-treeList-label').filter({ hasText: new RegExp(`^${text}$`) });
   if (!(await label(name).isVisible())) await label('@media-spaces/node-red').click();
-  await label(name).click();
-  await page.click('#red-ui-clipboard-dialog-ok');
+  // the editor enables Import once it has fetched the example chosen; a click that lands while the tree
+  // redraws (a loaded machine) chooses nothing, so the example is chosen again until Import is enabled
+  const ok = page.locator('#red-ui-clipboard-dialog-ok');
+  for (let tries = 1; ; tries++) {
+    await label(name).click();
+    const enabled = await ok
+      .and(page.locator(':not([disabled])'))
+      .waitFor({ timeout: 10_000 })
+      .then(() => true)
+      .catch(() => false);
+    if (enabled) break;
+    expect(tries, `Import enabled after choosing ${name}`).toBeLessThan(3);
+  }
+  await ok.click();
   await page.locator('#red-ui-clipboard-dialog').waitFor({ state: 'hidden' });
 }
 
