@@ -152,20 +152,7 @@ export class ScheduleController {
       warn: (text) => node.warn(text),
       changed: () => this.updateStatus(),
     });
-    this.rerecords = new RerecordWatch(node.id, {
-      config: () => this.config,
-      scheduler: () => this.scheduler,
-      feeds: this.feeds,
-      ...(gate
-        ? { claim: (booking) => gate.claimBooking(booking), lookup: (airing) => gate.bookedElsewhere(airing) }
-        : {}),
-      send: (report) => {
-        this.node.send([null, null, report]);
-        this.changedSoon();
-      },
-      log: (text) => node.log(text),
-      warn: (text) => node.warn(text),
-    });
+    this.rerecords = this.rerecordWatch();
     this.sidebar = new ScheduleSidebar(RED, node, {
       host: () => this.scheduler && this.commandView(this.scheduler),
       lives: this.lives,
@@ -357,6 +344,25 @@ export class ScheduleController {
       identity: (slot) => this.identity(slot),
       alarmAfterMs: (slot) => (this.windowOf(slot.key)?.alarm_after ?? DEFAULT_ALARM_AFTER_S) * 1000,
       readsChannels: () => this.watch !== undefined,
+      warn: (text) => this.node.warn(text),
+    });
+  }
+
+  /** Failed slots of windows with `rerecord` booked at the next airing; with coordination, each booking claimed once. */
+  private rerecordWatch(): RerecordWatch {
+    const gate = this.coordination;
+    return new RerecordWatch(this.node.id, {
+      config: () => this.config,
+      scheduler: () => this.scheduler,
+      feeds: this.feeds,
+      ...(gate
+        ? { claim: (booking) => gate.claimBooking(booking), lookup: (airing) => gate.bookedElsewhere(airing) }
+        : {}),
+      send: (report) => {
+        this.node.send([null, null, report]);
+        this.changedSoon();
+      },
+      log: (text) => this.node.log(text),
       warn: (text) => this.node.warn(text),
     });
   }

@@ -321,7 +321,7 @@ describe("a report every instance makes alike (a conflict's loser), told once", 
       await waitFor(() => sent.length === 2);
       expect(sent).toEqual(['1', '2']);
       expect(warnings).toEqual([
-        'sched:w:1: Redis coordination unusable (Redis URL must be redis://host:port): this instance sends its reports of conflicts itself until Redis is back',
+        'sched:w:1: Redis coordination unusable (Redis URL must be redis://host:port): this instance sends its reports of conflicts and cancellations itself until Redis is back',
       ]);
     } finally {
       alone.close();
