@@ -97,9 +97,13 @@ describe('the trial flow, built through the editor', () => {
     await row.locator('.ms-w-duration').fill('10s');
 
     await row.locator('.ms-w-fu-search').fill('transcode recording');
-    await row.locator(`.ms-w-fu-list .ms-wf-row[data-id="${TRANSCODE}"]`).click();
+    // the list is drawn in batches while its pages load: the pick shows as the row's selection, then the
+    // workflow's inputs come from the server (slower on a loaded machine)
+    const pickRow = row.locator(`.ms-w-fu-list .ms-wf-row[data-id="${TRANSCODE}"]`);
+    await pickRow.click();
+    await row.locator(`.ms-w-fu-list .ms-wf-row.selected[data-id="${TRANSCODE}"]`).waitFor({ timeout: 10_000 });
     const media = row.locator('.ms-w-fu-inputs input[data-nickname="recording"]');
-    await media.waitFor({ timeout: 10_000 });
+    await media.waitFor({ timeout: 30_000 });
     await media.locator('xpath=..').locator('select.ms-input-choice').selectOption({ label: 'the recording' });
     await row.locator('.ms-w-fu-inputs input[data-variable="Programme"]').fill('Trial programme');
     await expect
