@@ -34,12 +34,16 @@ describe('a late start and an overrun, as the service timed them', () => {
   });
 
   it('as-run start and end are the recording start and end by the service; late start and overrun told, timed and counted', async () => {
-    // the first slot that starts at least 4 s from now: the faults go in before it, and again for a later slot
-    // when placing them took the margin (a loaded machine), since the latency is for the next creation only
     let start = 0;
     let placedAt = 0;
     for (let tries = 0; ; tries++) {
-      start = Math.ceil((Date.now() + 4000) / PERIOD_MS) * PERIOD_MS;
+      // the very next slot: the latency fault is for the next channel creation, which must be this slot's
+      // (a slot chosen further on let the one before it take the fault)
+      start = Math.ceil(Date.now() / PERIOD_MS) * PERIOD_MS;
+      if (start - Date.now() < 4000) {
+        await new Promise((resolve) => setTimeout(resolve, start + 1000 - Date.now()));
+        continue;
+      }
       expect(
         (await demo.admin('/faults', { route: 'create_channel', kind: 'latency', latency_ms: LATE_MS, count: 1 }))
           .status,
@@ -51,6 +55,7 @@ describe('a late start and an overrun, as the service timed them', () => {
       ).toBe(201);
       placedAt = Date.now();
       if (placedAt < start - 1000) break;
+      // placing them took the margin (a loaded machine): again for a later slot, once this one has passed
       expect(tries, 'the faults could not be placed 1 s before a slot').toBeLessThan(3);
       await demo.admin('/faults', undefined, 'DELETE');
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, start + DURATION_S * 1000 - Date.now())));
