@@ -392,14 +392,23 @@ describe('coordination: three Node-RED instances share one Redis', () => {
       const c = await cluster('three-rerecord', windows, logReports);
       await c.startAll();
       const upAt = Math.max(...c.processes.map((p) => p.startedAt));
-      const at = Math.ceil((Date.now() + 6000) / 1000) * 1000;
+      const at = Math.ceil((Date.now() + 9000) / 1000) * 1000;
       const again = at + 16_000;
       writeFileSync(guide, serialGuide([at, again]));
       for (const red of c.current) {
-        const r = await httpJson(`${red?.url}/media-spaces/schedules/${SCHEDULE_NODE}/windows/serial/reload`, {
-          method: 'POST',
-        });
-        expect(r.json).toMatchObject({ ok: true, result: { ok: true, occurrences: 1 } });
+        // a reload that meets the feed's first read still in flight answers with that read: asked again
+        const read = await waitFor(
+          async () => {
+            const r = await httpJson(`${red?.url}/media-spaces/schedules/${SCHEDULE_NODE}/windows/serial/reload`, {
+              method: 'POST',
+            });
+            const result = (r.json as { result?: { ok?: boolean; occurrences?: number; error?: string } }).result;
+            return result?.ok && result.occurrences === 1 ? result : undefined;
+          },
+          `instance ${red?.pid} to read the guide's two airings`,
+          { timeoutMs: 10_000, intervalMs: 500 },
+        );
+        expect(read).toMatchObject({ ok: true, occurrences: 1 });
       }
       expect(Date.now(), 'the guide read everywhere before the first airing').toBeLessThan(at - 1000);
       const first = `${SCHEDULE_ID}:serial:one.test/0.4.0/1`;
