@@ -82,18 +82,27 @@ const missed = (start: number): SlotTransition => ({
 let watch: RerecordWatch | undefined;
 afterEach(() => watch?.close());
 
+/** The watch of schedule node-1 over these parts; `redis`: its claim and lookup when it coordinates. */
+function watchOf(
+  p: ReturnType<typeof parts>,
+  redis: Pick<ConstructorParameters<typeof RerecordWatch>[1], 'claim' | 'lookup'> = {},
+): RerecordWatch {
+  return new RerecordWatch('node-1', {
+    config: () => config,
+    scheduler: () => p.scheduler,
+    feeds: p.feeds,
+    ...redis,
+    send: (r) => p.sent.push(r),
+    log: () => undefined,
+    warn: () => undefined,
+  });
+}
+
 describe('the re-record watch', () => {
   it("books the next airing of its own schedule's missed slot, tells it once, and leaves other schedules' slots alone", async () => {
     const start = Math.floor(Date.now() / 1000) * 1000 - 2 * H;
     const p = parts(start);
-    watch = new RerecordWatch('node-1', {
-      config: () => config,
-      scheduler: () => p.scheduler,
-      feeds: p.feeds,
-      send: (r) => p.sent.push(r),
-      log: () => undefined,
-      warn: () => undefined,
-    });
+    watch = watchOf(p);
     slotTransitions.publish({ ...missed(start), schedule: { id: 'node-2', name: '' } });
     slotTransitions.publish(missed(start));
     await waitFor(() => p.sent.length === 1, 1000);
@@ -122,14 +131,8 @@ describe('the re-record watch', () => {
   it('with Redis: a booking another instance claimed first is planned here, and not told again', async () => {
     const start = Math.floor(Date.now() / 1000) * 1000 - 2 * H;
     const p = parts(start);
-    watch = new RerecordWatch('node-1', {
-      config: () => config,
-      scheduler: () => p.scheduler,
-      feeds: p.feeds,
+    watch = watchOf(p, {
       claim: async () => 'done',
-      send: (r) => p.sent.push(r),
-      log: () => undefined,
-      warn: () => undefined,
     });
     slotTransitions.publish(missed(start));
     await waitFor(() => p.booked.length === 1, 1000);
@@ -154,18 +157,12 @@ describe('the re-record watch', () => {
       programme: { title: 'Serial', episode: 'S02E03' },
     };
     const asked: string[] = [];
-    watch = new RerecordWatch('node-1', {
-      config: () => config,
-      scheduler: () => p.scheduler,
-      feeds: p.feeds,
+    watch = watchOf(p, {
       claim: async () => 'won',
       lookup: async (airing) => {
         asked.push(airing.slot);
         return airing.slot === elsewhere.slot ? elsewhere : undefined;
       },
-      send: (r) => p.sent.push(r),
-      log: () => undefined,
-      warn: () => undefined,
     });
     await waitFor(() => p.booked.length === 1, LOOKUP_EVERY_MS * 2);
     expect(asked[0]).toBe(elsewhere.slot);
