@@ -1,3 +1,5 @@
+import type { Simulator } from '../../lib/simulator';
+
 /** XMLTV's time in UTC: YYYYMMDDhhmmss +0000. */
 export const xmltvTime = (ms: number) => `${new Date(ms).toISOString().replace(/[-:T]/g, '').slice(0, 14)} +0000`;
 
@@ -25,4 +27,23 @@ export function serialGuide(
     '</tv>',
     '',
   ].join('\n');
+}
+
+/**
+ * The slot key of one airing of the guide's episode in window `serial`: the first airing's occurrence id is
+ * the channel and episode, a later one's adds its start (the guide reader's rule for an episode aired twice).
+ */
+export function airingKey(scheduleId: string, first: number, at: number): string {
+  const iso = new Date(at).toISOString().replace('.000', '');
+  return `${scheduleId}:serial:one.test/0.4.0/1${at === first ? '' : `/${iso}`}`;
+}
+
+/** The create-channel requests the simulator logged for the slot `key` (its replacements' too). */
+export function channelRequests(sim: Simulator, key: string) {
+  return sim
+    .requests()
+    .filter(
+      (r) =>
+        r.route === 'create_channel' && (r.idempotency_key === key || r.idempotency_key?.startsWith(`${key}:restart:`)),
+    );
 }

@@ -12,7 +12,7 @@ import { nodeModule } from '../../support/node-modules';
 import { CONFIG_ID, configNode, credentials, helper, NODES, waitFor } from '../../support/node-red-runtime';
 import { RedisServer } from '../../support/redis-server';
 import type { ChainMsg } from '../../support/schedule-chain';
-import { serialGuide } from '../../support/serial-guide';
+import { airingKey, channelRequests, serialGuide } from '../../support/serial-guide';
 
 /**
  * Record at the next airing with two instances on one Redis (two schedule nodes of one schedule id on one
@@ -45,7 +45,6 @@ afterEach(async () => {
   await helper.unload();
 });
 
-const iso = (ms: number) => new Date(ms).toISOString().replace('.000', '');
 /** the next whole second at least `ahead` ms from now */
 const second = (ahead: number) => Math.ceil((Date.now() + ahead) / 1000) * 1000;
 
@@ -105,15 +104,8 @@ describe('a guide window with rerecord, two instances', () => {
     );
     const ctl: ChainMsg[] = [];
     for (const id of ['one-ctl', 'two-ctl']) helper.getNode(id).on('input', (m: unknown) => ctl.push(m as ChainMsg));
-    const key = (t: number) => `${scheduleId}:serial:one.test/0.4.0/1${t === a ? '' : `/${iso(t)}`}`;
-    const creates = (t: number) =>
-      sim
-        .requests()
-        .filter(
-          (r) =>
-            r.route === 'create_channel' &&
-            (r.idempotency_key === key(t) || r.idempotency_key?.startsWith(`${key(t)}:restart:`)),
-        );
+    const key = (t: number) => airingKey(scheduleId, a, t);
+    const creates = (t: number) => channelRequests(sim, key(t));
 
     sim.addFault({ route: 'create_channel', kind: 'status', status: 503 });
     await waitFor(() => transitions.some((t) => t.slot === key(a) && t.to === 'missed'), a + 20_000 - Date.now());

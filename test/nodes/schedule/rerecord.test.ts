@@ -12,7 +12,7 @@ import { type Simulator, startSimulator } from '../../../lib/simulator';
 import { runtimeFeed } from '../../support/activity-feed';
 import { helper, waitFor } from '../../support/node-red-runtime';
 import { type ChainMsg, loadScheduleChain } from '../../support/schedule-chain';
-import { serialGuide } from '../../support/serial-guide';
+import { airingKey, channelRequests, serialGuide } from '../../support/serial-guide';
 
 /**
  * Record at the next airing, in a real runtime with the demo's wiring against the simulator over HTTP: a
@@ -72,15 +72,8 @@ describe('a guide window with rerecord', () => {
 `,
       scheduleId,
     });
-    const key = (at: number) => `${scheduleId}:serial:one.test/0.4.0/1${at === a ? '' : `/${iso(at)}`}`;
-    const creates = (at: number) =>
-      sim
-        .requests()
-        .filter(
-          (r) =>
-            r.route === 'create_channel' &&
-            (r.idempotency_key === key(at) || r.idempotency_key?.startsWith(`${key(at)}:restart:`)),
-        );
+    const key = (at: number) => airingKey(scheduleId, a, at);
+    const creates = (at: number) => channelRequests(sim, key(at));
     const starts: ChainMsg[] = [];
     helper.getNode('cc').on('input', (m: unknown) => starts.push(m as ChainMsg));
     const planned = () =>
