@@ -86,6 +86,8 @@ describe('Media Spaces sidebar at a glance', () => {
       if (pane === 'whole') await openSidebar(page);
       heights.push((await tabSize(page)).height);
       await page.locator('.ms-view[data-view="7d"]').click();
+      // drawn from the 24-hour answer until the week's arrives
+      await page.locator('.ms-tl[data-drawn="7d"]').waitFor();
       const axis = page.locator('.ms-tl-axis');
       expect(await axis.isVisible(), pane).toBe(true);
       const days = await axis.locator('.ms-tl-date').evaluateAll((cells) =>

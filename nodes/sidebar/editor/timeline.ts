@@ -12,6 +12,7 @@ import { dateIn, dayIn, slotLabel, span, timeIn } from './format';
 import { describeSlot, type SlotText } from './slot-text';
 
 const HOUR = 3_600_000;
+const MINUTE = 60_000;
 const LANE_PX = 20;
 
 export type ViewName = '6h' | '24h' | '7d';
@@ -100,6 +101,8 @@ export class Timeline {
     this.snapshot = snapshot;
     this.skew = snapshot.now - Date.now();
     const { from, to } = this.range();
+    // a view just chosen is drawn from the last answer until its own range arrives: tests and styles can tell
+    this.root.dataset.drawn = snapshot.range.from <= from + MINUTE && snapshot.range.to >= to - MINUTE ? this.view : '';
     this.renderAxis(from, to, snapshot.days[0]?.timezone ?? 'UTC', snapshot.days);
     this.renderDays(snapshot.days, from, to);
     const seen = new Set<string>();
