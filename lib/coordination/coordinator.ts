@@ -118,14 +118,21 @@ export class Coordinator {
     return { status: 'held', holder: parseJson<HeldBy>(replyText(reply[1])), retryInMs: retryIn(reply[2]) };
   }
 
-  async complete(ref: SlotRef, token: number, result?: unknown): Promise<CompleteResult> {
+  /**
+   * Marks the claim done with `result`. The done record is kept `doneTtlMs`, counted from `keepUntil` (epoch
+   * ms) when that is later than now: a report or a booking made days before its slot is still known as done
+   * at the slot, whenever an instance asks.
+   */
+  async complete(ref: SlotRef, token: number, result?: unknown, keepUntil?: number): Promise<CompleteResult> {
     const keys = slotKeys(this.keyPrefix, ref);
     const record: DoneRecord = { instance: this.instanceId, token, completedAt: new Date().toISOString(), result };
+    const now = Date.now();
+    const ttlMs = this.doneTtlMs + (keepUntil !== undefined && keepUntil > now ? Math.round(keepUntil - now) : 0);
     const reply = replyArray(
       await this.connection.evalScript(
         COMPLETE,
         [keys.claim, keys.done, keys.fence, keys.highWater],
-        [this.instanceId, tokenText(token), encodeJson('result', record), String(this.doneTtlMs), keys.slot],
+        [this.instanceId, tokenText(token), encodeJson('result', record), String(ttlMs), keys.slot],
       ),
     );
     if (replyText(reply[0]) === 'completed') return { status: 'completed' };

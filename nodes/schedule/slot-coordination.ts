@@ -223,21 +223,29 @@ export class SlotCoordination {
     if (this.closed || !coordinator || result.status === 'done') return;
     const claimed = coordinator;
     if (result.status === 'won') {
-      this.sendClaimed(key, claimed, ref, result.token, send);
+      this.sendClaimed(key, claimed, ref, result.token, send, until);
       return;
     }
     // another instance is sending it: waited on beside the reports that come next, not before them
     claimed.claimUntil(ref, { deadline: until, signal: this.abort.signal }).then(
       (next) => {
-        if (next.status === 'won' && !this.closed) this.sendClaimed(key, claimed, ref, next.token, send);
+        if (next.status === 'won' && !this.closed) this.sendClaimed(key, claimed, ref, next.token, send, until);
       },
       () => undefined,
     );
   }
 
-  private sendClaimed(key: string, coordinator: Coordinator, ref: SlotRef, token: number, send: () => void): void {
+  /** Sends a report whose claim this instance won, and records it sent until `until` and `doneTtlMs` after. */
+  private sendClaimed(
+    key: string,
+    coordinator: Coordinator,
+    ref: SlotRef,
+    token: number,
+    send: () => void,
+    until: number,
+  ): void {
     send();
-    coordinator.complete(ref, token, { sentAt: Date.now() }).then(
+    coordinator.complete(ref, token, { sentAt: Date.now() }, until).then(
       (done) => {
         if (done.status === 'lost') this.host.warn(`${key}: its report was sent by another instance too`);
       },
@@ -314,7 +322,8 @@ export class SlotCoordination {
         `the booking's claim ${result.status === 'aborted' ? 'was given up' : 'stayed held by another instance'}`,
       );
     if (result.status === 'done') return 'done';
-    const done = await coordinator.complete(ref, result.token, booking);
+    // kept past the airing: an instance started days later still finds the booking done
+    const done = await coordinator.complete(ref, result.token, booking, booking.end);
     return done.status === 'completed' ? 'won' : 'done';
   }
 

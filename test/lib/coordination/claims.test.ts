@@ -80,6 +80,25 @@ describe('claim and complete across instances', () => {
     expect(await a.highWaterMark('s')).toBe('2030-01-01T10:00:00.000Z');
   });
 
+  it('keeps a done record doneTtlMs past keepUntil: a report made ahead of its slot is still done at the slot', async () => {
+    const [a, b] = three({ doneTtlMs: 400 });
+    await connected([a, b]);
+    const ahead = { schedule: 'news', slot: '2030-01-01T07:00:00Z', phase: 'conflict' };
+    const plain = { schedule: 'news', slot: '2030-01-01T08:00:00Z', phase: 'conflict' };
+    for (const [ref, keepUntil] of [
+      [ahead, Date.now() + 1500],
+      [plain, undefined],
+    ] as const) {
+      const won = await a.claim(ref);
+      if (won.status !== 'won') throw new Error(`expected won, got ${won.status}`);
+      expect(await a.complete(ref, won.token, { sentAt: 1 }, keepUntil)).toEqual({ status: 'completed' });
+    }
+    await sleep(1000);
+    // past doneTtlMs from now, before it from keepUntil
+    expect((await b.claim(ahead)).status).toBe('done');
+    expect((await b.claim(plain)).status).toBe('won');
+  });
+
   it('hands an expired lease to another instance with a higher token, and refuses the stale owner', async () => {
     // leases of a few hundred ms: a stall of the test process or of Redis must not end them early
     const [a, b] = three({ leaseMs: 600 });
