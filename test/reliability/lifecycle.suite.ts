@@ -18,7 +18,7 @@ import { print, table, writeResults } from './support/results';
  *   recording.
  * - refused: every creation answered 503 for the whole of a 20 s window. No
  *   follow-up; one missed report on output 3; one error at the Catch node.
- * - windows: ten windows of 15 s every 30 s. Each channel records during its
+ * - windows: ten windows of 15 s every 20 s. Each channel records during its
  *   window and is no longer recording 10 s after its end; its stop goes
  *   within 1 s of the end; one follow-up each, carrying that channel's final
  *   outputs, and each follow-up job runs to its end.
@@ -31,6 +31,8 @@ const followNode = nodeModule('media-spaces-follow-job');
 // "Transcode recording to proxy": the demo's follow-up, declaring the Programme variable and the recording nickname
 const FOLLOWUP_WORKFLOW = 'aaaaaaaa-0000-4000-8000-000000000006';
 const WINDOWS = 10;
+/** a window every 20 s: 5 s between one's end and the next start, each end's stop and follow-up beside a start */
+const PERIOD_S = 20;
 
 interface Seen {
   at: number;
@@ -176,7 +178,7 @@ beforeAll(async () => {
     { id: TAB, type: 'tab', label: 'lifecycle' },
     ...chainNodes('outage', outageSim, scheduleYaml('outage', onceAt(outage.start), 60)),
     ...chainNodes('refused', refusedSim, scheduleYaml('refused', onceAt(refused.start), 20)),
-    ...chainNodes('windows', windowsSim, scheduleYaml('windows', '*/30 * * * * *', windowsDuration / 1000)),
+    ...chainNodes('windows', windowsSim, scheduleYaml('windows', `*/${PERIOD_S} * * * * *`, windowsDuration / 1000)),
     { id: 'catch', ...at, type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
     { id: 'caught', ...at, type: 'helper' },
   ];
@@ -296,9 +298,9 @@ describe('the recording lifecycle on a bad day', () => {
     results.refused = { attempts: report.attempts, missed_ms_after_end: missed[0].at - refused.end };
   });
 
-  it(`${WINDOWS} windows of 15 s every 30 s: each recording stopped at its end, each followed up once on its final outputs`, async () => {
+  it(`${WINDOWS} windows of 15 s every ${PERIOD_S} s: each recording stopped at its end, each followed up once on its final outputs`, async () => {
     const chain = chains.get('windows') as Chain;
-    await waitUntil(() => chain.seen.job.length >= WINDOWS || chain.seen.caught.length > 0, (WINDOWS + 2) * 30_000);
+    await waitUntil(() => chain.seen.job.length >= WINDOWS || chain.seen.caught.length > 0, (WINDOWS + 2) * PERIOD_S * 1000);
     await waitUntil(() => after.length >= WINDOWS, 30_000);
     expect(chain.seen.caught.map((c) => c.msg.error)).toEqual([]);
     const ends = chain.seen.end.slice(0, WINDOWS);
