@@ -7,18 +7,27 @@ import { CronPlan, comparePlans, ListedPlan, type PlannedOccurrence, type Window
 import { isRerecordBooking, liveBookings, type RerecordBooking } from './rerecord';
 import { occurrenceName, type Slot, type StartReason, slotKey } from './template-context';
 
-/** A slot whose start was emitted and whose end was not yet. */
-export interface ActiveSlot extends Slot {
-  /** the window as it was at the start, used for the end if the window is gone by then */
-  window: ScheduleWindow;
-  /** the channel create-channel returned for this slot, when it was routed back */
+/**
+ * What a slot recorded so far: the channel recording now, the channels that recorded part of the window
+ * before it, and the stretches nothing recorded. One record per slot in progress: the scheduler holds it
+ * and journals it with the slot, and the slot's life (nodes/schedule/slot-life) reads and changes this very
+ * record, never a copy. Its arrays are replaced when they change, never changed in place (see snapshot).
+ */
+export interface SlotSegments {
+  /** the channel recording now, or the one the slot waits on to record */
   channel?: unknown;
-  /** the start was given up (create-channel tried until the window's end): nothing was recorded */
-  startFailure?: StartFailure;
   /** channels that recorded part of the window before `channel`, in order (the recording was interrupted) */
   earlier?: unknown[];
   /** stretches nothing recorded, epoch ms (`to` unset while the replacement is not recording yet) */
   gaps?: SlotGap[];
+}
+
+/** A slot whose start was emitted and whose end was not yet. */
+export interface ActiveSlot extends Slot, SlotSegments {
+  /** the window as it was at the start, used for the end if the window is gone by then */
+  window: ScheduleWindow;
+  /** the start was given up (create-channel tried until the window's end): nothing was recorded */
+  startFailure?: StartFailure;
   /** a start replayed after a restart: the end waits for its channel until then (epoch ms) */
   channelWaitUntil?: number;
 }
@@ -492,25 +501,17 @@ export class Scheduler {
     if (this.running) this.tick();
   }
 
-  /**
-   * The slot's recording was interrupted: its channel so far joins the earlier ones and a gap opens until a
-   * replacement records (rememberChannel); kept across restarts. False when the slot is not in progress.
-   */
-  rememberInterruption(key: string, earlier: unknown[], gaps: SlotGap[]): boolean {
-    const slot = this.state.active.find((s) => s.key === key);
-    if (!slot) return false;
-    slot.earlier = structuredClone(earlier);
-    slot.gaps = structuredClone(gaps);
-    slot.channel = undefined;
-    this.persist();
-    return true;
+  /** The segments record of a slot in progress (the very object journaled), or undefined. */
+  segments(key: string): SlotSegments | undefined {
+    return this.state.active.find((s) => s.key === key);
   }
 
-  /** The gaps of an interrupted slot, once its replacement records (kept across restarts). */
-  rememberGaps(key: string, gaps: SlotGap[]): boolean {
-    const slot = this.state.active.find((s) => s.key === key);
-    if (!slot) return false;
-    slot.gaps = structuredClone(gaps);
+  /**
+   * The slot's segments changed (a channel lost, a gap closed by its replacement): journaled now, so that a
+   * restart takes them up. False when the slot is not in progress.
+   */
+  segmentsChanged(key: string): boolean {
+    if (!this.state.active.some((s) => s.key === key)) return false;
     this.persist();
     return true;
   }

@@ -44,9 +44,10 @@ export type SlotEvent =
  * - `listen`: hear create channel's reports on the slot's start (or its replacement's), from now on;
  * - `alarm`: arm the start_failing alarm; `disarm`: clear it;
  * - `settle`: stop listening and disarm: the slot leaves the running ones (its phase is final);
- * - `replace`: ask for a replacement channel (output 1 again).
+ * - `replace`: ask for a replacement channel (output 1 again);
+ * - `keep`: journal the slot's segments (a channel lost, a gap closed), so that a restart takes them up.
  */
-export type SlotEffect = 'tell' | 'show' | 'listen' | 'alarm' | 'disarm' | 'settle' | 'replace';
+export type SlotEffect = 'tell' | 'show' | 'listen' | 'alarm' | 'disarm' | 'settle' | 'replace' | 'keep';
 
 export interface SlotTransitionRule {
   from: SlotPhase;
@@ -81,9 +82,11 @@ export const SLOT_TRANSITIONS: readonly SlotTransitionRule[] = [
   // a slot this instance did not see start: followed from here, told from its next transition on
   ...rules(['planned'], 'adopted', 'recording', []),
   ...rules(['planned'], 'adopted-starting', 'starting', []),
-  ...rules(['starting', 'interrupted'], 'began', 'recording', ['disarm', 'show', 'tell']),
+  ...rules(['starting'], 'began', 'recording', ['disarm', 'show', 'tell']),
+  // the replacement records: the gap it closes is journaled
+  ...rules(['interrupted'], 'began', 'recording', ['keep', 'disarm', 'show', 'tell']),
   // a channel lost while it warmed up is an interruption too; so is a replacement lost before it recorded
-  ...rules(RUNNING, 'lost', 'interrupted', ['listen', 'show', 'tell', 'replace']),
+  ...rules(RUNNING, 'lost', 'interrupted', ['keep', 'listen', 'show', 'tell', 'replace']),
   ...rules(BEFORE_END, 'end', 'stopping', ['disarm', 'show', 'tell']),
   ...rules(['stopping', ...BEFORE_END], 'stop-accepted', 'finishing', ['show', 'tell']),
   ...rules([...RUNNING, ...ENDING], 'recorded', 'finished', ENDED),

@@ -303,8 +303,6 @@ export class ScheduleController {
     if (sameChannel(slot.channel, channel)) return { led, kept: true, lost };
     if (!this.scheduler?.rememberChannel(key, channel)) return { led, kept: false, lost };
     this.lives.recording(slot, channel);
-    const gaps = this.lives.view(key)?.gaps;
-    if (gaps?.length) this.scheduler?.rememberGaps(key, [...gaps]);
     return { led, kept: true, lost };
   }
 
@@ -333,10 +331,8 @@ export class ScheduleController {
         if (window) emitter.emitStartFailing(slot, window, failure);
       },
       interrupted: (slot, channel, why, n) => {
-        const view = this.lives.view(slot.key);
         const window = this.windowOf(slot.key);
-        if (!view || !window) return;
-        this.scheduler?.rememberInterruption(slot.key, [...view.earlier], [...view.gaps]);
+        if (!window) return;
         const act = () => emitter.emitInterrupted(slot, window, channel, why, n);
         if (this.coordination) this.coordination.restart({ slot, window, restart: n }, act);
         else act();
@@ -345,6 +341,8 @@ export class ScheduleController {
       alarmAfterMs: (slot) => (this.windowOf(slot.key)?.alarm_after ?? DEFAULT_ALARM_AFTER_S) * 1000,
       readsChannels: () => this.watch !== undefined,
       warn: (text) => this.node.warn(text),
+      record: (key) => this.scheduler?.segments(key),
+      keep: (slot) => this.scheduler?.segmentsChanged(slot.key),
     });
   }
 
@@ -560,7 +558,7 @@ export class ScheduleController {
       () => {
         // slots in progress from the journal: recording, or waiting for the replacement of a lost channel
         for (const slot of this.scheduler?.activeSlots() ?? []) {
-          this.lives.restore(slot, slot.channel, slot.earlier ?? [], slot.gaps ?? [], slot.startFailure);
+          this.lives.restore(slot, slot, slot.startFailure);
         }
         this.slotsChanged();
         this.announceWindows();

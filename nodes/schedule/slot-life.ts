@@ -1,5 +1,6 @@
-import { channelWithId, type IdentifiedChannel } from '../../lib/channel-ref';
+import { channelWithId } from '../../lib/channel-ref';
 import { isoSeconds, type Slot } from '../../lib/schedule';
+import type { SlotGap, SlotSegments } from '../../lib/schedule/scheduler';
 import { type SlotPhase, type SlotTransition, slotTransitions } from '../../lib/schedule/slot-events';
 import {
   IllegalSlotTransition,
@@ -18,16 +19,12 @@ import {
 } from '../../lib/schedule/slot-outcome';
 import { listenToStart, type StartReport } from '../shared/slot-starts';
 import { type SlotLife, type SlotStage, STAGE_OF_PHASE as STAGES } from '../sidebar/activity-types';
+import { type Channel, SlotRun } from './slot-run';
 
-/** A recording's channel, as create channel returned it or the service last read it. */
-export type Channel = IdentifiedChannel;
+export type { Channel };
 
 /** A stretch of a window nothing recorded: from the interruption to the replacement's recording (epoch ms). */
-interface Gap {
-  from: number;
-  to?: number;
-  why: string;
-}
+type Gap = SlotGap;
 
 /** Who a slot is, as its transitions name it (the schedule, its window, the occurrence). */
 export type SlotIdentity = Pick<
@@ -62,37 +59,10 @@ interface SlotLifeHost {
   readsChannels?(): boolean;
   /** told once per phase and event: an event the transition table has no row for (the slot stays as it was) */
   warn?(text: string): void;
-}
-
-/** Everything known of one slot, from its start to its final phase. */
-interface SlotRun {
-  slot: Slot;
-  phase: SlotPhase;
-  attempts: number;
-  /** create channel reported on this slot's start */
-  heard: boolean;
-  lastFailure?: string;
-  alarmed: boolean;
-  alarmTimer?: ReturnType<typeof setTimeout>;
-  lateMs?: number;
-  /** the segment's channel exists and the service has not said yet that it records (starting, interrupted) */
-  awaiting?: boolean;
-  /** the service said a segment of the slot records (or recorded) */
-  begun?: boolean;
-  /** the channel recording now (the last segment), or the one the slot waits on to record */
-  channel?: Channel;
-  /** channels that recorded part of the window before it, in order */
-  earlier: Channel[];
-  gaps: Gap[];
-  /** a channel's state as the service last read it (the sidebar shows it while that channel is the slot's) */
-  channelState?: { id: string; state: string };
-  /** started by this instance alone while Redis could not be used: its end needs no done record */
-  alone?: boolean;
-  /** when the stop was accepted (epoch ms, this instance's clock), and the stop's refused attempts in words */
-  stop?: { acceptedAt: number; refused?: string };
-  /** when the recording ended by the service's clock (epoch ms): its `recording.ended_at` */
-  endedAt?: number;
-  stopListening: () => void;
+  /** the slot's one segments record while the scheduler holds it in progress (journaled with it) */
+  record?(key: string): SlotSegments | undefined;
+  /** the slot's segments changed: journal them */
+  keep?(slot: Slot): void;
 }
 
 /** What the status, the coordination and the end read of a slot. */
@@ -129,7 +99,7 @@ export class SlotLives {
   starting(slot: Slot, revived?: string): void {
     if (this.runs.has(slot.key)) return;
     // a revived loser's skip was its end: its start now is a new life of the slot, told as such
-    this.move(this.create(slot, { earlier: [], gaps: [] }), 'emitted', revived ? { why: revived, revived: true } : {});
+    this.move(this.create(slot), 'emitted', revived ? { why: revived, revived: true } : {});
   }
 
   /**
@@ -169,7 +139,7 @@ export class SlotLives {
     run.awaiting = false;
     const open = run.gaps.at(-1);
     let lateBy: number | undefined;
-    if (run.phase === 'interrupted' && open && open.to === undefined) open.to = Math.max(open.from, at);
+    if (run.phase === 'interrupted' && open && open.to === undefined) run.closeGap(at);
     else if (run.phase === 'starting' || !run.begun) {
       const lateMs = Math.max(0, at - run.slot.start);
       lateBy = Math.round(lateMs / 100) / 10;
@@ -191,9 +161,7 @@ export class SlotLives {
       return;
     run.awaiting = false;
     const lost = run.channel;
-    run.earlier.push(lost);
-    run.channel = undefined;
-    run.gaps.push({ from: Date.now(), why });
+    run.lose(Date.now(), why);
     // the replacement's attempts and channel come from create channel, as a start's do
     this.move(run, 'lost', { why, channel: lost });
   }
@@ -260,7 +228,7 @@ export class SlotLives {
    * finished, and no transition is told again (the as-run log and the metrics had it the first time).
    */
   replayed(slot: Slot, channel: unknown): void {
-    const run = this.runs.get(slot.key) ?? this.create(slot, { earlier: [], gaps: [] });
+    const run = this.runs.get(slot.key) ?? this.create(slot);
     const ch = channelWithId(channel);
     if (ch) run.channel = ch;
     this.move(run, 'replayed');
@@ -268,7 +236,7 @@ export class SlotLives {
 
   /** The slot recorded nothing; `skipped` for an operator's choice. */
   missed(slot: Slot, stage: 'missed' | 'skipped' | 'cancelled', note: string): void {
-    const run = this.runs.get(slot.key) ?? this.create(slot, { earlier: [], gaps: [] });
+    const run = this.runs.get(slot.key) ?? this.create(slot);
     this.move(run, MISS_EVENTS[stage], { why: note, note });
   }
 
@@ -293,19 +261,12 @@ export class SlotLives {
    * channel, interrupted when it lost one and waits for its replacement, else starting (create channel may
    * still be trying its start, and reports to whoever listens now; or it gave the start up: `failure`).
    */
-  restore(
-    slot: Slot,
-    channel: unknown,
-    earlier: readonly unknown[],
-    gaps: readonly Gap[],
-    failure?: { message: string; attempts: number },
-  ): void {
+  restore(slot: Slot, record: SlotSegments, failure?: { message: string; attempts: number }): void {
     if (this.runs.has(slot.key)) return;
-    const ch = channelWithId(channel);
-    const lost = earlier.flatMap((c) => channelWithId(c) ?? []);
-    const run = this.create(slot, { earlier: lost, gaps: gaps.map((g) => ({ ...g })) });
+    const run = this.create(slot, record);
+    const ch = run.channel;
+    const lost = run.earlier;
     if (ch) {
-      run.channel = ch;
       run.begun = true;
       this.move(run, 'restored-recording');
     } else if (lost.length > 0) this.move(run, 'restored-interrupted');
@@ -392,8 +353,9 @@ export class SlotLives {
     this.runs.clear();
   }
 
-  private create(slot: Slot, parts: Pick<SlotRun, 'earlier' | 'gaps'>): SlotRun {
-    return { slot, phase: 'planned', attempts: 0, heard: false, alarmed: false, stopListening: () => {}, ...parts };
+  /** A run on the slot's one record: the scheduler's while it holds the slot, else `segments` (ended slots). */
+  private create(slot: Slot, segments?: SlotSegments): SlotRun {
+    return new SlotRun(slot, (key) => this.host.record?.(key), segments);
   }
 
   /**
@@ -423,15 +385,14 @@ export class SlotLives {
   private track(slot: Slot, adoption: 'adopted' | 'adopted-starting' = 'adopted'): SlotRun {
     let run = this.runs.get(slot.key);
     if (!run) {
-      run = this.create(slot, { earlier: [], gaps: [] });
+      run = this.create(slot);
       this.move(run, adoption);
     }
     return run;
   }
 
   private closeGap(run: SlotRun): void {
-    const open = run.gaps.at(-1);
-    if (open && open.to === undefined) open.to = Math.min(Date.now(), run.slot.end);
+    run.closeGap(Math.min(Date.now(), run.slot.end));
   }
 
   /**
@@ -473,6 +434,9 @@ export class SlotLives {
       case 'show':
         this.host.show(slot, this.life(run, extra.note ?? extra.why), this.shownChannel(run, extra.channel));
         this.host.changed();
+        return;
+      case 'keep':
+        this.host.keep?.(slot);
         return;
       case 'replace':
         if (extra.channel)
@@ -598,7 +562,7 @@ interface MoveDetails {
   lateBy?: number;
   startedAt?: string;
   channel?: Channel;
-  gaps?: Gap[];
+  gaps?: readonly Gap[];
   overrun?: { by: number; why?: string };
   /** a conflict's loser, skipped at its start, starting late once a channel freed up */
   revived?: true;

@@ -48,13 +48,13 @@ describe('SlotLives: the one record of a slot in progress', () => {
   it('a slot taken up from the journal is shown at once; one whose start was given up says why, not "starting"', () => {
     const { machine, shown } = lives();
     open.push(machine);
-    machine.restore(slot, undefined, [], [], { message: '503 Service Unavailable', attempts: 15 });
+    machine.restore(slot, {}, { message: '503 Service Unavailable', attempts: 15 });
     expect(shown).toEqual([
       { key: slot.key, life: { stage: 'starting', attempt: 15, note: 'gave up: 503 Service Unavailable' } },
     ]);
     expect(machine.heardOf(slot.key)).toBe(true);
 
-    machine.restore({ ...slot, key: 'other' }, { id: 'ch-7', state: 'RECORDING' }, [], []);
+    machine.restore({ ...slot, key: 'other' }, { channel: { id: 'ch-7', state: 'RECORDING' } });
     expect(shown.at(-1)).toEqual({
       key: 'other',
       life: { stage: 'recording' },
@@ -65,7 +65,7 @@ describe('SlotLives: the one record of a slot in progress', () => {
   it("a channel's state read from the service is shown with the slot, and only for the channel the slot has now", () => {
     const { machine, shown } = lives();
     open.push(machine);
-    machine.restore(slot, { id: 'ch-1', state: 'STARTING' }, [], []);
+    machine.restore(slot, { channel: { id: 'ch-1', state: 'STARTING' } });
     machine.channelState('ch-1', 'RECORDING');
     expect(shown.at(-1)?.channel).toEqual({ id: 'ch-1', state: 'RECORDING' });
     const count = shown.length;
@@ -82,7 +82,7 @@ describe('SlotLives: the one record of a slot in progress', () => {
   it('a slot another instance ended leaves this one shown as ended there, not recording forever', () => {
     const { machine, shown } = lives();
     open.push(machine);
-    machine.restore(slot, { id: 'ch-1', state: 'RECORDING' }, [], []);
+    machine.restore(slot, { channel: { id: 'ch-1', state: 'RECORDING' } });
     machine.forget(slot.key);
     expect(shown.at(-1)).toEqual({
       key: slot.key,
