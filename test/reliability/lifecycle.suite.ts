@@ -300,7 +300,10 @@ describe('the recording lifecycle on a bad day', () => {
 
   it(`${WINDOWS} windows of 15 s every ${PERIOD_S} s: each recording stopped at its end, each followed up once on its final outputs`, async () => {
     const chain = chains.get('windows') as Chain;
-    await waitUntil(() => chain.seen.job.length >= WINDOWS || chain.seen.caught.length > 0, (WINDOWS + 2) * PERIOD_S * 1000);
+    await waitUntil(
+      () => chain.seen.job.length >= WINDOWS || chain.seen.caught.length > 0,
+      (WINDOWS + 2) * PERIOD_S * 1000,
+    );
     await waitUntil(() => after.length >= WINDOWS, 30_000);
     expect(chain.seen.caught.map((c) => c.msg.error)).toEqual([]);
     const ends = chain.seen.end.slice(0, WINDOWS);
