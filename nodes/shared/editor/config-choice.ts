@@ -40,6 +40,8 @@ function onlyConfigNode(type: string, z: string | undefined): string | undefined
  * type's editor.
  */
 export function takeAddedConfigNode(type: string): void {
+  // an editor without this API (another Node-RED version) leaves the fields as they are
+  if (typeof RED.events?.on !== 'function') return;
   RED.events.on('nodes:add', (added) => {
     const config = added as EditorNodeInstance;
     // the config dialog adds its node just before its tray closes; an import or a load has no such tray
