@@ -195,8 +195,16 @@ export function errorFromResponse(
   // reason first, where a collapsed Debug entry or a narrow column still shows it; the service's own
   // reason says more than the status's meaning, which stands in when it gives none
   const reason = serviceReason(detail, fieldErrors) ?? statusText;
-  const message = reason ? `${reason} (HTTP ${status} from ${context})` : `${context} failed: HTTP ${status}`;
+  const message = reason ? `${reason} (${statusFrom(reason, status)}${context})` : `${context} failed: HTTP ${status}`;
   return new MediaSpacesError({ status, code, message, fieldErrors, traceId, body });
+}
+
+/**
+ * "HTTP 503 from ", or only "from " when the reason already says "HTTP 503" (a reason such as
+ * "injected fault: HTTP 503" read "injected fault: HTTP 503 (HTTP 503 from Create channel)").
+ */
+function statusFrom(reason: string, status: number): string {
+  return new RegExp(`\\bHTTP ${status}\\b`).test(reason) ? 'from ' : `HTTP ${status} from `;
 }
 
 /**

@@ -88,6 +88,11 @@ export class ChannelStatePoller<T = undefined> {
     return [...this.entries.keys()];
   }
 
+  /** Each channel watched now: its id, its context and the last state read. */
+  watched(): WatchedChannel<T>[] {
+    return [...this.entries.values()].map(({ id, context, state }) => ({ id, context, state }));
+  }
+
   close(): void {
     this.closed = true;
     this.entries.clear();

@@ -1,3 +1,4 @@
+import { takeAddedConfigNode } from '../shared/editor/config-choice';
 import { type DialogDefaults, type FieldNode, fieldDefaults } from '../shared/editor/field-defaults';
 import { settingName, settingProblem, translatorLookup } from '../shared/setting-name';
 import { quietExampleImports } from './editor/example-import';
@@ -66,3 +67,5 @@ RED.nodes.registerType<FieldNode<typeof FIELDS>>('media-spaces-config', {
 
 // once per editor: the examples share one server config node, and importing them asks nothing
 quietExampleImports(RED);
+// a node dropped while there was no server takes the one added later (in another node's dialog, or imported)
+takeAddedConfigNode('media-spaces-config');

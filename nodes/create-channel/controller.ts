@@ -1,8 +1,10 @@
+import type { MediaSpacesClient } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
 import { isPlainObject } from '../../lib/guards';
 import type { RetryNotice } from '../../lib/transport';
 import { resolveInputs } from '../shared/inputs';
 import type { Node, NodeAPI, NodeDef, NodeMessage } from '../shared/node-red-types';
+import { Handover } from '../shared/node-state';
 import { type OperationContext, type Outcome, respond, runOperationNode } from '../shared/operation';
 import { failureStatus } from '../shared/request-status';
 import { clientFor } from '../shared/server-client';
@@ -10,7 +12,14 @@ import { reportStart } from '../shared/slot-starts';
 import { channelRequest } from './channel-request';
 import { FIELDS } from './fields';
 import { CREATE_INPUTS, CreateChannelSettings, WatchSettings } from './settings';
-import { ChannelStateWatch } from './state-watch';
+import { ChannelStateWatch, type WatchHandover } from './state-watch';
+
+/**
+ * A "Show state" watch handed from a node closed by a redeploy to its successor: Node-RED clears
+ * the badge of every node it restarts, so without it a recording channel's badge (and its reads,
+ * and its state messages) ended at a full redeploy.
+ */
+const handovers = new Handover<WatchHandover>();
 
 /** How often a created channel's state is read on its way to recording (or out of it), and for how long at most. */
 const WATCH_INTERVAL_MS = 1000;
@@ -47,12 +56,26 @@ export function start(RED: NodeAPI, node: Node & { send(msg: unknown): void }, d
     fields: FIELDS,
     perform: (msg, ctx) => createChannel(msg, ctx, watch),
   });
+  const previous = handovers.take(node.id);
+  if (watch && previous) resumeWatch(RED, def.server, watch, previous);
   const warming = setImmediate(() => warmClient(RED, def.server));
-  node.on('close', (_removed, done) => {
+  node.on('close', (removed, done) => {
     clearImmediate(warming);
+    if (watch && !removed) handovers.keep(node.id, watch.handover());
     watch?.close();
     done();
   });
+}
+
+/** A predecessor's watch taken on, through this node's server (its badge shown again even without one). */
+function resumeWatch(RED: NodeAPI, serverId: unknown, watch: ChannelStateWatch, previous: WatchHandover): void {
+  let client: MediaSpacesClient | undefined;
+  try {
+    client = clientFor(RED, serverId, 'liveCapture');
+  } catch {
+    // no usable server now: the last badge stands, nothing more is read
+  }
+  watch.resume(client, previous);
 }
 
 /**

@@ -29,6 +29,16 @@ interface StateWatchOptions {
   warn(text: string): void;
 }
 
+/**
+ * What a watch hands to its successor on a redeploy: the badge it showed last and each channel it
+ * still read, without the client (the successor reads them through its own config node's).
+ */
+export interface WatchHandover {
+  status: NodeStatus | undefined;
+  latest: string | undefined;
+  channels: { id: string; state: string | undefined; window: Record<string, unknown> | undefined; end?: number }[];
+}
+
 interface Followed {
   client: MediaSpacesClient;
   /** The input's msg.window (a schedule's), copied onto each state message. */
@@ -52,8 +62,18 @@ export class ChannelStateWatch {
   private readonly moving: ChannelStatePoller<Followed>;
   private readonly recording: ChannelStatePoller<Followed>;
   private latest: string | undefined;
+  /** The badge shown last, handed over on a redeploy. */
+  private shown: NodeStatus | undefined;
+  private readonly options: StateWatchOptions;
 
-  constructor(private readonly options: StateWatchOptions) {
+  constructor(options: StateWatchOptions) {
+    this.options = {
+      ...options,
+      status: (status) => {
+        this.shown = status;
+        options.status(status);
+      },
+    };
     this.moving = this.poller(options.intervalMs, (watch) => {
       const seconds = Math.round(options.limitMs / 1000);
       return { fill: 'yellow', shape: 'ring', text: `channel ${watch.state ?? '?'} after ${seconds}s` };
@@ -103,6 +123,31 @@ export class ChannelStateWatch {
   close(): void {
     this.moving.close();
     this.recording.close();
+  }
+
+  /** What the successor of this node (a redeploy) takes on: see `resume`. */
+  handover(): WatchHandover {
+    const channels = [...this.moving.watched(), ...this.recording.watched()].map(({ id, state, context }) => ({
+      id,
+      state,
+      window: context.window,
+      ...(context.end !== undefined ? { end: context.end } : {}),
+    }));
+    return { status: this.shown, latest: this.latest, channels };
+  }
+
+  /**
+   * Takes on a predecessor's watch (a redeploy closed it): its badge is shown again at once, and each
+   * channel it still read is read on through `client` (none: no usable server, nothing read), at the
+   * pace its last state calls for.
+   */
+  resume(client: MediaSpacesClient | undefined, from: WatchHandover): void {
+    this.latest = from.latest;
+    if (from.status) this.options.status(from.status);
+    if (!client) return;
+    for (const channel of from.channels) {
+      this.route(channel.id, channel.state, { client, window: channel.window, end: channel.end });
+    }
   }
 
   /** Reads a channel at the pace its state calls for, or no more once it will not record (again). */

@@ -1,11 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closeAllTrays, closeNode, deploy, editorNode, importNodes, openNode, waitForStatus } from './support/editor';
-import { type Stack, simulatorServer, startStack } from './support/stack';
+import { addSimulatorServer, type Stack, simulatorServer, startStack } from './support/stack';
 
 /**
  * A node dragged from the palette while exactly one server exists takes it,
  * valid at once and shown chosen in its dialog (Node-RED's own select would
- * say "none"); with two servers nothing is guessed. A schedule deployed
+ * say "none"); with two servers nothing is guessed. Nodes dropped while
+ * there was no server take the one the user then makes in a node's dialog. A schedule deployed
  * without a server says on the canvas that it will not stop its recordings.
  */
 
@@ -151,5 +152,39 @@ describe('a new node and the servers there are', () => {
     const status = await waitForStatus(page, 'e2e0noserversch1', (s) => /^no server: .*next: /.test(s.text));
     expect(status).toMatchObject({ fill: 'yellow', shape: 'ring' });
     expect(status.text).toMatch(/^no server: recordings will not be stopped; next: .+ UTC$/);
+  });
+
+  it("nodes dropped before any server take the one added later in another node's dialog", async () => {
+    const { page } = stack;
+    // no server at all now
+    await page.evaluate((id) => {
+      const w = window as unknown as EditorWindow;
+      w.RED.nodes.remove(id);
+      w.RED.view.redraw(true);
+    }, SERVER);
+    const waiting = [
+      await dragFromPalette('media-spaces-create-channel', 180, 560),
+      await dragFromPalette('media-spaces-submit-job', 440, 560),
+    ];
+    for (const id of waiting) {
+      expect(await editorNode(page, id)).toMatchObject({ server: '', valid: false });
+    }
+    // the user makes the server from a third node's dialog, as the trial flow does
+    const third = await dragFromPalette('media-spaces-follow-job', 700, 560);
+    await openNode(page, third);
+    await addSimulatorServer(stack);
+    await page.click('#node-config-dialog-ok');
+    await page.locator('#node-config-dialog-ok').waitFor({ state: 'detached' });
+    await closeNode(page);
+    const server = (await editorNode(page, third))?.server;
+    expect(typeof server === 'string' && server !== '').toBe(true);
+    for (const id of waiting) {
+      expect(await editorNode(page, id)).toMatchObject({ server, valid: true, changed: true });
+    }
+    await openNode(page, waiting[0]);
+    expect(await page.locator('#node-input-server').inputValue()).toBe(server);
+    await closeNode(page, 'cancel');
+
+    expect(stack.pageErrors).toEqual([]);
   });
 });

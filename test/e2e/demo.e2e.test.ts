@@ -3,7 +3,14 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canvasBoxes, overlaps } from './support/canvas';
-import { debugMessages, nodeSelector, showDebugSidebar, waitForStatus } from './support/editor';
+import {
+  clickInject,
+  debugMessages,
+  nodeSelector,
+  nodeStatus,
+  showDebugSidebar,
+  waitForStatus,
+} from './support/editor';
 import { ROOT } from './support/paths';
 import { type Stack, screenshot, startStack } from './support/stack';
 
@@ -87,6 +94,21 @@ describe('the demo in the editor', () => {
     expect(overlaps(await canvasBoxes(page))).toEqual([]);
     await screenshot(page, 'demo-debug.png');
   }, 200_000);
+
+  it('pauses from its "pause the demo" button: the status says paused, no window opens, "resume the demo" starts it again', async () => {
+    const { page } = stack;
+    const opened = async () => (await debugMessages(page)).filter((t) => t.includes('1 window opened')).length;
+    await clickInject(page, 'rec0pause0000001');
+    await waitForStatus(page, SCHEDULE, (s) => s.text.startsWith('paused'), 10_000);
+    const before = await opened();
+    // the demo opens a window every minute: one start goes by while paused, and writes no line
+    const nextMinute = Math.ceil((Date.now() + 1_000) / 60_000) * 60_000;
+    await page.waitForTimeout(nextMinute + 8_000 - Date.now());
+    expect(await opened()).toBe(before);
+    expect((await nodeStatus(page, SCHEDULE)).text).toMatch(/^paused/);
+    await clickInject(page, 'rec0resume000001');
+    await waitForStatus(page, SCHEDULE, (s) => !s.text.startsWith('paused'), 10_000);
+  }, 120_000);
 
   it('lays the nodes out so that no status overlaps at the longest text each node can show', async () => {
     const { page } = stack;

@@ -22,6 +22,18 @@ describe('errorFromResponse', () => {
     expect(err.body).toEqual(body);
   });
 
+  it('names the status once when the reason already says it', () => {
+    const said = errorFromResponse(503, { code: 503, message: 'injected fault: HTTP 503' }, 'Create channel');
+    expect(said.message).toBe('injected fault: HTTP 503 (from Create channel)');
+    // another status, or a number that only starts the same, is not the status said
+    expect(errorFromResponse(503, { code: 503, message: 'upstream HTTP 502' }, 'X').message).toBe(
+      'upstream HTTP 502 (HTTP 503 from X)',
+    );
+    expect(errorFromResponse(503, { code: 503, message: 'HTTP 5030 errors' }, 'X').message).toBe(
+      'HTTP 5030 errors (HTTP 503 from X)',
+    );
+  });
+
   it('reads the error body {error_message}', () => {
     const err = errorFromResponse(404, { error_message: 'Workflow not found' }, 'Submit job');
     expect(err.status).toBe(404);

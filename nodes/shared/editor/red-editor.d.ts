@@ -63,7 +63,10 @@ interface EditorRED {
     group(id: string): unknown;
     subflow(id: string): unknown;
     dirty(dirty?: boolean): boolean;
+    /** Records `node` among the users of each config node it refers to (absent from some releases). */
+    updateConfigNodeUsers?(node: EditorNodeInstance, options?: { action?: 'add' | 'remove' }): void;
   };
+  history: { push(event: Record<string, unknown>): void };
   workspaces: { show(id: string): void };
   validators: {
     typedInput(typeField: string): (this: EditorNodeInstance, value: unknown, opt?: unknown) => boolean | string;
@@ -91,6 +94,8 @@ interface EditorRED {
     importNodes(nodes: unknown, options?: { generateIds?: boolean } & Record<string, unknown>): unknown;
   };
   editor: {
+    /** Checks a node's properties again and marks it valid or not on the canvas. */
+    validateNode(node: EditorNodeInstance): void;
     /** Opens a text in a tray of its own (the "expand" of Node-RED's own editors); complete gets the edited text. */
     editText(options: {
       mode?: string;
@@ -112,7 +117,10 @@ interface EditorRED {
     subscribe(topic: string, handler: (topic: string, payload: unknown) => void): void;
     unsubscribe(topic: string, handler: (topic: string, payload: unknown) => void): void;
   };
-  events: { on(event: string, handler: (...args: unknown[]) => void): void };
+  events: {
+    on(event: string, handler: (...args: unknown[]) => void): void;
+    emit(event: string, ...args: unknown[]): void;
+  };
   actions: { add(name: string, handler: () => void): void };
   sidebar: {
     addTab(options: Record<string, unknown>): void;

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../../lib/client';
 import { type Simulator, startSimulator } from '../../../lib/simulator';
@@ -14,6 +15,8 @@ import {
   waitFor,
 } from '../../support/node-red-runtime';
 import { loadScheduleChain } from '../../support/schedule-chain';
+
+const runtimeEvents = createRequire(import.meta.url)('@node-red/util').events as import('node:events').EventEmitter;
 
 /**
  * "Show state": a created channel read back through the get-channel
@@ -53,6 +56,17 @@ async function load(props: Msg): Promise<{ created: Msg[]; states: Msg[]; status
     original(s);
   };
   return seen;
+}
+
+/** A stop sent by someone else (another flow, an operator), straight to the service. */
+async function stopElsewhere(channelId: string): Promise<void> {
+  const client = createClient({
+    workflowUrl: sim.workflowUrl,
+    spaceId: DEMO.space,
+    accessToken: DEMO.token,
+    retries: 0,
+  });
+  await client.stopChannel(channelId);
 }
 
 const channelReads = () => sim.requests().filter((r) => r.method === 'GET' && /\/channels\//.test(r.path));
@@ -117,6 +131,40 @@ describe('create channel: Show state', () => {
     await new Promise((r) => setTimeout(r, 2500));
     expect(channelReads().length).toBe(reads);
   }, 20_000);
+
+  it('keeps the badge and the reads across a full redeploy: the new node shows channel RECORDING at once and follows the stop to INACTIVE', async () => {
+    const seen = await load({ watchState: true });
+    helper.getNode(OP_ID).receive({ window: { slotKey: 'demo:2026-01-01T10:00', name: 'Evening' } });
+    await waitFor(() => seen.statuses.some((s) => s.text === 'channel RECORDING'), 10_000);
+    const channel = seen.created[0].payload as { id: string };
+
+    // the badges as the editor gets them (Node-RED's runtime events, which its comms forward)
+    const badges: { id: string; status?: NodeStatus }[] = [];
+    const listener = (e: { id: string; status?: NodeStatus }) => badges.push(e);
+    runtimeEvents.on('node-status', listener);
+    try {
+      const flow = operationFlow(sim, 'media-spaces-create-channel', { channelName: 'Studio 1', watchState: true });
+      const op = flow.find((n) => n.id === OP_ID) as Msg;
+      op.wires = [['out'], ['states']];
+      flow.push({ id: 'states', z: 'tab', x: 100, y: 100, type: 'helper' });
+      await helper.setFlows(flow, 'full', credentials());
+      const states: Msg[] = [];
+      helper.getNode('states').on('input', (m: Msg) => states.push(m));
+      await waitFor(() => badges.some((b) => b.id === OP_ID && b.status?.text === 'channel RECORDING'), 2_000);
+
+      // the channel is still read by the new node: a stop elsewhere shows on its badge and output 2
+      await stopElsewhere(channel.id);
+      await waitFor(() => states.some((m) => m.state === 'INACTIVE'), 20_000);
+      expect(states.at(-1)).toMatchObject({
+        channel_id: channel.id,
+        state: 'INACTIVE',
+        window: { slotKey: 'demo:2026-01-01T10:00', name: 'Evening' },
+      });
+      await waitFor(() => badges.some((b) => b.id === OP_ID && b.status?.text === 'channel INACTIVE'), 2_000);
+    } finally {
+      runtimeEvents.removeListener('node-status', listener);
+    }
+  }, 40_000);
 
   it('makes no extra request when the setting is missing (a flow saved before it existed)', async () => {
     const seen = await load({});

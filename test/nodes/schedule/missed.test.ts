@@ -48,7 +48,11 @@ describe('a window that records nothing', () => {
     expect(seen.end.filter((m) => (m.window as { slotKey?: string }).slotKey === slot)).toEqual([]);
     expect(missed.payload).toMatchObject({ why: 'start_failed', window: { slotKey: slot, name: 'Refused' } });
     expect(missed.payload?.attempts).toBeGreaterThan(1);
-    expect(String(missed.payload?.reason)).toMatch(/503/);
+    // the reason names the status once: the service's words already said "HTTP 503"
+    // ("injected fault: HTTP 503 (HTTP 503 from Create channel)" before)
+    const reason = String(missed.payload?.reason);
+    expect(reason.match(/503/g)).toHaveLength(1);
+    expect(reason).toContain('injected fault: HTTP 503 (from Create channel)');
     // one error for the slot, from the create-channel node that gave its start up
     const errors = seen.caught.filter((m) => (m.window as { slotKey?: string } | undefined)?.slotKey === slot);
     expect(errors).toHaveLength(1);
