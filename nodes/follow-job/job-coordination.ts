@@ -1,5 +1,6 @@
 import { CoordinationError, type Coordinator, type JobRecord } from '../../lib/coordination';
 import { isPlainObject } from '../../lib/guards';
+import { doublingDelay, retryUntilDeadline } from '../../lib/retry-until';
 import type { JobFollower } from '../../lib/watch';
 import type { CoordinationProvider } from '../shared/coordination-provider';
 
@@ -49,6 +50,15 @@ export function followerHost<H>(
 type Admission = 'follow' | 'owned' | 'reported';
 
 /**
+ * How long a terminal state waits for Redis (a restart, a reconnect, a stall) before this instance reports it
+ * alone: the schedule's reports wait as long (slot-coordination.ts).
+ */
+const REPORT_WAIT_MS = 10_000;
+/** Backoff between two tries of a report while Redis cannot be used. */
+const REPORT_RETRY_FIRST_MS = 250;
+const REPORT_RETRY_MAX_MS = 2_000;
+
+/**
  * The follow-job node's part in the coordination: each followed job is
  * registered in Redis with this instance as owner and a heartbeat; jobs whose
  * owner went silent (a dead instance) are taken over; the terminal state is
@@ -60,12 +70,24 @@ export class JobCoordination {
   private busy = false;
   private warned = false;
   private closed = false;
+  private readonly abort = new AbortController();
+  /** Redis was out of use when a report last waited for it: reports go without waiting, until one goes through */
+  private reportingAlone = false;
+  /**
+   * Jobs this instance reported alone, Redis out of use: their report is written to Redis once it is back, so
+   * that the job leaves the registry and no other instance takes it over (its heartbeat stopped) and reports it
+   * again.
+   */
+  private readonly reportedAlone = new Map<string, string>();
+  private readonly reportWaitMs: number;
 
   constructor(
     private readonly provider: CoordinationProvider | undefined,
     private readonly problem: string | undefined,
     private readonly host: JobHost,
+    options: { reportWaitMs?: number } = {},
   ) {
+    this.reportWaitMs = options.reportWaitMs ?? REPORT_WAIT_MS;
     const heartbeatMs = this.tryCoordinator()?.jobs.heartbeatMs ?? 30_000;
     this.timer = setInterval(() => void this.beat(), Math.max(100, Math.floor(heartbeatMs / 3)));
     this.timer.unref?.();
@@ -87,13 +109,33 @@ export class JobCoordination {
     }
   }
 
-  /** True when this instance is the one to send the job's terminal state. */
+  /**
+   * True when this instance is the one to send the job's terminal state. While Redis cannot be used (a restart,
+   * a reconnect) the report is tried again for up to REPORT_WAIT_MS: a report sent alone at once would leave
+   * the job in the registry under a heartbeat that stops, for another instance to take over and report again.
+   * Past the wait this instance reports alone (a report twice beats none) and writes it to Redis once back.
+   */
   async report(jobId: string, state: string): Promise<boolean> {
+    const terminal = state || 'unknown';
     try {
-      const { won, report } = await this.coordinator().jobs.reportOnce(jobId, state || 'unknown');
+      const { won, report } = await retryUntilDeadline({
+        deadline: this.reportingAlone ? Date.now() : Date.now() + this.reportWaitMs,
+        signal: this.abort.signal,
+        attempt: () => this.coordinator().jobs.reportOnce(jobId, terminal),
+        decide: (err, n) =>
+          transient(err) && !this.closed
+            ? { retry: true, delayMs: doublingDelay(n, REPORT_RETRY_FIRST_MS, REPORT_RETRY_MAX_MS) }
+            : { retry: false },
+      });
+      this.reportingAlone = false;
       if (!won) this.host.log(`job ${jobId}: ${report.instance} already reported it (${report.state})`);
       return won;
     } catch (err) {
+      if (this.closed || this.abort.signal.aborted) return false;
+      if (transient(err)) {
+        this.reportingAlone = true;
+        this.reportedAlone.set(jobId, terminal);
+      }
       this.unusable(err, `job ${jobId} reported by this instance without Redis`);
       return true;
     }
@@ -102,6 +144,7 @@ export class JobCoordination {
   /** On removal: the jobs go back to the registry at once, for another instance to take over. */
   close(removed: boolean): void {
     this.closed = true;
+    this.abort.abort();
     clearInterval(this.timer);
     if (!removed) return;
     const coordinator = this.tryCoordinator();
@@ -113,6 +156,7 @@ export class JobCoordination {
     this.busy = true;
     try {
       const jobs = this.coordinator().jobs;
+      await this.recordReportedAlone();
       const followed = this.host.followed();
       const { lost } = await jobs.heartbeat(followed.map((f) => f.jobId));
       for (const id of lost) {
@@ -126,10 +170,21 @@ export class JobCoordination {
         this.host.adopt(record);
       }
       this.warned = false;
+      this.reportingAlone = false;
     } catch (err) {
       this.unusable(err, 'followed jobs not shared with other instances until it is back');
     } finally {
       this.busy = false;
+    }
+  }
+
+  /** The reports sent alone while Redis was out of use, written to it now that it answers. */
+  private async recordReportedAlone(): Promise<void> {
+    const jobs = this.coordinator().jobs;
+    for (const [jobId, state] of [...this.reportedAlone]) {
+      const { won, report } = await jobs.reportOnce(jobId, state);
+      this.reportedAlone.delete(jobId);
+      if (!won) this.host.warn(`job ${jobId} was reported by ${report.instance} too, while Redis was out of use`);
     }
   }
 
@@ -158,4 +213,9 @@ export class JobCoordination {
     this.warned = true;
     this.host.warn(`Redis coordination unusable (${err instanceof Error ? err.message : String(err)}): ${consequence}`);
   }
+}
+
+/** Redis out of use for now (a timeout, a reconnect): worth another try. */
+function transient(err: unknown): boolean {
+  return err instanceof CoordinationError && (err.code === 'timeout' || err.code === 'unavailable');
 }
