@@ -125,13 +125,21 @@ export async function typedInputValue(page: Page, selector: string): Promise<str
 export async function deploy(page: Page): Promise<void> {
   const button = page.locator('#red-ui-header-button-deploy');
   await button.click();
-  // invalid or unconfigured nodes: the editor asks before deploying; a user confirms
+  // invalid or unconfigured nodes: the editor asks before deploying; a user confirms. The flows
+  // stay dirty until a deploy went through, so whichever comes first tells which way it went
   const confirm = page.locator('#red-ui-deploy-dialog-confirm-deploy-deploy');
-  const asked = await confirm.waitFor({ state: 'visible', timeout: 1500 }).then(
-    () => true,
-    () => false,
+  await page.waitForFunction(
+    () => {
+      const asking = document.getElementById('red-ui-deploy-dialog-confirm-deploy-deploy');
+      return (
+        (asking !== null && asking.getClientRects().length > 0) ||
+        !(window as unknown as EditorWindow).RED.nodes.dirty()
+      );
+    },
+    undefined,
+    { timeout: 20_000 },
   );
-  if (asked) await confirm.click();
+  if (await confirm.isVisible()) await confirm.click();
   await page.waitForFunction(() => !(window as unknown as EditorWindow).RED.nodes.dirty(), undefined, {
     timeout: 20_000,
   });
