@@ -1,6 +1,9 @@
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Download, type Page } from 'playwright-core';
 import { inject } from 'vitest';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../../scripts/e2e-lib.mjs';
+import { E2E_DIR } from './paths';
 
 export interface OpenedPage {
   browser: Browser;
@@ -26,5 +29,21 @@ export async function openPage(viewport: { width: number; height: number }): Pro
   } catch (error) {
     await browser.close().catch(() => undefined);
     throw error;
+  }
+}
+
+/**
+ * What a download holds, as text. The run's chromium is connected to, not launched here, so the
+ * file it wrote has no local path (download.path() refuses): a copy is saved and read.
+ */
+export async function downloadedText(download: Download): Promise<string> {
+  mkdirSync(E2E_DIR, { recursive: true });
+  const dir = mkdtempSync(join(E2E_DIR, 'download-'));
+  try {
+    const file = join(dir, download.suggestedFilename() || 'download');
+    await download.saveAs(file);
+    return readFileSync(file, 'utf8');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
