@@ -13,5 +13,9 @@ import { registerActivityRoutes } from './routes';
 export = function register(RED: NodeAPI): void {
   registerActivityRoutes(RED, activityFeed(RED));
   registerMonitoringRoutes(RED);
-  RED.plugins?.registerPlugin('media-spaces-sidebar', { type: 'media-spaces-sidebar' });
+  RED.plugins?.registerPlugin('media-spaces-sidebar', {
+    type: 'media-spaces-sidebar',
+    // settings.js `'media-spaces-sidebar': { requestTimeout: <ms> }`: how long the tab waits for an answer
+    settings: { requestTimeout: { exportable: true } },
+  });
 };

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlotTransition } from '../../lib/schedule/slot-events';
 import { SlotStory } from '../support/slot-transitions';
+import { downloadedText } from './support/browser';
 import { openSidebar, type SidebarStack, startSidebarStack, widenSidebar } from './support/sidebar-stack';
 
 /**
@@ -107,10 +107,7 @@ describe('Media Spaces sidebar: the As-run view', () => {
     expect(csvDownload.suggestedFilename()).toMatch(
       new RegExp(`^as-run_all-schedules_${today}_UTC_all_exported-\\d{8}T\\d{6}Z\\.csv$`),
     );
-    const rows = parse(readFileSync((await csvDownload.path()) ?? '', 'utf8'), { columns: true }) as Record<
-      string,
-      string
-    >[];
+    const rows = parse(await downloadedText(csvDownload), { columns: true }) as Record<string, string>[];
     // times in the window's zone with its offset
     expect(rows.map((r) => [r.outcome, r.title, r.scheduled_start])).toEqual([
       ['recorded', 'Morning show', `${today}T10:00:00+09:00`],
@@ -121,9 +118,7 @@ describe('Media Spaces sidebar: the As-run view', () => {
       page.waitForEvent('download'),
       page.locator('.ms-ar-export-jsonl').click(),
     ]);
-    const lines = readFileSync((await jsonlDownload.path()) ?? '', 'utf8')
-      .trim()
-      .split('\n');
+    const lines = (await downloadedText(jsonlDownload)).trim().split('\n');
     expect(lines.map((l) => JSON.parse(l).outcome)).toEqual(['recorded', 'missed', 'partial']);
   });
 
@@ -155,10 +150,7 @@ describe('Media Spaces sidebar: the As-run view', () => {
     await row(first.slot).and(page.locator('.ms-ar-flash')).waitFor();
     // the CSV names the slot recorded again
     const [csvDownload] = await Promise.all([page.waitForEvent('download'), page.locator('.ms-ar-export-csv').click()]);
-    const rows = parse(readFileSync((await csvDownload.path()) ?? '', 'utf8'), { columns: true }) as Record<
-      string,
-      string
-    >[];
+    const rows = parse(await downloadedText(csvDownload), { columns: true }) as Record<string, string>[];
     expect(rows.filter((r) => r.title === 'The Serial').map((r) => [r.outcome, r.rerecord_of])).toEqual([
       ['missed', ''],
       ['recorded', first.slot],

@@ -1,6 +1,5 @@
 import type { Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REQUEST_TIMEOUT_MS } from '../../nodes/sidebar/editor/api';
 import { openSidebar, SHORT_TAB_PX, type SidebarStack, startSidebarStack, tabSize } from './support/sidebar-stack';
 import { showSidebarTab } from './support/sidebar-tabs';
 import { screenshot } from './support/stack';
@@ -21,6 +20,11 @@ const STUDIO = 'glancestudio0001';
 /** a user's schedule name holding markup: shown as text, never parsed */
 const STUDIO_NAME = 'Studio <b>A</b>';
 const DAY = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2}$/;
+/**
+ * The tab's wait for an answer, set in settings.js (20 s unless set): the request held unanswered
+ * below is given up after this, not after the default's 20 s.
+ */
+const REQUEST_TIMEOUT_MS = 5_000;
 
 function flows(): Record<string, unknown>[] {
   // 29 windows of 30 s in the last 29 minutes, each recorded and followed up
@@ -70,7 +74,10 @@ describe('Media Spaces sidebar at a glance', () => {
   let stack: SidebarStack;
 
   beforeAll(async () => {
-    stack = await startSidebarStack('glance', { flows: flows() });
+    stack = await startSidebarStack('glance', {
+      flows: flows(),
+      settings: `'media-spaces-sidebar': { requestTimeout: ${REQUEST_TIMEOUT_MS} },`,
+    });
   });
   afterAll(async () => {
     await stack?.close();

@@ -15,17 +15,34 @@ export type Fetched =
 export const REQUEST_TIMEOUT_MS = 20_000;
 
 /**
+ * The wait for an answer: settings.js `'media-spaces-sidebar': { requestTimeout: <ms> }` (Node-RED hands a
+ * plugin's settings to the editor), a positive number of milliseconds; REQUEST_TIMEOUT_MS otherwise.
+ */
+export function requestTimeoutMs(): number {
+  const editor = (globalThis as { RED?: { settings?: Record<string, unknown> } }).RED;
+  const own = editor?.settings?.['media-spaces-sidebar'] as { requestTimeout?: unknown } | undefined;
+  const ms = typeof own?.requestTimeout === 'number' ? own.requestTimeout : Number.NaN;
+  return Number.isFinite(ms) && ms > 0 ? ms : REQUEST_TIMEOUT_MS;
+}
+
+/** jQuery's statusText of a timeout is the bare word "timeout": the sentence the tab shows instead. */
+function noAnswerWithin(ms: number): string {
+  return `no answer within ${ms / 1000} s`;
+}
+
+/**
  * Calls through jQuery, not fetch: the editor's ajax setup adds the
  * signed-in user's token to every request.
  */
 function call(method: 'GET' | 'POST', url: string, data?: unknown, etag?: string): Promise<Fetched> {
+  const timeout = requestTimeoutMs();
   return new Promise((resolve) => {
     $.ajax({
       url,
       method,
       dataType: 'json',
       cache: false,
-      timeout: REQUEST_TIMEOUT_MS,
+      timeout,
       ...(etag ? { headers: { 'If-None-Match': etag } } : {}),
       ...(data === undefined ? {} : { contentType: 'application/json', data: JSON.stringify(data) }),
     }).then(
@@ -39,8 +56,7 @@ function call(method: 'GET' | 'POST', url: string, data?: unknown, etag?: string
       },
       (xhr: JQuery.jqXHR, textStatus: string) => {
         const message = (xhr.responseJSON as { error?: { message?: string } } | undefined)?.error?.message;
-        // jQuery's statusText of a timeout is the bare word "timeout"
-        const none = textStatus === 'timeout' ? `no answer within ${REQUEST_TIMEOUT_MS / 1000} s` : xhr.statusText;
+        const none = textStatus === 'timeout' ? noAnswerWithin(timeout) : xhr.statusText;
         resolve({ ok: false, status: xhr.status, message: message ?? (none || 'no answer') });
       },
     );
@@ -63,20 +79,21 @@ export type Reloaded = { ok: true; result: FeedReloadResult } | { ok: false; sta
 
 /** "Reload feed" of a calendar or guide window (write permission): what the fetch read. */
 export function postReload(nodeId: string, windowId: string): Promise<Reloaded> {
+  const timeout = requestTimeoutMs();
   return new Promise((resolve) => {
     $.ajax({
       url: `media-spaces/schedules/${encodeURIComponent(nodeId)}/windows/${encodeURIComponent(windowId)}/reload`,
       method: 'POST',
       dataType: 'json',
       cache: false,
-      timeout: REQUEST_TIMEOUT_MS,
+      timeout,
       contentType: 'application/json',
       data: '{}',
     }).then(
       (body: { result: FeedReloadResult }) => resolve({ ok: true, result: body.result }),
       (xhr: JQuery.jqXHR, textStatus: string) => {
         const message = (xhr.responseJSON as { error?: { message?: string } } | undefined)?.error?.message;
-        const none = textStatus === 'timeout' ? `no answer within ${REQUEST_TIMEOUT_MS / 1000} s` : xhr.statusText;
+        const none = textStatus === 'timeout' ? noAnswerWithin(timeout) : xhr.statusText;
         resolve({ ok: false, status: xhr.status, message: message ?? (none || 'no answer') });
       },
     );

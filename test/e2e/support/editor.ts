@@ -23,8 +23,11 @@ type EditorWindow = {
       dirty(): boolean;
     };
     workspaces: { active(): string };
+    events: { on(event: string, handler: (msg: { state?: string } | undefined) => void): void };
   };
   $: (selector: string) => { typedInput(method: string, value?: string): string };
+  /** how many times the runtime said its flows started (runtime-state), counted from deploy()'s first call */
+  msFlowStarts?: number;
 };
 
 /**
@@ -123,19 +126,46 @@ export async function typedInputValue(page: Page, selector: string): Promise<str
 
 /** Clicks Deploy and waits until the runtime has the flows. */
 export async function deploy(page: Page): Promise<void> {
+  // the deploy's answer comes when the runtime took the flows, before it started them (3 s later on a
+  // loaded machine): an inject pressed in between is lost. The runtime tells the editor when they started
+  const startsBefore = await page.evaluate(() => {
+    const w = window as unknown as EditorWindow;
+    if (w.msFlowStarts === undefined) {
+      w.msFlowStarts = 0;
+      w.RED.events.on('runtime-state', (msg) => {
+        if (msg?.state === 'start') w.msFlowStarts = (w.msFlowStarts ?? 0) + 1;
+      });
+    }
+    return w.msFlowStarts;
+  });
   const button = page.locator('#red-ui-header-button-deploy');
   await button.click();
-  // invalid or unconfigured nodes: the editor asks before deploying; a user confirms
+  // invalid or unconfigured nodes: the editor asks before deploying; a user confirms. The flows
+  // stay dirty until a deploy went through, so whichever comes first tells which way it went
   const confirm = page.locator('#red-ui-deploy-dialog-confirm-deploy-deploy');
-  const asked = await confirm.waitFor({ state: 'visible', timeout: 1500 }).then(
-    () => true,
-    () => false,
+  await page.waitForFunction(
+    () => {
+      const asking = document.getElementById('red-ui-deploy-dialog-confirm-deploy-deploy');
+      return (
+        (asking !== null && asking.getClientRects().length > 0) ||
+        !(window as unknown as EditorWindow).RED.nodes.dirty()
+      );
+    },
+    undefined,
+    { timeout: 20_000 },
   );
-  if (asked) await confirm.click();
+  if (await confirm.isVisible()) await confirm.click();
   await page.waitForFunction(() => !(window as unknown as EditorWindow).RED.nodes.dirty(), undefined, {
     timeout: 20_000,
   });
   await page.locator('#red-ui-header-button-deploy.disabled').waitFor();
+  await page.waitForFunction(
+    (before) => ((window as unknown as EditorWindow).msFlowStarts ?? 0) > before,
+    startsBefore,
+    {
+      timeout: 20_000,
+    },
+  );
   await dismissNotifications(page);
 }
 

@@ -1,9 +1,10 @@
 import { copyFileSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, writeSettings } from '../../../scripts/e2e-lib.mjs';
+import type { Browser, Page } from 'playwright-core';
+import { writeSettings } from '../../../scripts/e2e-lib.mjs';
 import { installFixtureNodes } from '../../nodes/sidebar/support';
 import { type NodeRedProcess, startNodeRed } from '../../reliability/support-restart/node-red';
+import { openPage } from './browser';
 import { E2E_DIR, INSTALL_DIR, ROOT } from './paths';
 import { showSidebarTab, sidebarTabButton } from './sidebar-tabs';
 
@@ -52,12 +53,21 @@ export async function startSidebarStack(name: string, options: SidebarStackOptio
     env.FAKE_NOW = options.fakeNow;
     env.NODE_OPTIONS = `--require ${join(ROOT, 'test/e2e/fixtures/fake-now.cjs')}`;
   }
-  // answers once the editor does, 401 included (adminAuth)
-  let nodeRed = await startNodeRed({ userDir, env });
+  // answers once the editor does, 401 included (adminAuth); Node-RED starts while the browser opens its page
+  const [startedRed, opened] = await Promise.allSettled([
+    startNodeRed({ userDir, env }),
+    openPage({ width: 1600, height: 1000 }),
+  ]);
+  if (startedRed.status === 'rejected') {
+    if (opened.status === 'fulfilled') await opened.value.browser.close().catch(() => undefined);
+    throw startedRed.reason;
+  }
+  let nodeRed = startedRed.value;
   let browser: Browser | undefined;
   try {
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
-    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    if (opened.status === 'rejected') throw opened.reason;
+    browser = opened.value.browser;
+    const { page } = opened.value;
     const pageErrors: string[] = [];
     page.on('pageerror', (e) => {
       pageErrors.push(String(e));
@@ -79,7 +89,7 @@ export async function startSidebarStack(name: string, options: SidebarStackOptio
       { timeout: 30_000 },
     );
     await sidebarTabButton(page, 'media-spaces').waitFor({ state: 'attached' });
-    const opened = browser;
+    const connected = browser;
     return {
       get nodeRed() {
         return nodeRed;
@@ -90,12 +100,11 @@ export async function startSidebarStack(name: string, options: SidebarStackOptio
         await nodeRed.stop();
         nodeRed = await startNodeRed({ userDir, env, port });
       },
-      browser: opened,
+      browser: connected,
       page,
       pageErrors,
       async close() {
-        await opened.close().catch(() => undefined);
-        await nodeRed.stop();
+        await Promise.all([connected.close().catch(() => undefined), nodeRed.stop()]);
       },
     };
   } catch (error) {

@@ -1,15 +1,10 @@
 import { copyFileSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { Simulator, SimulatorOptions } from '../../../lib/simulator';
-import {
-  CHROMIUM_ARGS,
-  CHROMIUM_PATH,
-  type NodeRedHandle,
-  startNodeRed,
-  writeSettings,
-} from '../../../scripts/e2e-lib.mjs';
+import { type NodeRedHandle, startNodeRed, writeSettings } from '../../../scripts/e2e-lib.mjs';
+import { openPage } from './browser';
 import { E2E_DIR, INSTALL_DIR, INSTALLED_PACKAGE, ROOT, SCREENSHOTS_DOCS, SCREENSHOTS_TMP } from './paths';
 
 const require = createRequire(import.meta.url);
@@ -45,15 +40,22 @@ export async function startStack(name: string, simOptions: SimulatorOptions = {}
   let nodeRed: NodeRedHandle | undefined;
   let browser: Browser | undefined;
   try {
-    nodeRed = await startNodeRed({ redJs: require.resolve('node-red/red.js', { paths: [ROOT] }), userDir });
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    // Node-RED starts while the browser opens its page
+    const starting = startNodeRed({ redJs: require.resolve('node-red/red.js', { paths: [ROOT] }), userDir });
+    const opening = openPage({ width: 1400, height: 900 });
+    const [startedRed, opened] = await Promise.allSettled([starting, opening]);
+    if (startedRed.status === 'fulfilled') nodeRed = startedRed.value;
+    if (opened.status === 'fulfilled') browser = opened.value.browser;
+    if (startedRed.status === 'rejected') throw startedRed.reason;
+    if (opened.status === 'rejected') throw opened.reason;
+    const red = startedRed.value;
+    const { page } = opened.value;
     const pageErrors: string[] = [];
     page.on('pageerror', (e) => pageErrors.push(String(e)));
     page.on('console', (m) => {
       if (m.type() === 'error') pageErrors.push(m.text());
     });
-    await page.goto(nodeRed.url);
+    await page.goto(red.url);
     await page.waitForSelector('.red-ui-palette-node[data-palette-type="media-spaces-submit-job"]', {
       timeout: 30_000,
     });
@@ -62,15 +64,16 @@ export async function startStack(name: string, simOptions: SimulatorOptions = {}
       const RED = (window as unknown as { RED?: { workspaces?: { active(): string } } }).RED;
       return Boolean(RED?.workspaces?.active());
     });
-    const handles = { sim, nodeRed, browser };
+    const openedBrowser = opened.value.browser;
     return {
-      ...handles,
+      sim,
+      nodeRed: red,
+      browser: openedBrowser,
       page,
       userDir,
       pageErrors,
       async close() {
-        await browser?.close().catch(() => undefined);
-        await nodeRed?.stop();
+        await Promise.all([openedBrowser.close().catch(() => undefined), red.stop()]);
         await sim.close();
       },
     };
