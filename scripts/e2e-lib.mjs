@@ -90,7 +90,7 @@ export function prepareUserDir(userDir, { tarball, npmEnv, settings = {} } = {})
   }
 }
 
-/** settings.js: loopback only, readable credentials (so tests can preset them), no tours, no network. */
+/** settings.js: loopback only, readable credentials (so tests can preset them), no tours, no tips, no network. */
 export function writeSettings(userDir, { flowFile = 'flows.json', extra = '' } = {}) {
   writeFileSync(
     join(userDir, 'settings.js'),
@@ -105,6 +105,13 @@ export function writeSettings(userDir, { flowFile = 'flows.json', extra = '' } =
   externalModules: { autoInstall: false, palette: { allowInstall: false } },
 ${extra}};
 `,
+  );
+  // Node-RED's info tips: its first tip is set 1 s after the editor starts, and on a slow load before the Info
+  // sidebar that holds it exists ("Cannot read properties of undefined (reading 'html')" in the page, which
+  // the tests' no-script-error checks catch). Off for the anonymous user, as the View settings would set it.
+  writeFileSync(
+    join(userDir, '.config.users.json'),
+    JSON.stringify({ _: { editor: { view: { 'view-show-tips': false } } } }, null, 2),
   );
 }
 
