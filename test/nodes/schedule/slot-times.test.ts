@@ -40,6 +40,12 @@ describe('a late start and an overrun, as the service timed them', () => {
       // the very next slot: the latency fault is for the next channel creation, which must be this slot's
       // (a slot chosen further on let the one before it take the fault)
       start = Math.ceil(Date.now() / PERIOD_MS) * PERIOD_MS;
+      // and once the slot before it is stopped: a stop fault placed before that refused its stop too (two overruns)
+      const previousStopped = start - PERIOD_MS + DURATION_S * 1000 + 2000;
+      if (Date.now() < previousStopped) {
+        await new Promise((resolve) => setTimeout(resolve, previousStopped - Date.now()));
+        continue;
+      }
       if (start - Date.now() < 4000) {
         await new Promise((resolve) => setTimeout(resolve, start + 1000 - Date.now()));
         continue;
