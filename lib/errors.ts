@@ -204,7 +204,8 @@ export function errorFromResponse(
  * "injected fault: HTTP 503" read "injected fault: HTTP 503 (HTTP 503 from Create channel)").
  */
 function statusFrom(reason: string, status: number): string {
-  return new RegExp(`\\bHTTP ${status}\\b`).test(reason) ? 'from ' : `HTTP ${status} from `;
+  const said = [...reason.matchAll(/\bHTTP (\d{3})\b/g)].some((m) => Number(m[1]) === status);
+  return said ? 'from ' : `HTTP ${status} from `;
 }
 
 /**
