@@ -4,6 +4,7 @@ import type { Slot } from '../../../lib/schedule';
 import type { SlotTransition } from '../../../lib/schedule/slot-events';
 import { type Channel, SlotLives } from '../../../nodes/schedule/slot-life';
 import type { SlotLife } from '../../../nodes/sidebar/activity-types';
+import { quietHost } from '../../support/slot-life-host';
 
 const NOW = Date.now();
 const slot: Slot = {
@@ -17,24 +18,12 @@ const slot: Slot = {
 /** The lives of one schedule, with what they show the sidebar; `reads`: the schedule reads its channels. */
 function lives(reads = false) {
   const shown: { key: string; life: SlotLife; channel?: Channel }[] = [];
-  const machine = new SlotLives({
-    show: (s, life, channel) => shown.push({ key: s.key, life, ...(channel ? { channel: channel as Channel } : {}) }),
-    changed: () => undefined,
-    channelCreated: () => undefined,
-    channelRequested: () => undefined,
-    startAttempted: () => undefined,
-    startFailed: () => undefined,
-    startFailing: () => undefined,
-    interrupted: () => undefined,
-    identity: (s) => ({
-      schedule: { id: 'n1', name: '' },
-      window: { id: s.windowId, zone: 'UTC' },
-      occurrence: { id: 'o', start: '', end: '' },
-      scheduled: { start: '', end: '' },
+  const machine = new SlotLives(
+    quietHost({
+      show: (s, life, channel) => shown.push({ key: s.key, life, ...(channel ? { channel: channel as Channel } : {}) }),
+      readsChannels: () => reads,
     }),
-    alarmAfterMs: () => 30_000,
-    readsChannels: () => reads,
-  });
+  );
   return { machine, shown };
 }
 

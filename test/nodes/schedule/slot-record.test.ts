@@ -3,6 +3,7 @@ import { loadScheduleYaml } from '../../../lib/schedule/config';
 import { Scheduler, type SchedulerState, type SchedulerStore } from '../../../lib/schedule/scheduler';
 import { SlotLives } from '../../../nodes/schedule/slot-life';
 import { ManualClock } from '../../support/manual-clock';
+import { quietHost } from '../../support/slot-life-host';
 
 /**
  * A slot's segments (its channel, the channels lost before it, the gaps) are one record: the scheduler's
@@ -55,26 +56,14 @@ async function instance(clock: ManualClock, store: KeepingStore) {
     },
   });
   lives.push(
-    new SlotLives({
-      show: () => undefined,
-      changed: () => undefined,
-      channelCreated: () => undefined,
-      channelRequested: () => undefined,
-      startAttempted: () => undefined,
-      startFailed: () => undefined,
-      startFailing: () => undefined,
-      interrupted: () => undefined,
-      identity: (s) => ({
-        schedule: { id: 'sched', name: '' },
-        window: { id: s.windowId, zone: 'UTC' },
-        occurrence: { id: s.key, start: '', end: '' },
-        scheduled: { start: '', end: '' },
+    new SlotLives(
+      quietHost({
+        alarmAfterMs: () => 60_000,
+        readsChannels: () => false,
+        record: (key) => scheduler.segments(key),
+        keep: (slot) => scheduler.segmentsChanged(slot.key),
       }),
-      alarmAfterMs: () => 60_000,
-      readsChannels: () => false,
-      record: (key) => scheduler.segments(key),
-      keep: (slot) => scheduler.segmentsChanged(slot.key),
-    }),
+    ),
   );
   running.push(scheduler, { stop: () => lives[0].close() });
   await scheduler.start();
