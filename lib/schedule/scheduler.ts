@@ -13,17 +13,45 @@ import { occurrenceName, type Slot, type StartReason, slotKey } from './template
  * and journals it with the slot, and the slot's life (nodes/schedule/slot-life) reads and changes this very
  * record, never a copy. Its arrays are replaced when they change, never changed in place (see snapshot).
  */
-export interface SlotSegments {
+/**
+ * All that is known of a slot in progress, besides its occurrence: its segments and what its life learnt of
+ * its start and end. The scheduler journals it with the slot (in progress, then ended for the replay period);
+ * the slot's life (nodes/schedule/slot-life) reads and writes this very object, replacing its arrays and
+ * `life` rather than changing them in place, so that a journal snapshot taken before stays as it was saved.
+ */
+export interface SlotRecord {
   /** the channel recording now, or the one the slot waits on to record */
   channel?: unknown;
   /** channels that recorded part of the window before `channel`, in order (the recording was interrupted) */
   earlier?: unknown[];
   /** stretches nothing recorded, epoch ms (`to` unset while the replacement is not recording yet) */
   gaps?: SlotGap[];
+  life?: SlotLifeFacts;
+}
+
+/** What a slot's life learnt of its start and its end (absent from journals of earlier releases). */
+export interface SlotLifeFacts {
+  /** create channel's attempts at the segment's channel, and the last one's failure in words */
+  attempts?: number;
+  lastFailure?: string;
+  /** create channel reported on the start (then a missing channel means nothing was recorded) */
+  heard?: boolean;
+  /** the segment's channel exists and the service has not said yet that it records */
+  awaiting?: boolean;
+  /** the service said a segment of the slot records (or recorded) */
+  begun?: boolean;
+  /** how late the first segment began to record, by the service's clock, when that counts as late (ms) */
+  lateMs?: number;
+  /** started by this instance alone while Redis could not be used: its end needs no done record */
+  alone?: boolean;
+  /** when the stop was accepted (epoch ms, this instance's clock), and the stop's refused attempts in words */
+  stop?: { acceptedAt: number; refused?: string };
+  /** when the recording ended by the service's clock (its `recording.ended_at`), epoch ms */
+  endedAt?: number;
 }
 
 /** A slot whose start was emitted and whose end was not yet. */
-export interface ActiveSlot extends Slot, SlotSegments {
+export interface ActiveSlot extends Slot, SlotRecord {
   /** the window as it was at the start, used for the end if the window is gone by then */
   window: ScheduleWindow;
   /** the start was given up (create-channel tried until the window's end): nothing was recorded */
@@ -330,9 +358,9 @@ export class Scheduler {
         version: 1,
         paused: loaded.paused === true,
         // the slots are changed in place from here on: not the loaded state's (a context store may hold it)
-        active: loaded.active.filter(isActiveSlot).map((slot) => ({ ...slot })),
+        active: loaded.active.filter(isActiveSlot).map(withSaneLife),
         emitted: { ...loaded.emitted },
-        ended: Array.isArray(loaded.ended) ? loaded.ended.filter(isEndedSlot).map((slot) => ({ ...slot })) : [],
+        ended: Array.isArray(loaded.ended) ? loaded.ended.filter(isEndedSlot).map(withSaneLife) : [],
         routesChannels: loaded.routesChannels === true,
         ...(isSkipRecord(loaded.skipped) ? { skipped: { ...loaded.skipped } } : {}),
         ...(isListedRecord(loaded.listed) ? { listed: structuredClone(loaded.listed) } : {}),
@@ -501,17 +529,20 @@ export class Scheduler {
     if (this.running) this.tick();
   }
 
-  /** The segments record of a slot in progress (the very object journaled), or undefined. */
-  segments(key: string): SlotSegments | undefined {
-    return this.state.active.find((s) => s.key === key);
+  /**
+   * The record of a slot in progress, or of one ended within the replay period (the very object journaled), or
+   * undefined.
+   */
+  record(key: string): SlotRecord | undefined {
+    return this.state.active.find((s) => s.key === key) ?? this.state.ended?.find((s) => s.key === key);
   }
 
   /**
-   * The slot's segments changed (a channel lost, a gap closed by its replacement): journaled now, so that a
-   * restart takes them up. False when the slot is not in progress.
+   * The slot's record changed (a channel lost, a gap closed, its recording began, its stop accepted):
+   * journaled now, so that a restart takes it up. False when the scheduler no longer holds the slot.
    */
-  segmentsChanged(key: string): boolean {
-    if (!this.state.active.some((s) => s.key === key)) return false;
+  recordChanged(key: string): boolean {
+    if (this.record(key) === undefined) return false;
     this.persist();
     return true;
   }
@@ -1019,7 +1050,7 @@ export class Scheduler {
       this.state.ended = ended;
     }
     const current = this.config.windows.find((w) => w.id === slot.windowId) ?? slot.window;
-    const { window: _snapshot, channel, startFailure, earlier, gaps, ...plain } = slot;
+    const { window: _snapshot, channel, startFailure, earlier, gaps, life: _life, ...plain } = slot;
     const interrupted = earlier?.length ? { earlier, gaps } : {};
     return () => this.options.onEnd({ slot: plain, window: current, channel, startFailure, ...interrupted });
   }
@@ -1043,7 +1074,7 @@ export class Scheduler {
         continue;
       }
       const current = this.config.windows.find((w) => w.id === slot.windowId) ?? slot.window;
-      const { window: _snapshot, channel, endedAt: _at, message, earlier, gaps, ...plain } = slot;
+      const { window: _snapshot, channel, endedAt: _at, message, earlier, gaps, life: _life, ...plain } = slot;
       const interrupted = earlier?.length ? { earlier, gaps } : {};
       this.safely(() =>
         this.options.onEnd({ slot: plain, window: current, channel, replay: true, message, ...interrupted }),
@@ -1054,7 +1085,7 @@ export class Scheduler {
       // a window that ended long ago is not asked for a channel again (the service may have forgotten the key)
       // an interrupted recording's replacement is the schedule's own to ask for again, under its restart key
       if (slot.channel !== undefined || slot.earlier?.length || now - slot.end > this.replayMs) continue;
-      const { window, channel: _none, channelWaitUntil: _wait, ...plain } = slot;
+      const { window, channel: _none, channelWaitUntil: _wait, life: _life, ...plain } = slot;
       slot.channelWaitUntil = Math.max(slot.end, now) + this.channelWaitMs;
       // the window as it was at the start: the same request as the first time
       this.safely(() => this.options.onStart({ slot: plain, window, replay: true }));
@@ -1202,6 +1233,23 @@ function isHeldSlot(value: unknown): value is HeldSlot {
 
 function isEndedSlot(value: unknown): value is EndedSlot {
   return isActiveSlot(value) && Number.isFinite((value as EndedSlot).endedAt);
+}
+
+/**
+ * A copy of a journaled slot whose `life` keeps only the facts of the expected types (a hand-edited or damaged
+ * journal loses a fact, never the slot).
+ */
+function withSaneLife<T extends ActiveSlot>(slot: T): T {
+  const { life, ...rest } = slot;
+  if (typeof life !== 'object' || life === null) return { ...rest } as T;
+  const sane: SlotLifeFacts = {};
+  for (const k of ['attempts', 'lateMs', 'endedAt'] as const) if (Number.isFinite(life[k])) sane[k] = life[k];
+  for (const k of ['heard', 'awaiting', 'begun', 'alone'] as const) if (life[k] === true) sane[k] = true;
+  if (typeof life.lastFailure === 'string') sane.lastFailure = life.lastFailure;
+  const stop = life.stop;
+  if (typeof stop === 'object' && stop !== null && Number.isFinite(stop.acceptedAt))
+    sane.stop = { acceptedAt: stop.acceptedAt, ...(typeof stop.refused === 'string' ? { refused: stop.refused } : {}) };
+  return { ...rest, life: sane } as T;
 }
 
 function isActiveSlot(value: unknown): value is ActiveSlot {

@@ -45,7 +45,8 @@ export type SlotEvent =
  * - `alarm`: arm the start_failing alarm; `disarm`: clear it;
  * - `settle`: stop listening and disarm: the slot leaves the running ones (its phase is final);
  * - `replace`: ask for a replacement channel (output 1 again);
- * - `keep`: journal the slot's segments (a channel lost, a gap closed), so that a restart takes them up.
+ * - `keep`: journal the slot's record (its recording began, a channel lost, a gap closed, the stop accepted), so
+ *   that a restart takes it up.
  */
 export type SlotEffect = 'tell' | 'show' | 'listen' | 'alarm' | 'disarm' | 'settle' | 'replace' | 'keep';
 
@@ -82,13 +83,14 @@ export const SLOT_TRANSITIONS: readonly SlotTransitionRule[] = [
   // a slot this instance did not see start: followed from here, told from its next transition on
   ...rules(['planned'], 'adopted', 'recording', []),
   ...rules(['planned'], 'adopted-starting', 'starting', []),
-  ...rules(['starting'], 'began', 'recording', ['disarm', 'show', 'tell']),
+  // the first segment records: its start and lateness are journaled
+  ...rules(['starting'], 'began', 'recording', ['keep', 'disarm', 'show', 'tell']),
   // the replacement records: the gap it closes is journaled
   ...rules(['interrupted'], 'began', 'recording', ['keep', 'disarm', 'show', 'tell']),
   // a channel lost while it warmed up is an interruption too; so is a replacement lost before it recorded
   ...rules(RUNNING, 'lost', 'interrupted', ['keep', 'listen', 'show', 'tell', 'replace']),
   ...rules(BEFORE_END, 'end', 'stopping', ['disarm', 'show', 'tell']),
-  ...rules(['stopping', ...BEFORE_END], 'stop-accepted', 'finishing', ['show', 'tell']),
+  ...rules(['stopping', ...BEFORE_END], 'stop-accepted', 'finishing', ['keep', 'show', 'tell']),
   ...rules([...RUNNING, ...ENDING], 'recorded', 'finished', ENDED),
   ...rules([...RUNNING, ...ENDING], 'recorded-with-gaps', 'partial', ENDED),
   ...rules([...RUNNING, ...ENDING], 'never-recorded', 'missed', ENDED),

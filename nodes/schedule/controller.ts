@@ -341,8 +341,8 @@ export class ScheduleController {
       alarmAfterMs: (slot) => (this.windowOf(slot.key)?.alarm_after ?? DEFAULT_ALARM_AFTER_S) * 1000,
       readsChannels: () => this.watch !== undefined,
       warn: (text) => this.node.warn(text),
-      record: (key) => this.scheduler?.segments(key),
-      keep: (slot) => this.scheduler?.segmentsChanged(slot.key),
+      record: (key) => this.scheduler?.record(key),
+      keep: (slot) => this.scheduler?.recordChanged(slot.key),
     });
   }
 

@@ -1,6 +1,6 @@
 import { channelWithId } from '../../lib/channel-ref';
 import { isoSeconds, type Slot } from '../../lib/schedule';
-import type { SlotGap, SlotSegments } from '../../lib/schedule/scheduler';
+import type { SlotGap, SlotRecord } from '../../lib/schedule/scheduler';
 import { type SlotPhase, type SlotTransition, slotTransitions } from '../../lib/schedule/slot-events';
 import {
   IllegalSlotTransition,
@@ -59,9 +59,9 @@ interface SlotLifeHost {
   readsChannels?(): boolean;
   /** told once per phase and event: an event the transition table has no row for (the slot stays as it was) */
   warn?(text: string): void;
-  /** the slot's one segments record while the scheduler holds it in progress (journaled with it) */
-  record?(key: string): SlotSegments | undefined;
-  /** the slot's segments changed: journal them */
+  /** the slot's one record while the scheduler holds it (journaled with it) */
+  record?(key: string): SlotRecord | undefined;
+  /** the slot's record changed: journal it */
   keep?(slot: Slot): void;
 }
 
@@ -124,6 +124,8 @@ export class SlotLives {
     }
     if (known) return;
     run.awaiting = true;
+    // journaled: a restart now takes the slot up as starting, not recording, until the service says it records
+    this.host.keep?.(slot);
     // the channel is shown with the slot while it warms up ("starting · channel PENDING")
     this.host.show(slot, this.life(run), this.shownChannel(run));
     this.host.changed();
@@ -257,19 +259,20 @@ export class SlotLives {
   }
 
   /**
-   * Takes a slot in progress up from the journal (after a restart or redeploy): recording when it has a
-   * channel, interrupted when it lost one and waits for its replacement, else starting (create channel may
-   * still be trying its start, and reports to whoever listens now; or it gave the start up: `failure`).
+   * Takes a slot in progress up from its journaled record (after a restart or redeploy), facts and all:
+   * recording when it has a channel the service said records, interrupted when it lost one and waits for its
+   * replacement, else starting (its channel still warming up, read until the service says it records; or
+   * create channel still trying its start, reporting to whoever listens now; or it gave the start up:
+   * `failure`).
    */
-  restore(slot: Slot, record: SlotSegments, failure?: { message: string; attempts: number }): void {
+  restore(slot: Slot, record: SlotRecord, failure?: { message: string; attempts: number }): void {
     if (this.runs.has(slot.key)) return;
     const run = this.create(slot, record);
-    const ch = run.channel;
-    const lost = run.earlier;
-    if (ch) {
+    // a channel the service had not said records yet (journals before this record's `life`: it records)
+    if (run.channel && !run.awaiting) {
       run.begun = true;
       this.move(run, 'restored-recording');
-    } else if (lost.length > 0) this.move(run, 'restored-interrupted');
+    } else if (run.earlier.length > 0) this.move(run, 'restored-interrupted');
     else if (failure) {
       run.heard = true;
       run.attempts = failure.attempts;
@@ -313,7 +316,9 @@ export class SlotLives {
   /** The slot was started by this instance alone (Redis could not be used): its end asks Redis for no start. */
   startAlone(key: string): void {
     const run = this.runs.get(key);
-    if (run) run.alone = true;
+    if (!run) return;
+    run.alone = true;
+    this.host.keep?.(run.slot);
   }
 
   startedAlone(key: string): boolean {
@@ -353,9 +358,9 @@ export class SlotLives {
     this.runs.clear();
   }
 
-  /** A run on the slot's one record: the scheduler's while it holds the slot, else `segments` (ended slots). */
-  private create(slot: Slot, segments?: SlotSegments): SlotRun {
-    return new SlotRun(slot, (key) => this.host.record?.(key), segments);
+  /** A run on the slot's one record: the scheduler's while it holds the slot, else `record` (or a new one). */
+  private create(slot: Slot, record?: SlotRecord): SlotRun {
+    return new SlotRun(slot, (key) => this.host.record?.(key), record);
   }
 
   /**

@@ -1,4 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { SlotTransition } from '../../../lib/schedule/slot-events';
+import { slotTransitions } from '../../../lib/schedule/slot-events';
+import { reportStart } from '../../../nodes/shared/slot-starts';
 import { loadScheduleYaml } from '../../../lib/schedule/config';
 import { Scheduler, type SchedulerState, type SchedulerStore } from '../../../lib/schedule/scheduler';
 import { SlotLives } from '../../../nodes/schedule/slot-life';
@@ -35,12 +38,18 @@ const YAML = `windows:
 `;
 
 const running: { stop(): void }[] = [];
+const shown: { slot: string; stage: string; lateMs?: number; attempt?: number; note?: string }[] = [];
+const told: SlotTransition[] = [];
+const hear = (t: unknown) => told.push(t as SlotTransition);
+slotTransitions.subscribe(hear);
 afterEach(() => {
   for (const r of running.splice(0)) r.stop();
+  shown.length = 0;
+  told.length = 0;
 });
 
 /** A scheduler on `store` and the lives of its slots, wired as the schedule node wires them. */
-async function instance(clock: ManualClock, store: KeepingStore) {
+async function instance(clock: ManualClock, store: KeepingStore, readsChannels = false) {
   const lives: SlotLives[] = [];
   const scheduler = new Scheduler({
     scheduleId: 'sched',
@@ -59,9 +68,10 @@ async function instance(clock: ManualClock, store: KeepingStore) {
     new SlotLives(
       quietHost({
         alarmAfterMs: () => 60_000,
-        readsChannels: () => false,
-        record: (key) => scheduler.segments(key),
-        keep: (slot) => scheduler.segmentsChanged(slot.key),
+        readsChannels: () => readsChannels,
+        show: (slot, life) => shown.push({ slot: slot.key, ...life }),
+        record: (key) => scheduler.record(key),
+        keep: (slot) => scheduler.recordChanged(slot.key),
       }),
     ),
   );
@@ -94,7 +104,7 @@ describe("a slot's segments: one record, journaled", () => {
     expect(journaled?.earlier).toEqual([ch1]);
     expect(journaled?.gaps).toEqual([{ from: expect.any(Number), why: 'ERROR' }]);
     // the scheduler's record and the life's view are the same facts
-    expect(first.scheduler.segments(slot.key)?.earlier).toEqual([ch1]);
+    expect(first.scheduler.record(slot.key)?.earlier).toEqual([ch1]);
     expect(first.lives.view(slot.key)?.earlier.map((c) => c.id)).toEqual(['ch-1']);
     // a state saved before is left as it was saved
     expect(beforeLoss.active.find((s) => s.key === slot.key)).toMatchObject({ channel: ch1 });
@@ -121,5 +131,85 @@ describe("a slot's segments: one record, journaled", () => {
     expect(after?.channel).toEqual(ch2);
     expect(after?.earlier).toEqual([ch1]);
     expect(after?.gaps?.[0].to).toBeGreaterThanOrEqual(after?.gaps?.[0].from ?? Number.POSITIVE_INFINITY);
+  });
+
+  it('a channel still warming up at a restart is taken up as starting, and its start told when the service records', async () => {
+    const minute = Math.floor(Date.now() / 60_000) * 60_000;
+    const clock = new ManualClock(minute - 1000, { strictDelays: true });
+    const store = new KeepingStore();
+    const first = await instance(clock, store, true);
+    await clock.advance(1000);
+    const [slot] = first.scheduler.activeSlots();
+
+    // two failed attempts, then the channel: created, not recording yet (the service warms it up)
+    reportStart(slot.key, { kind: 'attempt', attempt: 1, reason: 'HTTP 503', retryInMs: 1000 });
+    reportStart(slot.key, { kind: 'attempt', attempt: 2, reason: 'HTTP 503', retryInMs: 1000 });
+    const pending = { id: 'ch-1', state: 'PENDING' };
+    first.scheduler.rememberChannel(slot.key, pending);
+    reportStart(slot.key, { kind: 'started', channel: pending, attempts: 3, lateMs: 5000 });
+    expect(first.lives.view(slot.key)?.phase).toBe('starting');
+    expect(store.last.active.find((s) => s.key === slot.key)?.life).toMatchObject({
+      awaiting: true,
+      attempts: 3,
+      heard: true,
+    });
+
+    // Node-RED killed while the channel warms up: the restart does not say it records
+    first.lives.close();
+    first.scheduler.stop();
+    const second = await instance(clock, store, true);
+    const [restored] = second.scheduler.activeSlots();
+    second.lives.restore(restored, restored, restored.startFailure);
+    expect(second.lives.view(slot.key)).toMatchObject({ phase: 'starting', attempts: 3, heard: true });
+    expect(second.lives.recordingChannels().get(slot.key)).toBe('ch-1');
+    expect(told.filter((t) => t.to === 'recording')).toEqual([]);
+
+    // the recording watch's first read in RECORDING: the service's recording start, 7 s after the start
+    const startedAt = new Date(slot.start + 7000).toISOString();
+    second.lives.channelState('ch-1', 'RECORDING', {
+      id: 'ch-1',
+      state: 'RECORDING',
+      recording: { started_at: startedAt },
+    });
+    expect(second.lives.view(slot.key)?.phase).toBe('recording');
+    const began = told.filter((t) => t.to === 'recording');
+    expect(began).toHaveLength(1);
+    expect(began[0]).toMatchObject({ from: 'starting', startedAt, lateBy: 7, attempts: 3 });
+    // journaled with the start: a second restart shows the slot recording, 7 s late, and tells nothing again
+    expect(store.last.active.find((s) => s.key === slot.key)?.life).toMatchObject({ begun: true, lateMs: 7000 });
+    expect(store.last.active.find((s) => s.key === slot.key)?.life?.awaiting).toBeUndefined();
+    second.lives.close();
+    second.scheduler.stop();
+    shown.length = 0;
+    const third = await instance(clock, store, true);
+    const [again] = third.scheduler.activeSlots();
+    third.lives.restore(again, again, again.startFailure);
+    expect(third.lives.view(slot.key)?.phase).toBe('recording');
+    expect(shown.at(-1)).toMatchObject({ slot: slot.key, stage: 'recording', lateMs: 7000 });
+    expect(told.filter((t) => t.to === 'recording')).toHaveLength(1);
+  });
+
+  it('a journal of an earlier release (no life facts) is taken up as before: a slot with a channel records', async () => {
+    const minute = Math.floor(Date.now() / 60_000) * 60_000;
+    const clock = new ManualClock(minute - 1000, { strictDelays: true });
+    const store = new KeepingStore();
+    const first = await instance(clock, store, true);
+    await clock.advance(1000);
+    const [slot] = first.scheduler.activeSlots();
+    first.scheduler.rememberChannel(slot.key, { id: 'ch-1', state: 'RECORDING' });
+    first.lives.close();
+    first.scheduler.stop();
+    // as the release before wrote it: no `life`; and a damaged `life` loses the fact, never the slot
+    const written = store.last.active.find((s) => s.key === slot.key);
+    expect(written?.life).toBeUndefined();
+    store.saved.push({
+      ...store.last,
+      active: [{ ...(written as NonNullable<typeof written>), life: { awaiting: 'yes', attempts: 'three' } as never }],
+    });
+    const second = await instance(clock, store, true);
+    const [restored] = second.scheduler.activeSlots();
+    expect(restored.life).toEqual({});
+    second.lives.restore(restored, restored, restored.startFailure);
+    expect(second.lives.view(slot.key)?.phase).toBe('recording');
   });
 });
