@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SlotTransition } from '../../../lib/schedule/slot-events';
-import { slotTransitions } from '../../../lib/schedule/slot-events';
-import { reportStart } from '../../../nodes/shared/slot-starts';
 import { loadScheduleYaml } from '../../../lib/schedule/config';
 import { Scheduler, type SchedulerState, type SchedulerStore } from '../../../lib/schedule/scheduler';
+import type { SlotTransition } from '../../../lib/schedule/slot-events';
+import { slotTransitions } from '../../../lib/schedule/slot-events';
 import { SlotLives } from '../../../nodes/schedule/slot-life';
+import { reportStart } from '../../../nodes/shared/slot-starts';
 import { ManualClock } from '../../support/manual-clock';
 import { quietHost } from '../../support/slot-life-host';
 
