@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isPlainObject } from '../guards';
 import { ChannelFailureSpec, type ChannelFailures } from './channel-failures';
-import { channelView } from './channels';
+import { channelView, WARM_UP_MAX_MS, WARM_UP_MIN_MS } from './channels';
 import { type FaultRegistry, FaultSpec } from './faults';
 import { type BodyBudget, BUSY_RETRY_AFTER_SECONDS, readBodyAsync, send } from './http-io';
 import { jobView } from './jobs';
@@ -83,6 +83,18 @@ export async function serveAdmin(t: AdminTarget, req: IncomingMessage, res: Serv
     case 'DELETE /channel-failures':
       t.channelFailures.clear(t.state, t.now());
       return json(res, 204);
+    case 'GET /warm-up':
+      return json(res, 200, { ms: t.state.warmUpMs });
+    case 'POST /warm-up': {
+      const b = body();
+      const ms = isPlainObject(b) ? b.ms : undefined;
+      if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < WARM_UP_MIN_MS || ms > WARM_UP_MAX_MS) {
+        const range = `a whole number of ms from ${WARM_UP_MIN_MS} to ${WARM_UP_MAX_MS}`;
+        return problem(res, 400, `send {"ms": ${range}}`, { ms: `must be ${range}` });
+      }
+      t.state.warmUpMs = ms;
+      return json(res, 200, { ms });
+    }
     case 'GET /clock':
       return json(res, 200, { now: t.now(), iso: isoTime(t.now()), manual: t.manualClock });
     case 'POST /clock/advance': {

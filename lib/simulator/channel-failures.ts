@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { UUID_PATTERN } from '../schemas';
-import { CHANNEL_RECORDING_AFTER_MS, channelState } from './channels';
+import { channelState, recordingStartOf } from './channels';
 import { CHANNEL_FAILURE_OUTCOMES, type ChannelFailure, type ChannelRecord, type SimulatorState } from './state';
 import { isoTime } from './timespan';
 
@@ -99,7 +99,7 @@ export class ChannelFailures {
 }
 
 function failureFor(id: string, ch: ChannelRecord, spec: Spec, now: number): ChannelFailure {
-  const recordingStart = ch.createdAt + CHANNEL_RECORDING_AFTER_MS;
+  const recordingStart = recordingStartOf(ch);
   const at =
     spec.at === undefined
       ? Math.max(now, recordingStart) + (spec.after_ms ?? 0)

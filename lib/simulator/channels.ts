@@ -4,7 +4,16 @@ import { isoTime } from './timespan';
 
 /** Offsets of the channel lifecycle from its creation. */
 const CHANNEL_ACTIVE_AFTER_MS = 1000;
+/** The warm-up a channel is created with unless the admin API set another (`/__admin/warm-up`). */
 export const CHANNEL_RECORDING_AFTER_MS = 2000;
+/** The warm-ups the admin API accepts: ACTIVE comes 1 s after creation, before any recording. */
+export const WARM_UP_MIN_MS = CHANNEL_ACTIVE_AFTER_MS;
+export const WARM_UP_MAX_MS = 600_000;
+
+/** When the channel begins to record (epoch ms, the simulator's clock). */
+export function recordingStartOf(ch: ChannelRecord): number {
+  return ch.createdAt + ch.recordingAfterMs;
+}
 /** How long FINISHING_RECORDING lasts (after a stop) before the channel is INACTIVE with its outputs. */
 export const CHANNEL_FINISHING_MS = 2000;
 const HOUR_MS = 3_600_000;
@@ -18,7 +27,7 @@ const OUTPUT_BUCKET = 's3://media-spaces-sim';
  * extension ends it (`endAt` is Infinity until then).
  */
 function recordingWindow(ch: ChannelRecord): { startAt: number; endAt: number } {
-  const startAt = ch.createdAt + CHANNEL_RECORDING_AFTER_MS;
+  const startAt = recordingStartOf(ch);
   const stoppedAt = ch.stoppedAt ?? Number.POSITIVE_INFINITY;
   const endAt = Math.min(stoppedAt, ch.failure?.at ?? Number.POSITIVE_INFINITY);
   return { startAt, endAt: Math.max(startAt, endAt) };
@@ -82,7 +91,7 @@ const DEFAULT_WINDOW_HOURS = 1;
 
 /**
  * The channel as the service reports it at `now`, derived from the clock:
- * PENDING -> ACTIVE (1 s) -> RECORDING (2 s) -> FINISHING_RECORDING (at a stop)
+ * PENDING -> ACTIVE (1 s) -> RECORDING (2 s, or the warm-up set through the admin API) -> FINISHING_RECORDING (at a stop)
  * -> INACTIVE 2 s later; or RECORDING -> ERROR for good when an injected failure cuts it. Fields with no value yet (activated_at, recording,
  * recording.ended_at, and source_id, expected_properties, recording_duration when the
  * request gave none) are left out, not sent as null: the description declares none of

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ChannelCreateRequest, describeIssues, UUID_PATTERN } from '../schemas';
-import { CHANNEL_RECORDING_AFTER_MS, channelState, channelView } from './channels';
+import { channelState, channelView, recordingStartOf } from './channels';
 import { MAX_JSON_DEPTH, nestingRefusal, type OperationContext } from './operation';
 import { fail, ok, quote, type Reply } from './reply';
 import type { ChannelRecord } from './state';
@@ -47,6 +47,7 @@ export function createChannel(c: OperationContext): Reply {
     region: r.region ?? DEFAULT_REGION,
     tags: r.tags ?? [],
     createdAt: c.now,
+    recordingAfterMs: c.warmUpMs,
     recordingId: randomUUID(),
     stoppedAt: null,
     failure: null,
@@ -54,7 +55,7 @@ export function createChannel(c: OperationContext): Reply {
   c.channelFailures.claim(channel);
   c.space.channels.set(channel.id, channel);
   // Allocated now, visible from the moment the recording starts (see EventRecord).
-  const startsAt = channel.createdAt + CHANNEL_RECORDING_AFTER_MS;
+  const startsAt = recordingStartOf(channel);
   for (const kind of ['recording_started', 'marker'] as const) {
     const id = randomUUID();
     c.space.events.set(id, {

@@ -15,6 +15,8 @@ export interface OperationContext {
   json(): JsonBody;
   /** Failures armed through the admin API for the next channels created. */
   readonly channelFailures: ChannelFailures;
+  /** How long a channel created now warms up before it records. */
+  readonly warmUpMs: number;
 }
 
 export function parseJsonBody(body: Buffer | undefined): JsonBody {

@@ -296,6 +296,7 @@ class Exchange {
           return this.json;
         },
         channelFailures: ctx.channelFailures,
+        warmUpMs: ctx.state.warmUpMs,
       };
       let reply: Reply;
       try {

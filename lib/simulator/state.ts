@@ -1,4 +1,5 @@
 import type { WorkflowStatus } from '../schemas';
+import { CHANNEL_RECORDING_AFTER_MS } from './channels';
 import type {
   ApiKeyScope,
   Fixture,
@@ -65,6 +66,8 @@ export interface ChannelRecord {
   readonly region: string;
   readonly tags: string[];
   readonly createdAt: number;
+  /** how long after its creation the channel begins to record (the warm-up when it was created) */
+  readonly recordingAfterMs: number;
   readonly recordingId: string;
   /** Set by the stop extension, the only thing that ends a recording short of an injected failure. */
   stoppedAt: number | null;
@@ -122,6 +125,8 @@ export class SimulatorState {
   /** Issued by the implicit flow; they go with a reset, like everything created since the start. */
   readonly issuedTokens = new Map<string, IssuedToken>();
   readonly users: ReadonlyMap<string, FixtureUserDef>;
+  /** how long a channel created from now on warms up before it records (admin API: `/__admin/warm-up`) */
+  warmUpMs = CHANNEL_RECORDING_AFTER_MS;
 
   constructor(readonly fixture: Fixture) {
     this.users = new Map(fixture.users.map((u) => [u.username, u]));
@@ -137,6 +142,7 @@ export class SimulatorState {
   /** Back to the fixture: the fixed part stays, everything created since goes. */
   reset(): void {
     this.issuedTokens.clear();
+    this.warmUpMs = CHANNEL_RECORDING_AFTER_MS;
     for (const space of this.spaceList) {
       space.jobs.clear();
       space.channels.clear();

@@ -33,6 +33,7 @@ function finishedChannel(continuous: boolean) {
     region: '',
     tags: [],
     createdAt: 0,
+    recordingAfterMs: 2000,
     recordingId: '9f8e7d6c-0000-4000-8000-000000000002',
     stoppedAt: 3 * 3600_000,
   };

@@ -457,3 +457,39 @@ describe('robustness of the HTTP layer', () => {
     }
   });
 });
+
+describe('warm-up', () => {
+  const stateOf = async (id: string) =>
+    (await call('GET', `${channelsUrl()}/${id}`, { key: KEYS.token })).body as {
+      state: string;
+      recording?: { started_at?: string };
+    };
+
+  it('channels created after it warm up that long; those before keep theirs; a reset puts 2 s back', async () => {
+    expect((await admin('GET', '/warm-up')).body).toEqual({ ms: 2000 });
+    const before = (await createChannel(undefined, { name: 'before' })).body.id as string;
+    expect((await admin('POST', '/warm-up', { ms: 20_000 })).body).toEqual({ ms: 20_000 });
+    const created = await createChannel(undefined, { name: 'slow' });
+    const slow = created.body.id as string;
+    const createdAt = Date.parse(created.body.created_at as string);
+    sim.advance(2000);
+    expect((await stateOf(before)).state).toBe('RECORDING');
+    expect(await stateOf(slow)).toMatchObject({ state: 'ACTIVE' });
+    expect((await stateOf(slow)).recording?.started_at).toBeUndefined();
+    sim.advance(18_000);
+    const recording = await stateOf(slow);
+    expect(recording.state).toBe('RECORDING');
+    expect(Date.parse(recording.recording?.started_at ?? '')).toBe(createdAt + 20_000);
+    sim.reset();
+    expect((await admin('GET', '/warm-up')).body).toEqual({ ms: 2000 });
+  });
+
+  it('refuses a warm-up that is not a whole number of ms from 1 s to 10 min, naming the field', async () => {
+    for (const ms of [999, 600_001, 1.5, '5000', null]) {
+      const res = await admin('POST', '/warm-up', { ms });
+      expect(res.status, String(ms)).toBe(400);
+      expect(JSON.stringify(res.body)).toContain('ms');
+    }
+    expect((await admin('GET', '/warm-up')).body).toEqual({ ms: 2000 });
+  });
+});

@@ -118,6 +118,19 @@ describe("README's drill: faults", () => {
   });
 });
 
+describe("README's drill: warm-up", () => {
+  it('the channels created from now on warm up 20 s before they record', async () => {
+    expect((await drill('the channels created from now on warm up 20 s before they record')).body).toEqual({
+      ms: 20_000,
+    });
+    const id = (await createChannel()).body.id;
+    sim.advance(19_999);
+    expect((await channelState(id)).state).toBe('ACTIVE');
+    sim.advance(1);
+    expect((await channelState(id)).state).toBe('RECORDING');
+  });
+});
+
 describe("README's drill: channel failures", () => {
   it('the next channel created fails 20 s into its recording', async () => {
     expect((await drill('the next channel created fails 20 s into its recording')).status).toBe(201);
