@@ -7,6 +7,7 @@ import {
   CoordinationError,
   type Coordinator,
   type DoneRecord,
+  type HeldBy,
   type LeaseKeeper,
   type SlotRef,
 } from '../../lib/coordination';
@@ -50,6 +51,14 @@ interface SlotActions {
   warn(text: string): void;
   /** The role or the connection changed: refresh the badge. */
   changed(): void;
+}
+
+/** A report this instance sent alone, Redis out of use: to be written to Redis once it is back. */
+interface SentAlone {
+  key: string;
+  ref: SlotRef;
+  until: number;
+  sentAt: number;
 }
 
 /** This instance's part in the latest slot step, for the badge. */
@@ -104,12 +113,21 @@ export class SlotCoordination {
   private reports: Promise<void> = Promise.resolve();
   /** Redis was out of use when a report last needed it: reports go without waiting for it, until a claim works */
   private reportingAlone = false;
+  /**
+   * Reports sent alone, by the name of their claim: written to Redis once it answers, for until then another
+   * instance that claims one finds it not done and sends it again.
+   */
+  private readonly sentAlone = new Map<string, SentAlone>();
+  private recordingSentAlone = false;
+  private readonly reportWaitMs: number;
 
   constructor(
     private readonly provider: CoordinationProvider | undefined,
     private readonly problem: string | undefined,
     private readonly host: SlotActions,
+    options: { reportWaitMs?: number } = {},
   ) {
+    this.reportWaitMs = options.reportWaitMs ?? REPORT_WAIT_MS;
     // each slot's claim waits on it while it retries: many slots at once are no leak
     setMaxListeners(0, this.abort.signal);
     this.unsubscribe = provider?.onCoordinationStatus(() => host.changed()) ?? (() => undefined);
@@ -185,7 +203,8 @@ export class SlotCoordination {
    * instance that wins its claim and completed at once, so that the flow hears it once however many instances
    * run, and not again after a restart. A claim another instance holds is waited on, until `until`: should that
    * one die before completing it, this one sends the report. Redis out of use (for REPORT_WAIT_MS, or since
-   * the last report found it so): this instance sends it (a report told twice rather than not at all).
+   * the last report found it so): this instance sends it (a report told twice rather than not at all), and
+   * writes it to Redis as done once it is back.
    */
   reportOnce(key: string, ref: SlotRef, until: number, send: () => void): void {
     this.reports = this.reports.then(() => this.runReport(key, ref, until, send));
@@ -197,14 +216,14 @@ export class SlotCoordination {
     let result: ClaimResult;
     try {
       result = await retryUntilDeadline({
-        deadline: this.reportingAlone ? Date.now() : Date.now() + REPORT_WAIT_MS,
+        deadline: this.reportingAlone ? Date.now() : Date.now() + this.reportWaitMs,
         signal: this.abort.signal,
         attempt: () => {
           coordinator = this.coordinator();
           return coordinator.claim(ref);
         },
         decide: (err, n) =>
-          err instanceof CoordinationError && (err.code === 'timeout' || err.code === 'unavailable')
+          transient(err)
             ? { retry: true, delayMs: doublingDelay(n, REDIS_RETRY_FIRST_MS, REDIS_RETRY_MAX_MS) }
             : { retry: false },
       });
@@ -217,6 +236,8 @@ export class SlotCoordination {
       }
       this.reportingAlone = true;
       send();
+      // a coordination node without valid settings has no Redis to come back
+      if (transient(err)) this.recordWhenBack({ key, ref, until, sentAt: Date.now() });
       return;
     }
     this.reportingAlone = false;
@@ -251,6 +272,76 @@ export class SlotCoordination {
       },
       (err) => this.host.warn(`${key}: cannot record in Redis that its report was sent: ${messageOf(err)}`),
     );
+  }
+
+  private recordWhenBack(report: SentAlone): void {
+    this.sentAlone.set(claimId(report.ref), report);
+    if (!this.recordingSentAlone) void this.recordSentAlone();
+  }
+
+  /**
+   * Tried until Redis answers, however long it is away (or until the node closes): a report written late still
+   * spares the instances that decide it afterwards a second sending.
+   */
+  private async recordSentAlone(): Promise<void> {
+    this.recordingSentAlone = true;
+    try {
+      await retryUntilDeadline({
+        deadline: Number.POSITIVE_INFINITY,
+        signal: this.abort.signal,
+        attempt: () => this.writeSentAlone(),
+        decide: (err, n) => {
+          if (err instanceof NotYet) return { retry: true, delayMs: err.retryInMs };
+          return transient(err)
+            ? { retry: true, delayMs: doublingDelay(n, REDIS_RETRY_FIRST_MS, REDIS_RETRY_MAX_MS) }
+            : { retry: false };
+        },
+      });
+      this.reportingAlone = false;
+    } catch (err) {
+      if (this.closed || this.abort.signal.aborted) return;
+      const keys = [...this.sentAlone.values()].map((r) => r.key).join(', ');
+      this.host.warn(`${keys}: cannot record in Redis the reports sent while it was out of use: ${messageOf(err)}`);
+      this.sentAlone.clear();
+    } finally {
+      this.recordingSentAlone = false;
+    }
+    // sent alone after the last write went through
+    if (this.sentAlone.size > 0 && !this.closed) void this.recordSentAlone();
+  }
+
+  /** Every report sent alone, written as done; NotYet while another instance holds the claim of one of them. */
+  private async writeSentAlone(): Promise<void> {
+    let heldMs: number | undefined;
+    for (const [id, report] of [...this.sentAlone]) {
+      const wait = await this.writeOne(report);
+      if (wait === undefined) this.sentAlone.delete(id);
+      else heldMs = Math.min(heldMs ?? wait, wait);
+    }
+    if (heldMs !== undefined) throw new NotYet(heldMs);
+  }
+
+  /**
+   * One report sent alone, completed as one sent through Redis would be (kept `doneTtlMs` past `until`).
+   * Returns how long to wait while another instance holds its claim: should that one die before sending,
+   * this one completes it and nobody sends it again.
+   */
+  private async writeOne({ key, ref, until, sentAt }: SentAlone): Promise<number | undefined> {
+    const coordinator = this.coordinator();
+    const claimed = await coordinator.claim(ref);
+    if (claimed.status === 'done') {
+      this.host.warn(`${key}: its report was sent by ${claimed.record.instance} too, while Redis was out of use`);
+      return undefined;
+    }
+    let token: number | undefined;
+    if (claimed.status === 'won') token = claimed.token;
+    else {
+      token = await ownStalledClaim(coordinator, ref, claimed.holder);
+      if (token === undefined) return claimed.retryInMs;
+    }
+    const done = await coordinator.complete(ref, token, { sentAt }, until);
+    if (done.status === 'lost') this.host.warn(`${key}: its report was sent by another instance too`);
+    return undefined;
   }
 
   /** The channel of a slot came back (routed into the schedule): the start is done. True when this instance led it. */
@@ -677,6 +768,29 @@ function slotRef(slot: Slot, phase: 'start' | 'end'): SlotRef {
 
 function label(slot: Slot): string {
   return `${slot.windowId} ${isoSeconds(slot.start).slice(11, 19)}`;
+}
+
+/**
+ * The token of a claim this instance won by a command whose answer timed out (Redis stalled, then went on):
+ * its own to complete, rather than to wait out while other instances wait to take it over.
+ */
+async function ownStalledClaim(
+  coordinator: Coordinator,
+  ref: SlotRef,
+  holder: HeldBy | undefined,
+): Promise<number | undefined> {
+  if (holder?.instance !== coordinator.instanceId) return undefined;
+  return (await coordinator.renew(ref, holder.token)) ? holder.token : undefined;
+}
+
+/** One name per report's claim, whatever the order of the ref's fields. */
+function claimId(ref: SlotRef): string {
+  return JSON.stringify([ref.schedule, ref.slot, ref.occurrence, ref.phase]);
+}
+
+/** Redis out of use for now (a timeout, a reconnect): worth another try. */
+function transient(err: unknown): boolean {
+  return err instanceof CoordinationError && (err.code === 'timeout' || err.code === 'unavailable');
 }
 
 /** Resolves true after `ms`, false at once when the signal aborts. */

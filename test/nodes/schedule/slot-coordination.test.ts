@@ -1,11 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Coordinator, SlotRef } from '../../../lib/coordination';
+import type { Coordinator, DoneRecord, SlotRef } from '../../../lib/coordination';
+import { slotKeys } from '../../../lib/coordination/keys';
 import type { EndEvent, ScheduleWindow, Slot, StartEvent } from '../../../lib/schedule';
 import { recordedVerdict } from '../../../nodes/schedule/recorded';
 import { SlotCoordination } from '../../../nodes/schedule/slot-coordination';
 import { coordinatedStatus } from '../../../nodes/schedule/status';
 import type { CoordinationProvider } from '../../../nodes/shared/coordination-provider';
-import { Instances, waitFor } from '../../lib/coordination/support';
+import { connected, Instances, waitFor } from '../../lib/coordination/support';
 import { freePort, RedisServer } from '../../support/redis-server';
 
 /**
@@ -33,6 +34,7 @@ let prefixCount = 0;
 
 interface Recorded {
   coordination: SlotCoordination;
+  coordinator: Coordinator;
   starts: StartEvent[];
   ends: EndEvent[];
   missed: { event: EndEvent; why: string; reason: string }[];
@@ -48,15 +50,22 @@ function provider(coordinator: Coordinator, whenUnreachable: 'skip' | 'alone' = 
   };
 }
 
-function instance(name: string, prefix: string, options: { url?: string; policy?: 'skip' | 'alone' } = {}): Recorded {
-  const coordinator = instances.coordinator(options.url ?? redis.url, name, { keyPrefix: prefix, leaseMs: LEASE_MS });
+function instance(
+  name: string,
+  prefix: string,
+  options: { url?: string; policy?: 'skip' | 'alone'; reportWaitMs?: number; leaseMs?: number } = {},
+): Recorded {
+  const coordinator = instances.coordinator(options.url ?? redis.url, name, {
+    keyPrefix: prefix,
+    leaseMs: options.leaseMs ?? LEASE_MS,
+  });
   const starts: StartEvent[] = [];
   const ends: EndEvent[] = [];
   const missed: Recorded['missed'] = [];
   const warnings: string[] = [];
   // the slots' lives hold what was started alone; here, as a set
   const alone = new Set<string>();
-  const coordination = new SlotCoordination(provider(coordinator, options.policy), undefined, {
+  const host: ConstructorParameters<typeof SlotCoordination>[2] = {
     emitStart: (event) => starts.push(event),
     adopted: () => undefined,
     endedElsewhere: () => undefined,
@@ -78,8 +87,11 @@ function instance(name: string, prefix: string, options: { url?: string; policy?
     log: () => undefined,
     warn: (text) => warnings.push(text),
     changed: () => undefined,
+  };
+  const coordination = new SlotCoordination(provider(coordinator, options.policy), undefined, host, {
+    reportWaitMs: options.reportWaitMs,
   });
-  return { coordination, starts, ends, missed, warnings };
+  return { coordination, coordinator, starts, ends, missed, warnings };
 }
 
 function slot(startOffsetMs: number, lengthMs = 5000): Slot {
@@ -299,6 +311,70 @@ describe("a report every instance makes alike (a conflict's loser), told once", 
     }
   });
 
+  it('sent alone while Redis was down: written to Redis once it is back, so that another instance does not send it again', async () => {
+    const own = await RedisServer.start();
+    try {
+      const prefix = `reports-${++prefixCount}:`;
+      const a = instance('a:1:x', prefix, { url: own.url, reportWaitMs: 200 });
+      open.push(a);
+      await connected([a.coordinator]);
+      const sent: string[] = [];
+      const keepUntil = until();
+      await own.stop();
+      a.coordination.reportOnce('sched:w:1', ref(), keepUntil, () => sent.push('a'));
+      await waitFor(() => sent.length === 1, 5000);
+      expect(a.warnings[0]).toMatch(/sends its reports of conflicts and cancellations itself until Redis is back$/);
+      await own.start();
+      const reader = instances.coordinator(own.url, 'reader:0:r', { keyPrefix: prefix });
+      await connected([reader]);
+      const record = await doneWithin(reader, ref(), 10_000);
+      // another instance (or one started again) that decides the same report, once Redis is back
+      const b = instance('b:2:y', prefix, { url: own.url });
+      open.push(b);
+      b.coordination.reportOnce('sched:w:1', ref(), until(), () => sent.push('b'));
+      await new Promise((r) => setTimeout(r, LEASE_MS * 3));
+      expect(sent).toEqual(['a']);
+      expect(record).toMatchObject({ instance: 'a:1:x', result: { sentAt: expect.any(Number) } });
+      // kept as a report sent through Redis is: the coordination node's doneTtl past the loser's end
+      const ttl = Number(await reader.connection.send(['PTTL', slotKeys(prefix, ref()).done]));
+      expect(ttl).toBeGreaterThan(reader.doneTtlMs + (keepUntil - Date.now()) - 5000);
+      expect(b.warnings).toEqual([]);
+    } finally {
+      await own.dispose();
+    }
+  });
+
+  it('sent alone while Redis stalled: the claim its timed-out command won is completed, not waited out', async () => {
+    const own = await RedisServer.start();
+    try {
+      const prefix = `reports-${++prefixCount}:`;
+      // a lease far longer than the wait below: only this instance's own claim, completed, can be done in time
+      const a = instance('a:1:x', prefix, { url: own.url, reportWaitMs: 200, leaseMs: 60_000 });
+      open.push(a);
+      await connected([a.coordinator]);
+      // as on an instance that claimed before: a claim queued in the hung server runs once it goes on
+      await a.coordinator.claim(ref('warm-up'));
+      const sent: string[] = [];
+      own.pause();
+      a.coordination.reportOnce('sched:w:1', ref(), until(), () => sent.push('a'));
+      // the claim's answer times out: the report goes alone, its claim waiting in the hung server
+      await waitFor(() => sent.length === 1, 10_000);
+      own.resume();
+      const reader = instances.coordinator(own.url, 'reader:0:r', { keyPrefix: prefix });
+      await connected([reader]);
+      const record = await doneWithin(reader, ref(), 10_000);
+      const b = instance('b:2:y', prefix, { url: own.url, leaseMs: 60_000 });
+      open.push(b);
+      b.coordination.reportOnce('sched:w:1', ref(), until(), () => sent.push('b'));
+      await new Promise((r) => setTimeout(r, LEASE_MS * 3));
+      expect(record).toMatchObject({ instance: 'a:1:x', result: { sentAt: expect.any(Number) } });
+      expect(sent).toEqual(['a']);
+    } finally {
+      own.resume();
+      await own.dispose();
+    }
+  });
+
   it('no Redis to use (the coordination node refused its settings): each sends its own, and says so once', async () => {
     const warnings: string[] = [];
     const sent: string[] = [];
@@ -328,6 +404,16 @@ describe("a report every instance makes alike (a conflict's loser), told once", 
     }
   });
 });
+
+/** The done record of `ref` once it is in Redis, or undefined if it is not there within `ms`. */
+async function doneWithin(reader: Coordinator, ref: SlotRef, ms: number): Promise<DoneRecord | undefined> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const record = await reader.getDone(ref);
+    if (record || Date.now() > until) return record;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 describe('the schedule badge with coordination', () => {
   const base = { fill: 'blue', shape: 'ring', text: 'next: Mon 18:00 UTC' } as const;
