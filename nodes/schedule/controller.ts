@@ -471,11 +471,6 @@ export class ScheduleController {
   }
 
   /**
-   * A loser's `conflict` report on output 3. With a coordination node every instance finds the same losers:
-   * the one that claims the report in Redis sends it, so that the flow hears it once (and not again after a
-   * restart, which forgets what was told).
-   */
-  /**
    * An occurrence taken out of its feed before it started: every instance reads the feed and finds it, and with
    * a coordination node one of them tells it (claimed in Redis, as a conflict is).
    */
@@ -494,6 +489,11 @@ export class ScheduleController {
     this.coordination.reportOnce(slot.key, ref, slot.end, send);
   }
 
+  /**
+   * A loser's `conflict` report on output 3. With a coordination node every instance finds the same losers:
+   * the one that claims the report in Redis sends it, so that the flow hears it once (and not again after a
+   * restart, which forgets what was told).
+   */
   private tellConflict(report: ConflictReport, told: ConflictTold): void {
     const send = () => this.node.send([null, null, report]);
     if (!this.coordination) send();
