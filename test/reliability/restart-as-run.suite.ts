@@ -170,4 +170,46 @@ describe('as-run: ten slots of the demo wiring, with a miss, a partial, a skip a
       channels: killed.channels,
     });
   }, 240_000);
+
+  it("killed while the channel warms up: taken up as starting, its actual start the service's recording start", async () => {
+    // the channels created from here on record 6 s after their creation; the window is 8 s
+    expect((await demo.admin('/warm-up', { ms: 6000 })).status).toBe(200);
+    const start = Math.ceil((Date.now() + 3000) / PERIOD_MS) * PERIOD_MS;
+    let killedAt = 0;
+    try {
+      await until(start + 2500);
+      killedAt = Date.now();
+      await demo.restartAfterKill();
+    } finally {
+      await demo.admin('/warm-up', { ms: 2000 });
+    }
+    const record = await waitFor(
+      async () => {
+        const day = new Date(start).toISOString().slice(0, 10);
+        const r = await httpJson(`${demo.red.url}/media-spaces/as-run?day=${day}&zone=UTC`);
+        const found = (r.json as { records: AsRunRecord[] }).records.find(
+          (x) => Date.parse(x.scheduled.start) === start,
+        );
+        return found && found.outcome !== 'open' ? found : undefined;
+      },
+      'the warmed-up slot ended',
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+    const space = demo.sim.info().spaces[0].space_id;
+    const listed = await httpJson(`${demo.sim.adminUrl}/spaces/${space}/channels`);
+    const channel = (listed.json as { channels: { id: string; recording?: { started_at?: string } }[] }).channels.find(
+      (c) => c.id === record.channels[0]?.id,
+    );
+    const startedAt = channel?.recording?.started_at;
+    console.log(
+      `killed ${new Date(killedAt).toISOString()}; service recorded from ${startedAt}; as-run ${JSON.stringify(record.actual)}, lateBy ${record.lateBy}, ${record.outcome}, "${record.discrepancy ?? ''}"`,
+    );
+    // the channel was still warming up when Node-RED was killed
+    expect(Date.parse(startedAt ?? '')).toBeGreaterThan(killedAt);
+    expect(record.outcome).toBe('recorded');
+    expect(record.actual.start).toBe(startedAt);
+    expect(record.lateBy).toBeGreaterThanOrEqual(5.5);
+    expect(record.discrepancy).toMatch(/started \d+ s late/);
+    expect(Date.parse(record.actual.end ?? '')).toBeGreaterThan(Date.parse(startedAt ?? ''));
+  }, 120_000);
 });
