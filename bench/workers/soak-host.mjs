@@ -197,7 +197,7 @@ async function start(args) {
 /** The same module instances the runtime loaded (require follows the package link to this checkout). */
 function modules() {
   return {
-    slotStarts: require(path.join(ROOT, 'dist/nodes/shared/slot-starts.js')),
+    slotStarts: require(path.join(ROOT, 'dist/lib/schedule/slot-starts.js')),
     feedHost: require(path.join(ROOT, 'dist/nodes/sidebar/feed-host.js')),
   };
 }

@@ -1,6 +1,7 @@
 import type { MediaSpacesClient } from '../../lib/client';
 import { MediaSpacesError } from '../../lib/errors';
 import { isPlainObject } from '../../lib/guards';
+import { reportStart } from '../../lib/schedule/slot-starts';
 import type { RetryNotice } from '../../lib/transport';
 import { resolveInputs } from '../shared/inputs';
 import type { Node, NodeAPI, NodeDef, NodeMessage } from '../shared/node-red-types';
@@ -8,7 +9,6 @@ import { Handover } from '../shared/node-state';
 import { type OperationContext, type Outcome, respond, runOperationNode } from '../shared/operation';
 import { failureStatus } from '../shared/request-status';
 import { clientFor } from '../shared/server-client';
-import { reportStart } from '../shared/slot-starts';
 import { channelRequest } from './channel-request';
 import { FIELDS } from './fields';
 import { CREATE_INPUTS, CreateChannelSettings, WatchSettings } from './settings';
@@ -105,7 +105,7 @@ interface ScheduledSlot {
  * key and end) is tried until the window's end rather than the config node's
  * number of retries: a recording that can still start is worth every attempt
  * (same Idempotency-Key, capped backoff), and the schedule hears of each
- * attempt, of the channel and of a start given up (nodes/shared/slot-starts).
+ * attempt, of the channel and of a start given up (lib/schedule/slot-starts).
  */
 export async function createChannel(
   msg: NodeMessage,

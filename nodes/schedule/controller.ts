@@ -20,6 +20,7 @@ import {
   scheduleWindows,
   slotTransitions,
 } from '../../lib/schedule/slot-events';
+import { type SlotIdentity, SlotLives, type SlotOut } from '../../lib/schedule/slot-lives';
 import { findCoordination } from '../shared/coordination-provider';
 import { asMediaSpacesError, failMessage } from '../shared/failure';
 import { resolveMessageInputs } from '../shared/inputs';
@@ -43,7 +44,6 @@ import { COUNT_INPUT, type ScheduleSettings, scheduleSettingsSchema, WINDOW_INPU
 import { SharedWindows } from './shared-windows';
 import { ScheduleSidebar } from './sidebar-report';
 import { SlotCoordination } from './slot-coordination';
-import { type SlotIdentity, SlotLives } from './slot-life';
 import { whenFlowsStarted } from './start-gate';
 import { stateJournal } from './state-journal';
 import { handover, ScheduleStateStore } from './state-store';
@@ -306,44 +306,68 @@ export class ScheduleController {
     return { led, kept: true, lost };
   }
 
-  /** The slots' state machines, and what their transitions do through this node. */
+  /** The slots' state machines: what they read of this node, and the one place their effects are carried out. */
   private slotLives(emitter: Emitter): SlotLives {
-    return new SlotLives({
-      show: (slot, life, channel) => {
+    return new SlotLives(
+      {
+        identity: (slot) => this.identity(slot),
+        alarmAfterMs: (slot) => (this.windowOf(slot.key)?.alarm_after ?? DEFAULT_ALARM_AFTER_S) * 1000,
+        readsChannels: () => this.watch !== undefined,
+        record: (key) => this.scheduler?.record(key),
+      },
+      (effect) => this.carryOut(effect, emitter),
+    );
+  }
+
+  /** What a slot's life asks (lib/schedule/slot-lives `SlotOut`), done through this node's parts. */
+  private carryOut(effect: SlotOut, emitter: Emitter): void {
+    switch (effect.kind) {
+      case 'show': {
+        const { slot, life, channel } = effect;
         const work = () => this.sidebar?.show(slot, life, channel);
         // a slot's final stage is told at its end, with its report on output 3 or its follow-up
         if (FINAL_STAGES.includes(life.stage)) this.after.now(work);
         else this.after.add(work);
-      },
-      changed: () => this.after.settle(this.refresh),
-      channelCreated: (slot, channel) => this.channelCreated(slot.key, channel),
-      channelRequested: (slot) => this.scheduler?.awaitChannel(slot.key),
-      startAttempted: (slot) => {
-        this.scheduler?.channelRequestFailed(slot.key);
-        this.coordination?.startAttempted(slot.key);
-      },
-      startFailed: (slot, reason, attempts) => {
-        this.coordination?.startFailed(slot.key, reason);
-        this.scheduler?.rememberStartFailure(slot.key, { message: reason, attempts });
-      },
-      startFailing: (slot, failure) => {
-        const window = this.windowOf(slot.key);
-        if (window) emitter.emitStartFailing(slot, window, failure);
-      },
-      interrupted: (slot, channel, why, n) => {
+        return;
+      }
+      case 'changed':
+        this.after.settle(this.refresh);
+        return;
+      case 'keep':
+        this.scheduler?.recordChanged(effect.slot.key);
+        return;
+      case 'channel-created':
+        this.channelCreated(effect.slot.key, effect.channel);
+        return;
+      case 'channel-requested':
+        this.scheduler?.awaitChannel(effect.slot.key);
+        return;
+      case 'start-attempted':
+        this.scheduler?.channelRequestFailed(effect.slot.key);
+        this.coordination?.startAttempted(effect.slot.key);
+        return;
+      case 'start-failed':
+        this.coordination?.startFailed(effect.slot.key, effect.reason);
+        this.scheduler?.rememberStartFailure(effect.slot.key, { message: effect.reason, attempts: effect.attempts });
+        return;
+      case 'start-failing': {
+        const window = this.windowOf(effect.slot.key);
+        if (window) emitter.emitStartFailing(effect.slot, window, effect.failure);
+        return;
+      }
+      case 'replace': {
+        const { slot, channel, why, n } = effect;
         const window = this.windowOf(slot.key);
         if (!window) return;
         const act = () => emitter.emitInterrupted(slot, window, channel, why, n);
         if (this.coordination) this.coordination.restart({ slot, window, restart: n }, act);
         else act();
-      },
-      identity: (slot) => this.identity(slot),
-      alarmAfterMs: (slot) => (this.windowOf(slot.key)?.alarm_after ?? DEFAULT_ALARM_AFTER_S) * 1000,
-      readsChannels: () => this.watch !== undefined,
-      warn: (text) => this.node.warn(text),
-      record: (key) => this.scheduler?.record(key),
-      keep: (slot) => this.scheduler?.recordChanged(slot.key),
-    });
+        return;
+      }
+      case 'warn':
+        this.node.warn(effect.text);
+        return;
+    }
   }
 
   /** Failed slots of windows with `rerecord` booked at the next airing; with coordination, each booking claimed once. */

@@ -13,6 +13,7 @@ import {
   type StartEvent,
   windowInfo,
 } from '../../lib/schedule';
+import { type Channel, gapView, type SlotLives } from '../../lib/schedule/slot-lives';
 import { asMediaSpacesError, failMessage } from '../shared/failure';
 import type { NodeMessage } from '../shared/node-red-types';
 import { clientFor } from '../shared/server-client';
@@ -20,7 +21,6 @@ import { type MissedWhy, missedReport, missedSentence, outcomeOfMiss, raisesErro
 import { type RecordingFacts, recordedVerdict } from './recorded';
 import { endRecording, STOP_GRACE_MS } from './recording-end';
 import type { ScheduleSettings } from './settings';
-import { type Channel, gapView, type SlotLives } from './slot-life';
 import type { ScheduleAPI, ScheduleNode } from './types';
 
 /** What the emitter reads from the node it works for. */

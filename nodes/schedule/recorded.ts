@@ -1,6 +1,6 @@
 import { channelWithId } from '../../lib/channel-ref';
 import type { StartFailure } from '../../lib/schedule';
-import type { Channel } from './slot-life';
+import type { Channel } from '../../lib/schedule/slot-lives';
 
 /** What is known at a slot's end about whether it recorded anything. */
 export interface RecordingFacts {

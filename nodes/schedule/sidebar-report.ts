@@ -1,5 +1,6 @@
 import { isPlainObject } from '../../lib/guards';
 import { occurrenceName, type Scheduler, type ScheduleWindow, type Slot } from '../../lib/schedule';
+import type { SlotLives } from '../../lib/schedule/slot-lives';
 import { clientFor } from '../shared/server-client';
 import {
   FINAL_STAGES,
@@ -12,7 +13,6 @@ import type { ActivityFeed } from '../sidebar/feed';
 import { activityFeed } from '../sidebar/feed-host';
 import { ChannelWatch } from './channel-watch';
 import { type CommandHost, skipReply } from './commands';
-import type { SlotLives } from './slot-life';
 import type { ScheduleAPI, ScheduleNode } from './types';
 
 type Channel = NonNullable<SlotReport['channel']>;

@@ -7,9 +7,9 @@ import {
   ScheduleConfigError,
   type Scheduler,
 } from '../../lib/schedule';
+import type { SlotView } from '../../lib/schedule/slot-lives';
 import type { UnreachablePolicy } from '../shared/coordination-provider';
 import type { NodeStatus } from '../shared/node-red-types';
-import type { SlotView } from './slot-life';
 
 /** What the badge shows comes from these. */
 interface StatusView {

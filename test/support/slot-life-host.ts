@@ -1,21 +1,20 @@
-import type { SlotLives } from '../../nodes/schedule/slot-life';
+import type { Slot } from '../../lib/schedule';
+import type { SlotLives, SlotOut, SlotReads } from '../../lib/schedule/slot-lives';
+import type { SlotLife } from '../../lib/schedule/slot-stage';
 
-type SlotLifeHost = ConstructorParameters<typeof SlotLives>[0];
+/** The effects a test watches, by name; every other effect is dropped. */
+interface Watched {
+  show(slot: Slot, life: SlotLife, channel?: unknown): void;
+  keep(slot: Slot): void;
+}
 
 /**
- * A schedule node's part in its slots' lives, doing nothing but naming the slot: tests give the parts they
- * watch (`show`, `readsChannels`, the one record's `record` and `keep`) as `parts`.
+ * A schedule node's part in its slots' lives, doing nothing but naming the slot: what the lives read, and a
+ * sink for their effects. Tests give what they read (`readsChannels`, the one record's `record`) and the effects
+ * they watch (`show`, `keep`) as `parts`: `new SlotLives(...quietHost(parts))`.
  */
-export function quietHost(parts: Partial<SlotLifeHost> = {}): SlotLifeHost {
-  return {
-    show: () => undefined,
-    changed: () => undefined,
-    channelCreated: () => undefined,
-    channelRequested: () => undefined,
-    startAttempted: () => undefined,
-    startFailed: () => undefined,
-    startFailing: () => undefined,
-    interrupted: () => undefined,
+export function quietHost(parts: Partial<SlotReads & Watched> = {}): ConstructorParameters<typeof SlotLives> {
+  const reads: SlotReads = {
     identity: (s) => ({
       schedule: { id: 'n1', name: '' },
       window: { id: s.windowId, zone: 'UTC' },
@@ -23,6 +22,14 @@ export function quietHost(parts: Partial<SlotLifeHost> = {}): SlotLifeHost {
       scheduled: { start: '', end: '' },
     }),
     alarmAfterMs: () => 30_000,
-    ...parts,
+    ...(parts.identity ? { identity: parts.identity } : {}),
+    ...(parts.alarmAfterMs ? { alarmAfterMs: parts.alarmAfterMs } : {}),
+    ...(parts.readsChannels ? { readsChannels: parts.readsChannels } : {}),
+    ...(parts.record ? { record: parts.record } : {}),
   };
+  const out = (effect: SlotOut) => {
+    if (effect.kind === 'show') parts.show?.(effect.slot, effect.life, effect.channel);
+    else if (effect.kind === 'keep') parts.keep?.(effect.slot);
+  };
+  return [reads, out];
 }

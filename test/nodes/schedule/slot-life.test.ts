@@ -2,8 +2,8 @@ import diagnostics_channel from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Slot } from '../../../lib/schedule';
 import type { SlotTransition } from '../../../lib/schedule/slot-events';
-import { type Channel, SlotLives } from '../../../nodes/schedule/slot-life';
-import type { SlotLife } from '../../../nodes/sidebar/activity-types';
+import { type Channel, SlotLives } from '../../../lib/schedule/slot-lives';
+import type { SlotLife } from '../../../lib/schedule/slot-stage';
 import { quietHost } from '../../support/slot-life-host';
 
 const NOW = Date.now();
@@ -19,7 +19,7 @@ const slot: Slot = {
 function lives(reads = false) {
   const shown: { key: string; life: SlotLife; channel?: Channel }[] = [];
   const machine = new SlotLives(
-    quietHost({
+    ...quietHost({
       show: (s, life, channel) => shown.push({ key: s.key, life, ...(channel ? { channel: channel as Channel } : {}) }),
       readsChannels: () => reads,
     }),

@@ -3,8 +3,8 @@ import { loadScheduleYaml } from '../../../lib/schedule/config';
 import { Scheduler, type SchedulerState, type SchedulerStore } from '../../../lib/schedule/scheduler';
 import type { SlotTransition } from '../../../lib/schedule/slot-events';
 import { slotTransitions } from '../../../lib/schedule/slot-events';
-import { SlotLives } from '../../../nodes/schedule/slot-life';
-import { reportStart } from '../../../nodes/shared/slot-starts';
+import { SlotLives } from '../../../lib/schedule/slot-lives';
+import { reportStart } from '../../../lib/schedule/slot-starts';
 import { ManualClock } from '../../support/manual-clock';
 import { quietHost } from '../../support/slot-life-host';
 
@@ -66,7 +66,7 @@ async function instance(clock: ManualClock, store: KeepingStore, readsChannels =
   });
   lives.push(
     new SlotLives(
-      quietHost({
+      ...quietHost({
         alarmAfterMs: () => 60_000,
         readsChannels: () => readsChannels,
         show: (slot, life) => shown.push({ slot: slot.key, ...life }),

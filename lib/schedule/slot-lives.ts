@@ -1,7 +1,7 @@
-import { channelWithId } from '../../lib/channel-ref';
-import { isoSeconds, type Slot } from '../../lib/schedule';
-import type { SlotGap, SlotRecord } from '../../lib/schedule/scheduler';
-import { type SlotPhase, type SlotTransition, slotTransitions } from '../../lib/schedule/slot-events';
+import { channelWithId } from '../channel-ref';
+import { isoSeconds, type Slot } from '.';
+import type { SlotGap, SlotRecord } from './scheduler';
+import { type SlotPhase, type SlotTransition, slotTransitions } from './slot-events';
 import {
   IllegalSlotTransition,
   illegalTransition,
@@ -9,17 +9,11 @@ import {
   nextPhase,
   type SlotEffect,
   type SlotEvent,
-} from '../../lib/schedule/slot-machine';
-import {
-  endLatenessSeconds,
-  isLate,
-  isOverrun,
-  OVERRUN_AFTER_S,
-  overrunSentence,
-} from '../../lib/schedule/slot-outcome';
-import { listenToStart, type StartReport } from '../shared/slot-starts';
-import { type SlotLife, type SlotStage, STAGE_OF_PHASE as STAGES } from '../sidebar/activity-types';
+} from './slot-machine';
+import { endLatenessSeconds, isLate, isOverrun, OVERRUN_AFTER_S, overrunSentence } from './slot-outcome';
 import { type Channel, SlotRun } from './slot-run';
+import { type SlotLife, type SlotStage, STAGE_OF_PHASE as STAGES } from './slot-stage';
+import { listenToStart, type StartReport } from './slot-starts';
 
 export type { Channel };
 
@@ -32,38 +26,44 @@ export type SlotIdentity = Pick<
   'schedule' | 'window' | 'occurrence' | 'scheduled' | 'coordinated' | 'rerecordOf'
 >;
 
-/** What the lives of a schedule's slots do through the node they belong to. */
-interface SlotLifeHost {
-  /** a slot's stage changed (for the sidebar) */
-  show(slot: Slot, life: SlotLife, channel?: unknown): void;
-  /** anything the badge shows changed */
-  changed(): void;
-  /** create channel created the slot's channel (a replacement too) */
-  channelCreated(slot: Slot, channel: Channel): void;
-  /** create channel's first request for the slot's channel went out */
-  channelRequested(slot: Slot): void;
-  /** create channel failed an attempt and tries again */
-  startAttempted(slot: Slot): void;
-  /** create channel gave the start up */
-  startFailed(slot: Slot, reason: string, attempts: number): void;
-  /** the start still fails `alarmAfterMs` after the slot's start: said once, while it can still be helped */
-  startFailing(slot: Slot, failure: { attempts: number; reason: string }): void;
-  /** the recording stopped before the window's end: ask for a replacement (the `n`th) */
-  interrupted(slot: Slot, channel: Channel, why: string, n: number): void;
+/** What the lives of a schedule's slots read of the schedule they belong to (answers, never effects). */
+export interface SlotReads {
   identity(slot: Slot): SlotIdentity;
+  /** how long after the slot's start a start that still fails is said (start_failing) */
   alarmAfterMs(slot: Slot): number;
   /**
    * whether the schedule reads its slots' channels from the service (it has a server): then a slot records
    * once the service says so; without, from the moment its channel is known (nothing else can be known)
    */
   readsChannels?(): boolean;
-  /** told once per phase and event: an event the transition table has no row for (the slot stays as it was) */
-  warn?(text: string): void;
   /** the slot's one record while the scheduler holds it (journaled with it) */
   record?(key: string): SlotRecord | undefined;
-  /** the slot's record changed: journal it */
-  keep?(slot: Slot): void;
 }
+
+/**
+ * What a slot's life asks of the node it belongs to, as data: the node carries each out, in the order given.
+ * - `show`: the slot's stage changed (the sidebar); `changed`: anything the badge shows changed;
+ * - `keep`: the slot's record changed: journal it;
+ * - `channel-requested`, `start-attempted`, `channel-created`, `start-failed`: what create channel reported
+ *   on the slot's start (its first request out, an attempt failed and tried again, the channel, given up);
+ * - `start-failing`: the start still fails `alarmAfterMs` after the slot's start: said once, while it can still
+ *   be helped;
+ * - `replace`: the recording stopped before the window's end: ask for a replacement (the `n`th);
+ * - `warn`: an event the transition table has no row for (told once per phase and event).
+ * The transitions themselves go out on `media-spaces:slot` (lib/schedule/slot-events), read by the as-run log
+ * and the metrics.
+ */
+export type SlotOut =
+  | { kind: 'show'; slot: Slot; life: SlotLife; channel?: Channel }
+  | { kind: 'changed' }
+  | { kind: 'keep'; slot: Slot }
+  | { kind: 'channel-requested'; slot: Slot }
+  | { kind: 'start-attempted'; slot: Slot }
+  | { kind: 'channel-created'; slot: Slot; channel: Channel }
+  | { kind: 'start-failed'; slot: Slot; reason: string; attempts: number }
+  | { kind: 'start-failing'; slot: Slot; failure: { attempts: number; reason: string } }
+  | { kind: 'replace'; slot: Slot; channel: Channel; why: string; n: number }
+  | { kind: 'warn'; text: string };
 
 /** What the status, the coordination and the end read of a slot. */
 export interface SlotView {
@@ -83,14 +83,20 @@ export interface SlotView {
  * finishing → finished | partial | missed | skipped | cancelled. The sidebar,
  * the badge, the missed and start_failing reports, and whoever listens on the
  * `media-spaces:slot` diagnostics channel (the as-run log, the metrics) read
- * it or its transitions; create channel's reports (nodes/shared/slot-starts)
- * drive it. In memory: the scheduler's journal keeps the slot, its channels
- * and its gaps across a restart, and the machine takes the slot up from there.
+ * it or its transitions; create channel's reports (lib/schedule/slot-starts)
+ * drive it. Events come in as method calls (timers, create channel's reports,
+ * the service's reads, the end); each change goes out as data (`SlotOut`), which
+ * the node carries out. All that is known of a slot is its one record, the
+ * scheduler's journaled slot (`SlotRecord`), which a restart takes up.
  */
 export class SlotLives {
   private readonly runs = new Map<string, SlotRun>();
 
-  constructor(private readonly host: SlotLifeHost) {}
+  /** `out`: the node's one way of carrying out what the slots' lives ask (events come in as method calls). */
+  constructor(
+    private readonly reads: SlotReads,
+    private readonly out: (effect: SlotOut) => void,
+  ) {}
 
   /**
    * The start was emitted (or is taken over from another instance): starting, listening to create channel.
@@ -117,7 +123,7 @@ export class SlotLives {
     const known = ch !== undefined && run.awaiting === true && run.channel?.id === ch.id;
     if (ch) run.channel = ch;
     this.clearAlarm(run);
-    const began = recordingStartOf(ch) ?? (this.host.readsChannels?.() === true ? undefined : Date.now());
+    const began = recordingStartOf(ch) ?? (this.reads.readsChannels?.() === true ? undefined : Date.now());
     if (began !== undefined) {
       this.began(run, began);
       return;
@@ -125,10 +131,10 @@ export class SlotLives {
     if (known) return;
     run.awaiting = true;
     // journaled: a restart now takes the slot up as starting, not recording, until the service says it records
-    this.host.keep?.(slot);
+    this.out({ kind: 'keep', slot: slot });
     // the channel is shown with the slot while it warms up ("starting · channel PENDING")
-    this.host.show(slot, this.life(run), this.shownChannel(run));
-    this.host.changed();
+    this.out({ kind: 'show', slot: slot, life: this.life(run), channel: this.shownChannel(run) });
+    this.out({ kind: 'changed' });
   }
 
   /** The service began to record the slot's segment at `at` (epoch ms, its clock): recording. */
@@ -175,7 +181,7 @@ export class SlotLives {
     if (ch && !run.earlier.some((c) => c.id === ch.id)) run.channel = ch;
     this.caughtUp(run);
     if (run.phase === 'stopping') {
-      this.host.show(slot, this.life(run), this.shownChannel(run));
+      this.out({ kind: 'show', slot: slot, life: this.life(run), channel: this.shownChannel(run) });
       return;
     }
     this.closeGap(run);
@@ -279,7 +285,7 @@ export class SlotLives {
       run.lastFailure = `gave up: ${failure.message}`;
       // create channel gave the start up before the restart: nothing more to hear of it
       this.move(run, 'adopted-starting');
-      this.host.show(slot, this.life(run), this.shownChannel(run));
+      this.out({ kind: 'show', slot: slot, life: this.life(run), channel: this.shownChannel(run) });
     } else this.move(run, 'restored-starting');
   }
 
@@ -301,7 +307,7 @@ export class SlotLives {
       }
       if (this.shownChannel(run)?.state === state) continue;
       run.channelState = { id: channelId, state };
-      this.host.show(run.slot, this.life(run), this.shownChannel(run));
+      this.out({ kind: 'show', slot: run.slot, life: this.life(run), channel: this.shownChannel(run) });
     }
   }
 
@@ -318,7 +324,7 @@ export class SlotLives {
     const run = this.runs.get(key);
     if (!run) return;
     run.alone = true;
-    this.host.keep?.(run.slot);
+    this.out({ kind: 'keep', slot: run.slot });
   }
 
   startedAlone(key: string): boolean {
@@ -346,8 +352,13 @@ export class SlotLives {
     run.stopListening();
     this.clearAlarm(run);
     this.runs.delete(key);
-    this.host.show(run.slot, { stage: 'finished', note: 'ended by another instance' }, this.shownChannel(run));
-    this.host.changed();
+    this.out({
+      kind: 'show',
+      slot: run.slot,
+      life: { stage: 'finished', note: 'ended by another instance' },
+      channel: this.shownChannel(run),
+    });
+    this.out({ kind: 'changed' });
   }
 
   close(): void {
@@ -360,7 +371,7 @@ export class SlotLives {
 
   /** A run on the slot's one record: the scheduler's while it holds the slot, else `record` (or a new one). */
   private create(slot: Slot, record?: SlotRecord): SlotRun {
-    return new SlotRun(slot, (key) => this.host.record?.(key), record);
+    return new SlotRun(slot, (key) => this.reads.record?.(key), record);
   }
 
   /**
@@ -407,7 +418,9 @@ export class SlotLives {
   private move(run: SlotRun, event: SlotEvent, extra: MoveDetails = {}): void {
     const rule = nextPhase(run.phase, event);
     if (!rule) {
-      illegalTransition(new IllegalSlotTransition(run.slot.key, run.phase, event), (t) => this.host.warn?.(t));
+      illegalTransition(new IllegalSlotTransition(run.slot.key, run.phase, event), (text) =>
+        this.out({ kind: 'warn', text }),
+      );
       return;
     }
     const from = run.phase;
@@ -425,7 +438,7 @@ export class SlotLives {
         run.stopListening = listenToStart(slot.key, (report) => this.onReport(slot.key, report));
         return;
       case 'alarm': {
-        const wait = slot.start + this.host.alarmAfterMs(slot) - Date.now();
+        const wait = slot.start + this.reads.alarmAfterMs(slot) - Date.now();
         run.alarmTimer = setTimeout(() => this.checkAlarm(run), Math.max(0, wait));
         return;
       }
@@ -437,15 +450,26 @@ export class SlotLives {
         this.clearAlarm(run);
         return;
       case 'show':
-        this.host.show(slot, this.life(run, extra.note ?? extra.why), this.shownChannel(run, extra.channel));
-        this.host.changed();
+        this.out({
+          kind: 'show',
+          slot: slot,
+          life: this.life(run, extra.note ?? extra.why),
+          channel: this.shownChannel(run, extra.channel),
+        });
+        this.out({ kind: 'changed' });
         return;
       case 'keep':
-        this.host.keep?.(slot);
+        this.out({ kind: 'keep', slot: slot });
         return;
       case 'replace':
         if (extra.channel)
-          this.host.interrupted(slot, extra.channel, extra.why ?? 'the recording stopped', run.earlier.length);
+          this.out({
+            kind: 'replace',
+            slot,
+            channel: extra.channel,
+            why: extra.why ?? 'the recording stopped',
+            n: run.earlier.length,
+          });
         return;
       case 'tell':
         this.tell(run, from, extra);
@@ -460,7 +484,7 @@ export class SlotLives {
     const channel = extra.channel ?? run.channel;
     const transition: SlotTransition = {
       slot: run.slot.key,
-      ...this.host.identity(run.slot),
+      ...this.reads.identity(run.slot),
       from,
       to,
       at: new Date().toISOString(),
@@ -500,9 +524,9 @@ export class SlotLives {
   private checkAlarm(run: SlotRun): void {
     run.alarmTimer = undefined;
     if (run.alarmed || run.phase !== 'starting' || !run.lastFailure || this.runs.get(run.slot.key) !== run) return;
-    if (Date.now() < run.slot.start + this.host.alarmAfterMs(run.slot)) return;
+    if (Date.now() < run.slot.start + this.reads.alarmAfterMs(run.slot)) return;
     run.alarmed = true;
-    this.host.startFailing(run.slot, { attempts: run.attempts, reason: run.lastFailure });
+    this.out({ kind: 'start-failing', slot: run.slot, failure: { attempts: run.attempts, reason: run.lastFailure } });
   }
 
   /** The channel as the sidebar shows it: with the state last read from the service. */
@@ -524,31 +548,32 @@ export class SlotLives {
     run.heard = true;
     const { slot } = run;
     if (report.kind === 'requesting') {
-      this.host.channelRequested(slot);
+      this.out({ kind: 'channel-requested', slot });
       return;
     }
     if (report.kind === 'attempt') {
       run.attempts = report.attempt;
       run.lastFailure = report.reason;
       if (run.phase !== 'starting' && run.phase !== 'interrupted') return;
-      this.host.show(slot, this.life(run), this.shownChannel(run));
-      this.host.changed();
-      this.host.startAttempted(slot);
+      this.out({ kind: 'show', slot: slot, life: this.life(run), channel: this.shownChannel(run) });
+      this.out({ kind: 'changed' });
+      this.out({ kind: 'start-attempted', slot });
       this.checkAlarm(run);
     } else if (report.kind === 'started') {
       run.attempts = report.attempts;
       const channel = channelWithId(report.channel);
-      if (channel) this.host.channelCreated(slot, channel);
+      if (channel) this.out({ kind: 'channel-created', slot, channel });
       this.recording(slot, report.channel);
     } else {
       run.attempts = report.attempts;
       run.lastFailure = `gave up: ${report.reason}`;
       if (run.phase === 'starting' || run.phase === 'interrupted') {
-        this.host.show(slot, this.life(run), this.shownChannel(run));
-        this.host.changed();
+        this.out({ kind: 'show', slot: slot, life: this.life(run), channel: this.shownChannel(run) });
+        this.out({ kind: 'changed' });
       }
       // a replacement given up leaves the slot as it was: its end follows up what was recorded
-      if (run.phase === 'starting') this.host.startFailed(slot, report.reason, report.attempts);
+      if (run.phase === 'starting')
+        this.out({ kind: 'start-failed', slot, reason: report.reason, attempts: report.attempts });
     }
   }
 }
