@@ -43,7 +43,7 @@ import { RerecordWatch } from './rerecord-watch';
 import { COUNT_INPUT, type ScheduleSettings, scheduleSettingsSchema, WINDOW_INPUT } from './settings';
 import { SharedWindows } from './shared-windows';
 import { ScheduleSidebar } from './sidebar-report';
-import { SlotCoordination } from './slot-coordination';
+import { type CoordinationOut, SlotCoordination } from './slot-coordination';
 import { whenFlowsStarted } from './start-gate';
 import { stateJournal } from './state-journal';
 import { handover, ScheduleStateStore } from './state-store';
@@ -613,19 +613,45 @@ export class ScheduleController {
     if (!this.settings.coordination) return undefined;
     const { provider, problem } = findCoordination((id) => RED.nodes.getNode(id), this.settings.coordination);
     if (problem) this.node.error(problem);
-    return new SlotCoordination(provider, problem, {
-      emitStart: (event) => emitter.emitStart(event),
-      emitEnd: (event, after, coordinated) => emitter.emitEnd(event, after, coordinated),
-      emitMissed: (event, why, reason) => emitter.emitMissed(event, why, reason),
-      scheduler: () => this.scheduler,
-      adopted: (slot, channel) => this.channelCreated(slot.key, channel),
-      endedElsewhere: (slot) => this.lives.forget(slot.key),
-      startAlone: (key) => this.lives.startAlone(key),
-      startedAlone: (key) => this.lives.startedAlone(key),
-      log: (text) => this.node.log(text),
-      warn: (text) => this.node.warn(text),
-      changed: () => this.updateStatus(),
-    });
+    return new SlotCoordination(
+      provider,
+      problem,
+      { scheduler: () => this.scheduler, startedAlone: (key) => this.lives.startedAlone(key) },
+      (effect) => this.carryOutCoordinated(effect, emitter),
+    );
+  }
+
+  /** What the coordination asks (slot-coordination.ts `CoordinationOut`), done through this node's parts. */
+  private carryOutCoordinated(effect: CoordinationOut, emitter: Emitter): void {
+    switch (effect.kind) {
+      case 'start':
+        emitter.emitStart(effect.event);
+        return;
+      case 'end':
+        emitter.emitEnd(effect.event, effect.after, effect.coordinated);
+        return;
+      case 'missed':
+        emitter.emitMissed(effect.event, effect.why, effect.reason);
+        return;
+      case 'adopted':
+        this.channelCreated(effect.slot.key, effect.channel);
+        return;
+      case 'ended-elsewhere':
+        this.lives.forget(effect.slot.key);
+        return;
+      case 'started-alone':
+        this.lives.startAlone(effect.key);
+        return;
+      case 'log':
+        this.node.log(effect.text);
+        return;
+      case 'warn':
+        this.node.warn(effect.text);
+        return;
+      case 'changed':
+        this.updateStatus();
+        return;
+    }
   }
 
   private scheduleIdOf(config: ScheduleConfig): string {

@@ -29,29 +29,37 @@ import { CatchUpQueue } from './catch-up-queue';
 import type { MissedWhy } from './missed';
 import { STOP_GRACE_MS } from './recording-end';
 
-/** What the coordination does through the node it works for. */
-interface SlotActions {
-  emitStart(event: StartEvent): void;
-  emitEnd(
-    event: EndEvent,
-    after: (sent: boolean, missed?: string) => void,
-    coordinated?: { started: boolean; failed?: string },
-  ): void;
-  /** the slot recorded nothing: reported instead of its end */
-  emitMissed(event: EndEvent, why: MissedWhy, reason: string): void;
+/** What the coordination reads of the schedule node it works for. */
+interface CoordinationReads {
   scheduler(): Scheduler | undefined;
-  /** another instance created the slot's channel (its start, or the replacement of an interrupted recording) */
-  adopted(slot: Slot, channel: Record<string, unknown>): void;
-  /** another instance ended the slot: this one follows it no further */
-  endedElsewhere(slot: Slot): void;
   /** this instance started the slot alone, Redis unusable (policy alone): its end needs no done record */
-  startAlone(key: string): void;
   startedAlone(key: string): boolean;
-  log(text: string): void;
-  warn(text: string): void;
-  /** The role or the connection changed: refresh the badge. */
-  changed(): void;
 }
+
+/**
+ * What the coordination asks of the schedule node, as data; the node carries each out, in the order given:
+ * - `start`, `end`, `missed`: emit the slot's start; its end (`after` hears whether it went, or was reported
+ *   missed instead); the slot's missed report in place of its end;
+ * - `adopted`: another instance created the slot's channel (its start, or an interrupted recording's
+ *   replacement); `ended-elsewhere`: another instance ended the slot, this one follows it no further;
+ * - `started-alone`: this instance started the slot alone, Redis unusable (policy alone);
+ * - `log`, `warn`; `changed`: the role or the connection changed (the badge).
+ */
+export type CoordinationOut =
+  | { kind: 'start'; event: StartEvent }
+  | {
+      kind: 'end';
+      event: EndEvent;
+      after: (sent: boolean, missed?: string) => void;
+      coordinated?: { started: boolean; failed?: string };
+    }
+  | { kind: 'missed'; event: EndEvent; why: MissedWhy; reason: string }
+  | { kind: 'adopted'; slot: Slot; channel: Record<string, unknown> }
+  | { kind: 'ended-elsewhere'; slot: Slot }
+  | { kind: 'started-alone'; key: string }
+  | { kind: 'log'; text: string }
+  | { kind: 'warn'; text: string }
+  | { kind: 'changed' };
 
 /** A report this instance sent alone, Redis out of use: to be written to Redis once it is back. */
 interface SentAlone {
@@ -124,14 +132,15 @@ export class SlotCoordination {
   constructor(
     private readonly provider: CoordinationProvider | undefined,
     private readonly problem: string | undefined,
-    private readonly host: SlotActions,
+    private readonly reads: CoordinationReads,
+    private readonly out: (effect: CoordinationOut) => void,
     options: { reportWaitMs?: number } = {},
   ) {
     this.reportWaitMs = options.reportWaitMs ?? REPORT_WAIT_MS;
     // each slot's claim waits on it while it retries: many slots at once are no leak
     setMaxListeners(0, this.abort.signal);
-    this.unsubscribe = provider?.onCoordinationStatus(() => host.changed()) ?? (() => undefined);
-    this.catchUp = new CatchUpQueue(() => this.coordinator(), host);
+    this.unsubscribe = provider?.onCoordinationStatus(() => out({ kind: 'changed' })) ?? (() => undefined);
+    this.catchUp = new CatchUpQueue(() => this.coordinator(), { log: (text) => out({ kind: 'log', text }) });
   }
 
   get policy(): UnreachablePolicy {
@@ -191,7 +200,8 @@ export class SlotCoordination {
       return event;
     }
     if (latest <= slot.end) return event;
-    this.host.log(
+    this.say(
+      'log',
       `${slot.key}: another instance has its end at ${isoSeconds(latest)}; the recording runs on until then`,
     );
     if (!(await pause(Math.max(0, latest - Date.now()), this.abort.signal))) return undefined;
@@ -230,7 +240,8 @@ export class SlotCoordination {
     } catch (err) {
       if (this.closed || this.abort.signal.aborted) return;
       if (!this.reportingAlone) {
-        this.host.warn(
+        this.say(
+          'warn',
           `${key}: Redis coordination unusable (${messageOf(err)}): this instance sends its reports of conflicts and cancellations itself until Redis is back`,
         );
       }
@@ -268,9 +279,9 @@ export class SlotCoordination {
     send();
     coordinator.complete(ref, token, { sentAt: Date.now() }, until).then(
       (done) => {
-        if (done.status === 'lost') this.host.warn(`${key}: its report was sent by another instance too`);
+        if (done.status === 'lost') this.say('warn', `${key}: its report was sent by another instance too`);
       },
-      (err) => this.host.warn(`${key}: cannot record in Redis that its report was sent: ${messageOf(err)}`),
+      (err) => this.say('warn', `${key}: cannot record in Redis that its report was sent: ${messageOf(err)}`),
     );
   }
 
@@ -301,7 +312,7 @@ export class SlotCoordination {
     } catch (err) {
       if (this.closed || this.abort.signal.aborted) return;
       const keys = [...this.sentAlone.values()].map((r) => r.key).join(', ');
-      this.host.warn(`${keys}: cannot record in Redis the reports sent while it was out of use: ${messageOf(err)}`);
+      this.say('warn', `${keys}: cannot record in Redis the reports sent while it was out of use: ${messageOf(err)}`);
       this.sentAlone.clear();
     } finally {
       this.recordingSentAlone = false;
@@ -330,7 +341,7 @@ export class SlotCoordination {
     const coordinator = this.coordinator();
     const claimed = await coordinator.claim(ref);
     if (claimed.status === 'done') {
-      this.host.warn(`${key}: its report was sent by ${claimed.record.instance} too, while Redis was out of use`);
+      this.say('warn', `${key}: its report was sent by ${claimed.record.instance} too, while Redis was out of use`);
       return undefined;
     }
     let token: number | undefined;
@@ -340,7 +351,7 @@ export class SlotCoordination {
       if (token === undefined) return claimed.retryInMs;
     }
     const done = await coordinator.complete(ref, token, { sentAt }, until);
-    if (done.status === 'lost') this.host.warn(`${key}: its report was sent by another instance too`);
+    if (done.status === 'lost') this.say('warn', `${key}: its report was sent by another instance too`);
     return undefined;
   }
 
@@ -380,6 +391,10 @@ export class SlotCoordination {
     clearTimeout(p.timer);
     p.keeper.stop();
     this.finish(p, slotKey, 'start', { failed: reason });
+  }
+
+  private say(kind: 'log' | 'warn', text: string): void {
+    this.out({ kind, text });
   }
 
   close(): void {
@@ -453,7 +468,7 @@ export class SlotCoordination {
     // not cut short by the window's end: the end waits for a start in flight (startRecord)
     const timer = setTimeout(() => this.channelTimedOut(slot.key), CHANNEL_WAIT_MS);
     this.pending.set(slot.key, { ref, token: result.token, keeper, timer, coordinator, end: slot.end });
-    this.host.emitStart(event);
+    this.out({ kind: 'start', event });
   }
 
   private async runRestart(event: StartEvent & { restart: number }, act: () => void): Promise<void> {
@@ -465,7 +480,7 @@ export class SlotCoordination {
     const probe = await coordinator.claim(end);
     if (probe.status === 'won') await coordinator.release(end, probe.token);
     else {
-      this.host.log(`${slot.key}: the recording was stopped by the end of the window on another instance`);
+      this.say('log', `${slot.key}: the recording was stopped by the end of the window on another instance`);
       return;
     }
     const ref: SlotRef = { ...slotRef(slot, 'start'), phase: `restart:${event.restart}` };
@@ -501,7 +516,7 @@ export class SlotCoordination {
     if (!result || this.closed) return;
     if (result.status === 'done') {
       this.setRole('standby', `standby: end of ${label(slot)} sent by ${result.record.instance}`, Date.now() + 5000);
-      this.host.endedElsewhere(slot);
+      this.out({ kind: 'ended-elsewhere', slot });
       return;
     }
     const keeper = this.keep(coordinator, ref, result.token, slot, 'end');
@@ -511,7 +526,7 @@ export class SlotCoordination {
       event.channel !== undefined ||
       start !== undefined ||
       slot.reason === 'manual' ||
-      this.host.startedAlone(slot.key);
+      this.reads.startedAlone(slot.key);
     const failed = isPlainObject(start?.result) && typeof start.result.failed === 'string' ? start.result.failed : '';
     if (!started && !failed && Date.now() < slot.end + this.unstartedGraceMs(coordinator)) {
       // another instance may hold the channel in its journal (Redis lost the start): it gets the end
@@ -524,9 +539,10 @@ export class SlotCoordination {
     const channel = event.channel ?? start?.result;
     // whether the slot recorded is the emitter's one decision (recorded.ts), told what Redis knows
     const coordinated = { started, ...(failed ? { failed } : {}) };
-    this.host.emitEnd(
-      { ...event, channel },
-      (sent, missed) => {
+    this.out({
+      kind: 'end',
+      event: { ...event, channel },
+      after: (sent, missed) => {
         keeper.stop();
         const done = { ref, token: result.token, coordinator };
         if (missed !== undefined) this.finish(done, slot.key, 'end', { missed });
@@ -534,7 +550,7 @@ export class SlotCoordination {
         else void coordinator.release(ref, result.token).catch(() => false);
       },
       coordinated,
-    );
+    });
   }
 
   /**
@@ -558,30 +574,31 @@ export class SlotCoordination {
     if (first.status !== 'held') return first;
     // our own claim, won by a command whose answer timed out (Redis stalled): it is ours to act on
     if (first.holder?.instance === coordinator.instanceId && (await coordinator.renew(ref, first.holder.token))) {
-      this.host.log(`${slot.key}: the ${ref.phase} claim this instance won while Redis stalled is taken up`);
+      this.say('log', `${slot.key}: the ${ref.phase} claim this instance won while Redis stalled is taken up`);
       return { status: 'won', token: first.holder.token, leaseMs: coordinator.leaseMs };
     }
     const holder = first.holder?.instance ?? 'another instance';
     this.setRole('standby', `standby: ${ref.phase} of ${label(slot)} held by ${holder}`, deadline);
     const next = await coordinator.claimUntil(ref, { ...options, deadline, signal: this.abort.signal });
-    if (next.status === 'won') this.host.log(`${slot.key}: took the ${ref.phase} over from ${holder}`);
+    if (next.status === 'won') this.say('log', `${slot.key}: took the ${ref.phase} over from ${holder}`);
     // claimUntil returns only once nobody holds the step any more
     return next.status === 'won' || next.status === 'done' ? next : undefined;
   }
 
   private keep(coordinator: Coordinator, ref: SlotRef, token: number, slot: Slot, phase: string): LeaseKeeper {
     return coordinator.keepLease(ref, token, {
-      onLost: () => this.host.warn(`${slot.key}: another instance took the ${phase} over (this one was too slow)`),
-      onError: (err) => this.host.warn(`${slot.key}: cannot renew the ${phase} claim: ${err.message}`),
+      onLost: () => this.say('warn', `${slot.key}: another instance took the ${phase} over (this one was too slow)`),
+      onError: (err) => this.say('warn', `${slot.key}: cannot renew the ${phase} claim: ${err.message}`),
     });
   }
 
   private finish(p: Pick<PendingStart, 'ref' | 'token' | 'coordinator'>, key: string, phase: string, result: unknown) {
     p.coordinator.complete(p.ref, p.token, result).then(
       (done) => {
-        if (done.status === 'lost') this.host.warn(`${key}: the ${phase} was completed or claimed by another instance`);
+        if (done.status === 'lost')
+          this.say('warn', `${key}: the ${phase} was completed or claimed by another instance`);
       },
-      (err) => this.host.warn(`${key}: cannot record the ${phase} as done in Redis: ${messageOf(err)}`),
+      (err) => this.say('warn', `${key}: cannot record the ${phase} as done in Redis: ${messageOf(err)}`),
     );
   }
 
@@ -591,8 +608,8 @@ export class SlotCoordination {
     if (!p) return;
     this.pending.delete(key);
     p.keeper.stop();
-    if (this.host.scheduler()?.snapshot().routesChannels) {
-      this.host.warn(`${key}: no channel came back; another instance may retry the start (same idempotency key)`);
+    if (this.reads.scheduler()?.snapshot().routesChannels) {
+      this.say('warn', `${key}: no channel came back; another instance may retry the start (same idempotency key)`);
       void p.coordinator.release(p.ref, p.token).catch(() => false);
     } else {
       this.finish(p, key, 'start', undefined);
@@ -604,7 +621,7 @@ export class SlotCoordination {
     const channel = record.result;
     // the same test of a channel as the end's: an id to stop and read
     const adopted = channelWithId(channel);
-    if (adopted) this.host.adopted(slot, adopted);
+    if (adopted) this.out({ kind: 'adopted', slot, channel: adopted });
   }
 
   /**
@@ -640,7 +657,8 @@ export class SlotCoordination {
     } catch (err) {
       // still held by a start in flight when the wait ran out (or the node closed): no channel to go with
       if (err instanceof NotYet) return undefined;
-      this.host.warn(
+      this.say(
+        'warn',
         `${slot.key}: cannot read the start from Redis (${messageOf(err)}); the end goes without a channel`,
       );
       return { instance: 'unknown', token: 0, completedAt: '' };
@@ -648,7 +666,7 @@ export class SlotCoordination {
   }
 
   private localChannel(key: string): unknown {
-    return this.host
+    return this.reads
       .scheduler()
       ?.activeSlots()
       .find((s) => s.key === key)?.channel;
@@ -682,18 +700,19 @@ export class SlotCoordination {
         },
         retrying: (err, n) => {
           if (n === 1) {
-            this.host.warn(
+            this.say(
+              'warn',
               `${event.slot.key}: Redis coordination unusable (${messageOf(err)}): the ${phase} is tried again until ${isoSeconds(deadline)}`,
             );
           }
           this.setRole('unreachable', `Redis unreachable: retrying the ${phase} of ${label(event.slot)}`, deadline);
         },
       });
-      if (tries > 1) this.host.log(`${event.slot.key}: ${phase} went through Redis after ${tries} tries`);
+      if (tries > 1) this.say('log', `${event.slot.key}: ${phase} went through Redis after ${tries} tries`);
     } catch (err) {
       if (this.closed || this.abort.signal.aborted) return;
       if (!(err instanceof CoordinationError)) {
-        this.host.warn(`${event.slot.key}: ${phase} failed: ${messageOf(err)}`);
+        this.say('warn', `${event.slot.key}: ${phase} failed: ${messageOf(err)}`);
         return;
       }
       this.unusable(event, phase, err, alone());
@@ -706,7 +725,8 @@ export class SlotCoordination {
       phase === 'start'
         ? 'start skipped by this instance (another may have started it before Redis stalled)'
         : 'end skipped: nothing stopped or followed up by this instance';
-    this.host.warn(
+    this.say(
+      'warn',
       `${event.slot.key}: Redis coordination unusable (${err.message}): ${alone ? `${phase} sent by this instance alone` : skipped}`,
     );
     this.setRole(
@@ -716,18 +736,19 @@ export class SlotCoordination {
     );
     if (phase === 'start') {
       if (!alone) return;
-      this.host.emitStart(event);
-      this.host.startAlone(event.slot.key);
+      this.out({ kind: 'start', event });
+      this.out({ kind: 'started-alone', key: event.slot.key });
     } else if (alone) {
-      this.host.emitEnd(event, () => undefined);
+      this.out({ kind: 'end', event, after: () => undefined });
     } else {
-      this.host.emitMissed(event, 'coordination', `Redis coordination unusable until past the end (${err.message})`);
+      const reason = `Redis coordination unusable until past the end (${err.message})`;
+      this.out({ kind: 'missed', event, why: 'coordination', reason });
     }
   }
 
   private setRole(kind: SlotRole['kind'], text: string, until: number): void {
     this.role = { kind, text, until };
-    this.host.changed();
+    this.out({ kind: 'changed' });
   }
 }
 

@@ -3,7 +3,7 @@ import type { Coordinator, DoneRecord, SlotRef } from '../../../lib/coordination
 import { slotKeys } from '../../../lib/coordination/keys';
 import type { EndEvent, ScheduleWindow, Slot, StartEvent } from '../../../lib/schedule';
 import { recordedVerdict } from '../../../nodes/schedule/recorded';
-import { SlotCoordination } from '../../../nodes/schedule/slot-coordination';
+import { type CoordinationOut, SlotCoordination } from '../../../nodes/schedule/slot-coordination';
 import { coordinatedStatus } from '../../../nodes/schedule/status';
 import type { CoordinationProvider } from '../../../nodes/shared/coordination-provider';
 import { connected, Instances, waitFor } from '../../lib/coordination/support';
@@ -65,14 +65,15 @@ function instance(
   const warnings: string[] = [];
   // the slots' lives hold what was started alone; here, as a set
   const alone = new Set<string>();
-  const host: ConstructorParameters<typeof SlotCoordination>[2] = {
-    emitStart: (event) => starts.push(event),
-    adopted: () => undefined,
-    endedElsewhere: () => undefined,
-    startAlone: (key) => alone.add(key),
-    startedAlone: (key) => alone.has(key),
-    // as the schedule's emitter does: the one decision of whether the slot recorded (recorded.ts)
-    emitEnd: (event, after, coordinated) => {
+  const reads = { scheduler: () => undefined, startedAlone: (key: string) => alone.has(key) };
+  const out = (effect: CoordinationOut) => {
+    if (effect.kind === 'start') starts.push(effect.event);
+    else if (effect.kind === 'started-alone') alone.add(effect.key);
+    else if (effect.kind === 'missed') missed.push({ event: effect.event, why: effect.why, reason: effect.reason });
+    else if (effect.kind === 'warn') warnings.push(effect.text);
+    else if (effect.kind === 'end') {
+      // as the schedule's emitter does: the one decision of whether the slot recorded (recorded.ts)
+      const { event, after, coordinated } = effect;
       const verdict = recordedVerdict({ ...event, heard: false, routesChannels: false, coordinated });
       if (verdict.kind === 'missed') {
         missed.push({ event, why: verdict.why, reason: verdict.reason });
@@ -81,14 +82,9 @@ function instance(
       }
       ends.push(event);
       after(true);
-    },
-    emitMissed: (event, why, reason) => missed.push({ event, why, reason }),
-    scheduler: () => undefined,
-    log: () => undefined,
-    warn: (text) => warnings.push(text),
-    changed: () => undefined,
+    }
   };
-  const coordination = new SlotCoordination(provider(coordinator, options.policy), undefined, host, {
+  const coordination = new SlotCoordination(provider(coordinator, options.policy), undefined, reads, out, {
     reportWaitMs: options.reportWaitMs,
   });
   return { coordination, coordinator, starts, ends, missed, warnings };
@@ -378,19 +374,14 @@ describe("a report every instance makes alike (a conflict's loser), told once", 
   it('no Redis to use (the coordination node refused its settings): each sends its own, and says so once', async () => {
     const warnings: string[] = [];
     const sent: string[] = [];
-    const alone = new SlotCoordination(undefined, 'Redis URL must be redis://host:port', {
-      emitStart: () => undefined,
-      emitEnd: () => undefined,
-      emitMissed: () => undefined,
-      scheduler: () => undefined,
-      adopted: () => undefined,
-      endedElsewhere: () => undefined,
-      startAlone: () => undefined,
-      startedAlone: () => false,
-      log: () => undefined,
-      warn: (text) => warnings.push(text),
-      changed: () => undefined,
-    });
+    const alone = new SlotCoordination(
+      undefined,
+      'Redis URL must be redis://host:port',
+      { scheduler: () => undefined, startedAlone: () => false },
+      (effect) => {
+        if (effect.kind === 'warn') warnings.push(effect.text);
+      },
+    );
     try {
       alone.reportOnce('sched:w:1', ref(), until(), () => sent.push('1'));
       alone.reportOnce('sched:w:2', ref('conflict:2'), until(), () => sent.push('2'));
