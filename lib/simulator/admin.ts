@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isPlainObject } from '../guards';
 import { ChannelFailureSpec, type ChannelFailures } from './channel-failures';
-import { channelView, WARM_UP_MAX_MS, WARM_UP_MIN_MS } from './channels';
+import { channelView } from './channels';
 import { type FaultRegistry, FaultSpec } from './faults';
 import { type BodyBudget, BUSY_RETRY_AFTER_SECONDS, readBodyAsync, send } from './http-io';
 import { jobView } from './jobs';
@@ -9,6 +9,7 @@ import { parseJsonBody } from './operation';
 import type { RequestLog } from './request-log';
 import type { SimulatorState } from './state';
 import { isoTime } from './timespan';
+import { WARM_UP_MAX_MS, WARM_UP_MIN_MS } from './warm-up';
 
 /** What the admin API reaches into; the Simulator itself provides it. */
 export interface AdminTarget {

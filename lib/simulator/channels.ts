@@ -1,14 +1,9 @@
 import type { ChannelState } from '../schemas';
 import type { ChannelRecord } from './state';
 import { isoTime } from './timespan';
+import { CHANNEL_ACTIVE_AFTER_MS } from './warm-up';
 
-/** Offsets of the channel lifecycle from its creation. */
-const CHANNEL_ACTIVE_AFTER_MS = 1000;
-/** The warm-up a channel is created with unless the admin API set another (`/__admin/warm-up`). */
-export const CHANNEL_RECORDING_AFTER_MS = 2000;
-/** The warm-ups the admin API accepts: ACTIVE comes 1 s after creation, before any recording. */
-export const WARM_UP_MIN_MS = CHANNEL_ACTIVE_AFTER_MS;
-export const WARM_UP_MAX_MS = 600_000;
+export { CHANNEL_RECORDING_AFTER_MS } from './warm-up';
 
 /** When the channel begins to record (epoch ms, the simulator's clock). */
 export function recordingStartOf(ch: ChannelRecord): number {

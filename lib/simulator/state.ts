@@ -1,5 +1,4 @@
 import type { WorkflowStatus } from '../schemas';
-import { CHANNEL_RECORDING_AFTER_MS } from './channels';
 import type {
   ApiKeyScope,
   Fixture,
@@ -12,6 +11,7 @@ import type {
   FixtureVariableDef,
   FixtureWorkflowDef,
 } from './fixture-schema';
+import { CHANNEL_RECORDING_AFTER_MS } from './warm-up';
 
 /** A workflow with everything a request needs precomputed once at start. */
 /**
