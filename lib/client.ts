@@ -21,6 +21,7 @@ import {
 } from './rules';
 import type { Channel, Workflow, WorkflowInputs, WorkflowJob, WorkflowList } from './schemas';
 import { schemas } from './schemas-lazy';
+import type { ServiceClockReading } from './service-clock';
 import { buildSubmitRequest, describeType } from './submit-input';
 import { type ApiResponse, type HttpRequest, type RetryNotice, Transport } from './transport';
 import { readWorkflowList } from './workflow-list-read';
@@ -369,6 +370,15 @@ export class MediaSpacesClient {
   /** When the configured workflow token expires (ms since the epoch), if known. */
   get workflowTokenExpiresAt(): number | undefined {
     return this.#config.workflowToken ? expiryOf(this.#config.workflowTokenExpiresAt) : undefined;
+  }
+
+  /**
+   * How far the live-capture area's clock (which times recordings) is from this host's, once its answers'
+   * `Date` headers settle it (lib/service-clock.ts); undefined before.
+   */
+  liveCaptureClock(): ServiceClockReading | undefined {
+    const base = this.#config.liveCaptureUrl || this.#config.workflowUrl;
+    return base ? this.transport.serviceClock(base) : undefined;
   }
 
   /** What a log or JSON.stringify may show of the client: never its credentials. */

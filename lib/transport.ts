@@ -11,6 +11,7 @@ import {
   retryPlan,
   sleep,
 } from './retry';
+import { ServiceClock, type ServiceClockReading } from './service-clock';
 
 interface TransportOptions {
   /** Whole-attempt timeout in ms (connect, headers and body). */
@@ -103,6 +104,8 @@ export class Transport {
   private readonly inflight = new Set<{ abort(reason?: unknown): void }>();
   /** The attempts listening to each caller's signal: one listener per signal, not one per attempt. */
   private readonly bySignal = new WeakMap<AbortSignal, Set<Exchange>>();
+  /** The service's clock as each origin's answers stamp it (at most two origins: the two areas). */
+  private readonly clocks = new Map<string, ServiceClock>();
 
   constructor(private readonly options: TransportOptions) {
     this.ownsDispatcher = options.dispatcher === undefined;
@@ -132,8 +135,10 @@ export class Transport {
       const watched = requestEvents.hasSubscribers;
       const sentAt = watched ? performance.now() : 0;
       let raw: RawResponse | MediaSpacesError;
+      const sentWall = Date.now();
       try {
         raw = await this.attempt(req);
+        this.clockOf(req.url).observe(sentWall, Date.now(), raw.headers.date);
       } catch (error) {
         raw = failedAttempt(error);
       }
@@ -155,6 +160,22 @@ export class Transport {
       await this.pause(decision.delayMs, req);
       state = decision.next;
     }
+  }
+
+  /** How far the service's clock at `url`'s origin is from this host's, once its answers settle it. */
+  serviceClock(url: string): ServiceClockReading | undefined {
+    return this.clocks.get(splitUrl(url).origin)?.reading();
+  }
+
+  private clockOf(url: string): ServiceClock {
+    const { origin } = splitUrl(url);
+    let clock = this.clocks.get(origin);
+    if (!clock) {
+      // published with the origin: never with credentials written into the address
+      clock = new ServiceClock(origin.replace(/\/\/[^@/]*@/, '//'));
+      this.clocks.set(origin, clock);
+    }
+    return clock;
   }
 
   private async pause(ms: number, req: HttpRequest): Promise<void> {

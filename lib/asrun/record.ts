@@ -8,6 +8,7 @@ import {
   SLOT_OUTCOMES,
   type SlotOutcome,
 } from '../schedule/slot-outcome';
+import { skewSentence } from '../service-clock';
 
 /** How a slot ended, as the as-run log reports it (lib/schedule/slot-outcome); `open` while it has not ended. */
 export type AsRunOutcome = SlotOutcome | 'open';
@@ -48,6 +49,11 @@ export interface AsRunRecord {
   lateBy?: number;
   /** seconds the recording ran past the scheduled (padded) end, when it overran it (lib/schedule/slot-outcome) */
   overrunBy?: number;
+  /**
+   * the service's clock minus this host's (seconds) when they differed by surely more than 2 s: the schedule
+   * started and stopped the recording by this host's clock, `actual` is the service's
+   */
+  clockOffset?: number;
   /** every segment, in the order they started */
   channels: AsRunChannel[];
   gaps: { from: string; to: string; why: string }[];
@@ -155,6 +161,7 @@ function recordOf(slot: string, transitions: SlotTransition[], job: SlotJobOutco
   const overrun = terminal?.overrun;
   const endedAt = transitions.filter((t) => t.endedAt !== undefined).at(-1)?.endedAt;
   const reason = terminal?.why;
+  const clockOffset = transitions.filter((t) => t.clockOffset !== undefined).at(-1)?.clockOffset;
   const record: AsRunRecord = {
     slot,
     schedule: last.schedule,
@@ -167,6 +174,7 @@ function recordOf(slot: string, transitions: SlotTransition[], job: SlotJobOutco
     },
     ...(lateBy !== undefined ? { lateBy } : {}),
     ...(overrun ? { overrunBy: overrun.by } : {}),
+    ...(clockOffset !== undefined ? { clockOffset } : {}),
     channels: [...channels.values()],
     gaps,
     interruptions: transitions.filter((t) => t.to === 'interrupted').length,
@@ -193,6 +201,7 @@ function discrepancyOf(r: AsRunRecord, transitions: SlotTransition[]): string | 
   if (revived) parts.push(revived.why ?? 'started after a channel freed up');
   if (r.lateBy !== undefined && isLate(r.lateBy)) parts.push(lateSentence(r.lateBy));
   if (terminal?.overrun) parts.push(overrunSentence(terminal.overrun));
+  if (r.clockOffset !== undefined) parts.push(skewSentence(r.clockOffset));
   if (r.interruptions > 0) {
     const whys = transitions.filter((t) => t.to === 'interrupted' && t.why).map((t) => t.why);
     parts.push(

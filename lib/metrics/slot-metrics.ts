@@ -11,6 +11,7 @@ import {
   slotTransitions,
 } from '../schedule/slot-events';
 import { endLatenessSeconds, outcomeOf, SLOT_OUTCOMES } from '../schedule/slot-outcome';
+import { type ServiceClockEvent, serviceClockEvents } from '../service-clock';
 import { type Family, Histogram, type Sample } from './exposition';
 
 const OUTCOMES = SLOT_OUTCOMES;
@@ -74,7 +75,10 @@ export class SlotMetrics {
     },
     feed: (m: unknown) => this.safely(() => this.feed(m as FeedRefreshEvent)),
     windows: (m: unknown) => this.safely(() => this.knowWindows(m as ScheduleWindows)),
+    clock: (m: unknown) => this.safely(() => this.serviceClock(m as ServiceClockEvent)),
   };
+  /** per origin of the service: its clock minus this host's, seconds, as last settled */
+  private readonly clockOffsets = new Map<string, number>();
 
   start(): void {
     if (this.subscribed) return;
@@ -85,6 +89,7 @@ export class SlotMetrics {
     coordinationFailures.subscribe(this.handlers.coordination);
     feedEvents.subscribe(this.handlers.feed);
     scheduleWindows.subscribe(this.handlers.windows);
+    serviceClockEvents.subscribe(this.handlers.clock);
   }
 
   stop(): void {
@@ -96,6 +101,7 @@ export class SlotMetrics {
     coordinationFailures.unsubscribe(this.handlers.coordination);
     feedEvents.unsubscribe(this.handlers.feed);
     scheduleWindows.unsubscribe(this.handlers.windows);
+    serviceClockEvents.unsubscribe(this.handlers.clock);
   }
 
   /** An event heard before this object subscribed (the lazy start in a host), by its channel's name. */
@@ -106,6 +112,12 @@ export class SlotMetrics {
     else if (channel === coordinationFailures.name) this.handlers.coordination(message);
     else if (channel === feedEvents.name) this.handlers.feed(message);
     else if (channel === scheduleWindows.name) this.handlers.windows(message);
+    else if (channel === serviceClockEvents.name) this.handlers.clock(message);
+  }
+
+  private serviceClock(e: ServiceClockEvent): void {
+    // a handful of origins per process (each server's one or two areas): bounded by the deployed servers
+    if (typeof e.origin === 'string' && Number.isFinite(e.offsetMs)) this.clockOffsets.set(e.origin, e.offsetMs / 1000);
   }
 
   /** A window its schedule knows of: its series exist from now on, at 0. */
@@ -423,6 +435,13 @@ export class SlotMetrics {
         samples: [...this.feeds]
           .filter(([, f]) => f.lastSuccess !== undefined)
           .map(([feed, f]) => ({ labels: { feed }, value: (f.lastSuccess ?? 0) / 1000 })),
+      },
+      {
+        name: 'media_spaces_service_clock_offset_seconds',
+        labelNames: ['origin'],
+        help: "The service's clock minus this host's, as its answers' Date headers settle it (to within a quarter of a second); recordings start and stop by this host's clock.",
+        type: 'gauge',
+        samples: [...this.clockOffsets].map(([origin, value]) => ({ labels: { origin }, value })),
       },
     ];
     return families;

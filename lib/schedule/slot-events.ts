@@ -27,6 +27,8 @@ export interface SlotTransition {
   startedAt?: string; // ISO, on entering recording: when the segment began to record by the service's clock
   // (its recording.started_at, else the first read in RECORDING; the channel's creation when it cannot be read)
   endedAt?: string; // ISO, on finishing and the final phase: when the recording ended by the service's clock
+  clockOffset?: number; // with startedAt or endedAt: the service's clock minus this host's, seconds, when they
+  // differ by surely more than 2 s (lib/service-clock): the schedule's times are this host's, the service's its own
   overrun?: { by: number; why?: string }; // on the final phase: the recording ended `by` seconds past the
   // scheduled end, more than OVERRUN_AFTER_S (lib/schedule/slot-outcome), and why
   gaps?: { from: string; to: string; why: string }[];

@@ -1,4 +1,5 @@
 import { channelWithId } from '../channel-ref';
+import { type ServiceClockReading, skewSentence, toldSkewSeconds } from '../service-clock';
 import { isoSeconds, type Slot } from '.';
 import type { SlotGap, SlotRecord } from './scheduler';
 import { type SlotPhase, type SlotTransition, slotTransitions } from './slot-events';
@@ -38,6 +39,8 @@ export interface SlotReads {
   readsChannels?(): boolean;
   /** the slot's one record while the scheduler holds it (journaled with it) */
   record?(key: string): SlotRecord | undefined;
+  /** how far the service's clock (which times the recordings) is from this host's, once known */
+  serviceClock?(): ServiceClockReading | undefined;
 }
 
 /**
@@ -91,6 +94,8 @@ export interface SlotView {
  */
 export class SlotLives {
   private readonly runs = new Map<string, SlotRun>();
+  /** the clocks' difference last warned of (seconds), so that each slot does not warn again */
+  private warnedSkew: number | undefined;
 
   /** `out`: the node's one way of carrying out what the slots' lives ask (events come in as method calls). */
   constructor(
@@ -220,7 +225,7 @@ export class SlotLives {
       return;
     }
     const partial = run.gaps.length > 0;
-    const overrun = overrunOf(run);
+    const overrun = overrunOf(run, this.skew());
     this.move(run, partial ? 'recorded-with-gaps' : 'recorded', {
       ...began,
       why: partial ? gapSentence(run.gaps) : note,
@@ -477,11 +482,38 @@ export class SlotLives {
     }
   }
 
+  /** `clockOffset` for a transition that carries one of the service's times, when worth telling. */
+  private clockOffsetOf(carriesServiceTime: boolean): { clockOffset?: number } {
+    const skew = carriesServiceTime ? this.skew() : undefined;
+    if (skew === undefined) return {};
+    this.warnOfSkew(skew);
+    return { clockOffset: skew };
+  }
+
+  /** The clocks' difference when it is worth telling (lib/service-clock), in seconds. */
+  private skew(): number | undefined {
+    return toldSkewSeconds(this.reads.serviceClock?.());
+  }
+
+  /** Said once, and again when it changes by a second or more: the recordings' times are the service's. */
+  private warnOfSkew(skew: number): void {
+    if (this.warnedSkew !== undefined && Math.abs(skew - this.warnedSkew) < 1) return;
+    this.warnedSkew = skew;
+    this.out({
+      kind: 'warn',
+      text: `${skewSentence(skew)}: recordings start and stop by this host's clock, so the service times them ${Math.abs(skew)} s ${skew > 0 ? 'late' : 'early'} by its own (the as-run log says so); set this host's clock by NTP`,
+    });
+  }
+
   /** The transition, published on `media-spaces:slot` (the as-run log, the metrics). */
   private tell(run: SlotRun, from: SlotPhase, extra: MoveDetails): void {
     if (!slotTransitions.hasSubscribers) return;
     const to = run.phase;
     const channel = extra.channel ?? run.channel;
+    const endedAt =
+      run.endedAt !== undefined && (to === 'finishing' || isFinalPhase(to))
+        ? new Date(run.endedAt).toISOString()
+        : undefined;
     const transition: SlotTransition = {
       slot: run.slot.key,
       ...this.reads.identity(run.slot),
@@ -493,9 +525,8 @@ export class SlotLives {
       ...(channel ? { channel: { id: channel.id, outputs: outputsOf(channel) } } : {}),
       ...(extra.lateBy !== undefined ? { lateBy: extra.lateBy } : {}),
       ...(extra.startedAt ? { startedAt: extra.startedAt } : {}),
-      ...(run.endedAt !== undefined && (to === 'finishing' || isFinalPhase(to))
-        ? { endedAt: new Date(run.endedAt).toISOString() }
-        : {}),
+      ...(endedAt !== undefined ? { endedAt } : {}),
+      ...this.clockOffsetOf(extra.startedAt !== undefined || endedAt !== undefined),
       ...(extra.overrun ? { overrun: extra.overrun } : {}),
       ...(extra.gaps?.length ? { gaps: extra.gaps.map(gapView) } : {}),
       ...(extra.revived ? { revived: true } : {}),
@@ -619,7 +650,7 @@ function recordingTime(channel: Record<string, unknown> | undefined, field: 'sta
  * How far past its scheduled end the recording ended by the service's clock, and why, when that is more than
  * OVERRUN_AFTER_S: the stop's refusals, a stop accepted late, or the service's own finishing.
  */
-function overrunOf(run: SlotRun): { by: number; why?: string } | undefined {
+function overrunOf(run: SlotRun, skew: number | undefined): { by: number; why?: string } | undefined {
   if (run.endedAt === undefined) return undefined;
   const by = endLatenessSeconds(run.slot.end, run.endedAt);
   if (!isOverrun(by)) return undefined;
@@ -627,6 +658,9 @@ function overrunOf(run: SlotRun): { by: number; why?: string } | undefined {
   if (stop?.refused) return { by, why: stop.refused };
   if (stop && stop.acceptedAt - run.slot.end > OVERRUN_AFTER_S * 1000)
     return { by, why: `the stop was accepted ${Math.round((stop.acceptedAt - run.slot.end) / 1000)} s after the end` };
+  // the stop went at the end by this host's clock, which is behind the service's: that is the overrun
+  if (stop && skew !== undefined && skew > 0 && !isOverrun(by - skew))
+    return { by, why: "the stop went at the end by this host's clock" };
   return stop ? { by, why: 'the service ended the recording late after the stop' } : { by };
 }
 

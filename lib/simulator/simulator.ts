@@ -144,6 +144,8 @@ class RunningSimulator implements Simulator, AdminTarget, ServiceContext {
   }
 
   private dispatch(req: http.IncomingMessage, res: http.ServerResponse): void {
+    // the service's clock, as an origin server's Date header gives it (Node's own would be the host's)
+    res.setHeader('date', new Date(this.clock.now()).toUTCString());
     const target = splitTarget(req.url);
     if (!target) {
       send(res, 400, JSON.stringify({ error_message: 'malformed request target' }));

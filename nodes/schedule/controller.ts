@@ -21,6 +21,7 @@ import {
   slotTransitions,
 } from '../../lib/schedule/slot-events';
 import { type SlotIdentity, SlotLives, type SlotOut } from '../../lib/schedule/slot-lives';
+import type { ServiceClockReading } from '../../lib/service-clock';
 import { findCoordination } from '../shared/coordination-provider';
 import { asMediaSpacesError, failMessage } from '../shared/failure';
 import { resolveMessageInputs } from '../shared/inputs';
@@ -314,9 +315,22 @@ export class ScheduleController {
         alarmAfterMs: (slot) => (this.windowOf(slot.key)?.alarm_after ?? DEFAULT_ALARM_AFTER_S) * 1000,
         readsChannels: () => this.watch !== undefined,
         record: (key) => this.scheduler?.record(key),
+        serviceClock: () => this.serviceClock(),
       },
       (effect) => this.carryOut(effect, emitter),
     );
+  }
+
+  /** How far the live-capture area's clock is from this host's, as its answers to this schedule's reads settle it. */
+  private serviceClock(): ServiceClockReading | undefined {
+    const server = this.settings.server;
+    if (!server) return undefined;
+    try {
+      return clientFor(this.RED, server, 'liveCapture').liveCaptureClock();
+    } catch {
+      // the server node is gone or not deployed: nothing is read from the service, so nothing is known of its clock
+      return undefined;
+    }
   }
 
   /** What a slot's life asks (lib/schedule/slot-lives `SlotOut`), done through this node's parts. */

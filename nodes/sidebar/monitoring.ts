@@ -11,7 +11,7 @@ type Started = ReturnType<Runtime['startMonitoring']>;
 /**
  * The channels monitoring reads, by name: the modules that define them
  * (lib/schedule/slot-events, lib/request-events, lib/coordination/failure-events,
- * lib/feed-events) are loaded with what they serve, not at Node-RED's start.
+ * lib/feed-events, lib/service-clock) are loaded with what they serve, not at Node-RED's start.
  */
 export const MONITORED_CHANNELS = [
   'media-spaces:slot',
@@ -20,6 +20,7 @@ export const MONITORED_CHANNELS = [
   'media-spaces:coordination-failure',
   'media-spaces:feed',
   'media-spaces:schedule-windows',
+  'media-spaces:service-clock',
 ];
 const CHANNELS = MONITORED_CHANNELS.map((name) => diagnostics_channel.channel(name));
 

@@ -6,12 +6,13 @@ import type { SlotLife } from '../../lib/schedule/slot-stage';
 interface Watched {
   show(slot: Slot, life: SlotLife, channel?: unknown): void;
   keep(slot: Slot): void;
+  warn(text: string): void;
 }
 
 /**
  * A schedule node's part in its slots' lives, doing nothing but naming the slot: what the lives read, and a
  * sink for their effects. Tests give what they read (`readsChannels`, the one record's `record`) and the effects
- * they watch (`show`, `keep`) as `parts`: `new SlotLives(...quietHost(parts))`.
+ * they watch (`show`, `keep`, `warn`) as `parts`: `new SlotLives(...quietHost(parts))`.
  */
 export function quietHost(parts: Partial<SlotReads & Watched> = {}): ConstructorParameters<typeof SlotLives> {
   const reads: SlotReads = {
@@ -26,10 +27,12 @@ export function quietHost(parts: Partial<SlotReads & Watched> = {}): Constructor
     ...(parts.alarmAfterMs ? { alarmAfterMs: parts.alarmAfterMs } : {}),
     ...(parts.readsChannels ? { readsChannels: parts.readsChannels } : {}),
     ...(parts.record ? { record: parts.record } : {}),
+    ...(parts.serviceClock ? { serviceClock: parts.serviceClock } : {}),
   };
   const out = (effect: SlotOut) => {
     if (effect.kind === 'show') parts.show?.(effect.slot, effect.life, effect.channel);
     else if (effect.kind === 'keep') parts.keep?.(effect.slot);
+    else if (effect.kind === 'warn') parts.warn?.(effect.text);
   };
   return [reads, out];
 }

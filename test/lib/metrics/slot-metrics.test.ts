@@ -297,8 +297,17 @@ describe('the channels the sidebar plugin listens on before monitoring starts', 
     const { slotJobs, slotTransitions } = await import('../../../lib/schedule/slot-events');
     const { coordinationFailures } = await import('../../../lib/coordination/failure-events');
     const { feedEvents } = await import('../../../lib/feed-events');
+    const { serviceClockEvents } = await import('../../../lib/service-clock');
     expect(MONITORED_CHANNELS).toEqual(
-      [slotTransitions, slotJobs, requestEvents, coordinationFailures, feedEvents, scheduleWindows].map((c) => c.name),
+      [
+        slotTransitions,
+        slotJobs,
+        requestEvents,
+        coordinationFailures,
+        feedEvents,
+        scheduleWindows,
+        serviceClockEvents,
+      ].map((c) => c.name),
     );
   });
 });

@@ -176,6 +176,60 @@ describe('SlotLives: the one record of a slot in progress', () => {
       }
     });
 
+    it("the service's clock 10.3 s ahead: said once, and carried by the transitions with the service's times", () => {
+      told.length = 0;
+      diagnostics_channel.subscribe('media-spaces:slot', listen);
+      try {
+        const warnings: string[] = [];
+        let reading = { offsetMs: 10_260, withinMs: 40 };
+        const machine = new SlotLives(
+          ...quietHost({
+            readsChannels: () => true,
+            serviceClock: () => reading,
+            warn: (text) => warnings.push(text),
+          }),
+        );
+        open.push(machine);
+        const other = { ...slot, key: `${slot.key}-b` };
+        for (const s of [slot, other]) {
+          const channel = { id: `ch-${s.key}`, state: 'RECORDING', recording: { started_at: iso(s.start + 12_000) } };
+          machine.starting(s);
+          machine.recording(s, channel);
+          machine.stopping(s, channel);
+          const ended = {
+            ...channel,
+            state: 'INACTIVE',
+            recording: { ...channel.recording, ended_at: iso(s.end + 10_000) },
+          };
+          machine.finishing(s, ended);
+          machine.finished(s, ended);
+        }
+        // two slots, one warning: the same difference
+        expect(warnings).toEqual([
+          "the service's clock is 10.3 s ahead of this host's: recordings start and stop by this host's clock, so the service times them 10.3 s late by its own (the as-run log says so); set this host's clock by NTP",
+        ]);
+        const mine = told.filter((t) => t.slot === slot.key);
+        expect(mine.map((t) => [t.to, t.clockOffset])).toEqual([
+          ['starting', undefined],
+          ['recording', 10.3],
+          ['stopping', undefined],
+          ['finishing', 10.3],
+          ['finished', 10.3],
+        ]);
+        // stopped at the end by this host's clock: 10 s past it by the service's, and that is why
+        expect(mine[4].overrun).toEqual({ by: 10, why: "the stop went at the end by this host's clock" });
+        // within what the answers tell, 2 s or less is not told
+        reading = { offsetMs: 2_100, withinMs: 200 };
+        const third = { ...slot, key: `${slot.key}-c` };
+        machine.starting(third);
+        machine.recording(third, { id: 'ch-c', state: 'RECORDING', recording: { started_at: iso(third.start) } });
+        expect(told.find((t) => t.slot === third.key && t.to === 'recording')?.clockOffset).toBeUndefined();
+        expect(warnings).toHaveLength(1);
+      } finally {
+        diagnostics_channel.unsubscribe('media-spaces:slot', listen);
+      }
+    });
+
     it('a channel that never recorded, still PENDING at the stop, ends missed with its state, never recorded', () => {
       told.length = 0;
       diagnostics_channel.subscribe('media-spaces:slot', listen);
