@@ -138,10 +138,10 @@ export class Transport {
       const sentWall = Date.now();
       try {
         raw = await this.attempt(req);
-        this.clockOf(req.url).observe(sentWall, Date.now(), raw.headers.date);
       } catch (error) {
         raw = failedAttempt(error);
       }
+      if (!(raw instanceof MediaSpacesError)) this.clockOf(req.url).observe(sentWall, Date.now(), raw.headers.date);
       if (watched) publishRequest(req, raw, performance.now() - sentAt, attempts);
       if (!(raw instanceof MediaSpacesError) && raw.status >= 200 && raw.status < 300) {
         const replayed = raw.headers['idempotent-replayed'] === 'true';
@@ -164,15 +164,22 @@ export class Transport {
 
   /** How far the service's clock at `url`'s origin is from this host's, once its answers settle it. */
   serviceClock(url: string): ServiceClockReading | undefined {
-    return this.clocks.get(splitUrl(url).origin)?.reading();
+    // requests go to URL.origin (lowercase host, no default port, no credentials): so does the lookup
+    let origin: string;
+    try {
+      origin = new URL(url.trim()).origin;
+    } catch {
+      return undefined;
+    }
+    return this.clocks.get(origin)?.reading();
   }
 
   private clockOf(url: string): ServiceClock {
     const { origin } = splitUrl(url);
     let clock = this.clocks.get(origin);
     if (!clock) {
-      // published with the origin: never with credentials written into the address
-      clock = new ServiceClock(origin.replace(/\/\/[^@/]*@/, '//'));
+      // requests are built on URL.origin (no credentials), so the published origin carries none
+      clock = new ServiceClock(origin);
       this.clocks.set(origin, clock);
     }
     return clock;

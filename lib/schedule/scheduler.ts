@@ -8,15 +8,9 @@ import { isRerecordBooking, liveBookings, type RerecordBooking } from './rerecor
 import { occurrenceName, type Slot, type StartReason, slotKey } from './template-context';
 
 /**
- * What a slot recorded so far: the channel recording now, the channels that recorded part of the window
- * before it, and the stretches nothing recorded. One record per slot in progress: the scheduler holds it
- * and journals it with the slot, and the slot's life (nodes/schedule/slot-life) reads and changes this very
- * record, never a copy. Its arrays are replaced when they change, never changed in place (see snapshot).
- */
-/**
  * All that is known of a slot in progress, besides its occurrence: its segments and what its life learnt of
  * its start and end. The scheduler journals it with the slot (in progress, then ended for the replay period);
- * the slot's life (nodes/schedule/slot-life) reads and writes this very object, replacing its arrays and
+ * the slot's life (lib/schedule/slot-lives) reads and writes this very object, replacing its arrays and
  * `life` rather than changing them in place, so that a journal snapshot taken before stays as it was saved.
  */
 export interface SlotRecord {

@@ -52,7 +52,8 @@ export interface SlotReads {
  * - `start-failing`: the start still fails `alarmAfterMs` after the slot's start: said once, while it can still
  *   be helped;
  * - `replace`: the recording stopped before the window's end: ask for a replacement (the `n`th);
- * - `warn`: an event the transition table has no row for (told once per phase and event).
+ * - `warn`: an event the transition table has no row for (told once per phase and event), or the service's
+ *   clock apart from this host's (told once while they stay apart).
  * The transitions themselves go out on `media-spaces:slot` (lib/schedule/slot-events), read by the as-run log
  * and the metrics.
  */
@@ -94,7 +95,7 @@ export interface SlotView {
  */
 export class SlotLives {
   private readonly runs = new Map<string, SlotRun>();
-  /** the clocks' difference last warned of (seconds), so that each slot does not warn again */
+  /** the clocks' difference warned of (seconds) while they stay apart, so that each slot does not warn again */
   private warnedSkew: number | undefined;
 
   /** `out`: the node's one way of carrying out what the slots' lives ask (events come in as method calls). */
@@ -484,8 +485,13 @@ export class SlotLives {
 
   /** `clockOffset` for a transition that carries one of the service's times, when worth telling. */
   private clockOffsetOf(carriesServiceTime: boolean): { clockOffset?: number } {
-    const skew = carriesServiceTime ? this.skew() : undefined;
-    if (skew === undefined) return {};
+    if (!carriesServiceTime) return {};
+    const skew = this.skew();
+    if (skew === undefined) {
+      // the clocks agree (again): a later difference is a new one, and is told
+      this.warnedSkew = undefined;
+      return {};
+    }
     this.warnOfSkew(skew);
     return { clockOffset: skew };
   }
@@ -495,9 +501,9 @@ export class SlotLives {
     return toldSkewSeconds(this.reads.serviceClock?.());
   }
 
-  /** Said once, and again when it changes by a second or more: the recordings' times are the service's. */
+  /** Said once while the clocks stay apart (a drifting host's estimate moves, and is not told again). */
   private warnOfSkew(skew: number): void {
-    if (this.warnedSkew !== undefined && Math.abs(skew - this.warnedSkew) < 1) return;
+    if (this.warnedSkew !== undefined) return;
     this.warnedSkew = skew;
     this.out({
       kind: 'warn',
@@ -507,13 +513,15 @@ export class SlotLives {
 
   /** The transition, published on `media-spaces:slot` (the as-run log, the metrics). */
   private tell(run: SlotRun, from: SlotPhase, extra: MoveDetails): void {
-    if (!slotTransitions.hasSubscribers) return;
     const to = run.phase;
-    const channel = extra.channel ?? run.channel;
     const endedAt =
       run.endedAt !== undefined && (to === 'finishing' || isFinalPhase(to))
         ? new Date(run.endedAt).toISOString()
         : undefined;
+    // the clocks are checked (and their difference warned of) whether or not anyone hears the transition
+    const clockOffset = this.clockOffsetOf(extra.startedAt !== undefined || endedAt !== undefined);
+    if (!slotTransitions.hasSubscribers) return;
+    const channel = extra.channel ?? run.channel;
     const transition: SlotTransition = {
       slot: run.slot.key,
       ...this.reads.identity(run.slot),
@@ -526,7 +534,7 @@ export class SlotLives {
       ...(extra.lateBy !== undefined ? { lateBy: extra.lateBy } : {}),
       ...(extra.startedAt ? { startedAt: extra.startedAt } : {}),
       ...(endedAt !== undefined ? { endedAt } : {}),
-      ...this.clockOffsetOf(extra.startedAt !== undefined || endedAt !== undefined),
+      ...clockOffset,
       ...(extra.overrun ? { overrun: extra.overrun } : {}),
       ...(extra.gaps?.length ? { gaps: extra.gaps.map(gapView) } : {}),
       ...(extra.revived ? { revived: true } : {}),

@@ -26,7 +26,7 @@ const WATCHED: readonly SlotLife['stage'][] = ['starting', 'stopping'];
 /**
  * What the Media Spaces sidebar shows of one schedule node: its windows and
  * paused state, each slot (start, channel, outcome), and the tab's actions.
- * A slot is shown as its state machine (slot-life.ts) tells it; the controller
+ * A slot is shown as its state machine (lib/schedule/slot-lives.ts) tells it; the controller
  * calls `sync()` wherever the schedule's own state may change, and this module
  * tells the runtime's activity feed what changed since. It keeps no slot of
  * its own: the lives hold the slots in progress, the scheduler the skipped
@@ -112,7 +112,7 @@ export class ScheduleSidebar {
     this.feed.unregister(this.node.id);
   }
 
-  /** A slot's stage changed (slot-life.ts); a final stage is its last report. */
+  /** A slot's stage changed (lib/schedule/slot-lives.ts); a final stage is its last report. */
   show(slot: Slot, life: SlotLife, channel?: unknown): void {
     if (this.closed) return;
     // the programme's title and episode, as every place that names the slot says it

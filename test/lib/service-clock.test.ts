@@ -66,3 +66,28 @@ describe('what is told of it', () => {
     expect(skewSentence(-3.1)).toBe("the service's clock is 3.1 s behind this host's");
   });
 });
+
+describe("the client's reading of the live-capture area's clock", () => {
+  it('is found under the address as the server node writes it (upper case, spaces, a trailing slash)', async () => {
+    const { startHarness } = await import('../support/sim');
+    // a simulator that follows the wall clock, 10 s ahead of it
+    const h = await startHarness({ manualClock: false, startTime: new Date(Date.now() + 10_000).toISOString() });
+    try {
+      const port = new URL(h.sim.liveCaptureUrl).port;
+      const written = `  HTTP://LocalHost:${port}/  `;
+      const client = h.client({ liveCaptureUrl: written, workflowUrl: written });
+      expect(client.liveCaptureClock()).toBeUndefined();
+      // answers spread over a second and a half: their Date headers close the bounds in
+      const channel = (await client.createChannel({ name: 'clock' })).data;
+      for (let i = 0; i < 30; i++) {
+        await client.getChannel(channel.id);
+        await new Promise((resolve) => setTimeout(resolve, 53));
+      }
+      const reading = client.liveCaptureClock();
+      expect(reading).toBeDefined();
+      expect(Math.abs((reading?.offsetMs ?? 0) - 10_000)).toBeLessThanOrEqual(300);
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -225,6 +225,24 @@ describe('SlotLives: the one record of a slot in progress', () => {
         machine.recording(third, { id: 'ch-c', state: 'RECORDING', recording: { started_at: iso(third.start) } });
         expect(told.find((t) => t.slot === third.key && t.to === 'recording')?.clockOffset).toBeUndefined();
         expect(warnings).toHaveLength(1);
+        // apart again after agreeing: a new difference, told again; a drifting estimate while apart is not
+        reading = { offsetMs: -6_000, withinMs: 100 };
+        const fourth = { ...slot, key: `${slot.key}-d` };
+        machine.starting(fourth);
+        machine.recording(fourth, { id: 'ch-d', state: 'RECORDING', recording: { started_at: iso(fourth.start) } });
+        reading = { offsetMs: -7_500, withinMs: 100 };
+        machine.stopping(fourth, { id: 'ch-d', state: 'RECORDING' });
+        machine.finishing(fourth, { id: 'ch-d', state: 'INACTIVE', recording: { ended_at: iso(fourth.end) } });
+        expect(warnings).toHaveLength(2);
+        expect(warnings[1]).toMatch(
+          /^the service's clock is 6 s behind this host's: .* so the service times them 6 s early/,
+        );
+        expect(told.filter((t) => t.slot === fourth.key).map((t) => t.clockOffset)).toEqual([
+          undefined,
+          -6,
+          undefined,
+          -7.5,
+        ]);
       } finally {
         diagnostics_channel.unsubscribe('media-spaces:slot', listen);
       }

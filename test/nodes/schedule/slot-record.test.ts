@@ -199,16 +199,34 @@ describe("a slot's segments: one record, journaled", () => {
     first.scheduler.rememberChannel(slot.key, { id: 'ch-1', state: 'RECORDING' });
     first.lives.close();
     first.scheduler.stop();
-    // as the release before wrote it: no `life`; and a damaged `life` loses the fact, never the slot
-    const written = store.last.active.find((s) => s.key === slot.key);
-    expect(written?.life).toBeUndefined();
-    store.saved.push({
-      ...store.last,
-      active: [{ ...(written as NonNullable<typeof written>), life: { awaiting: 'yes', attempts: 'three' } as never }],
-    });
+    // as the release before wrote it: the channel, and no `life`
+    expect(store.last.active.find((s) => s.key === slot.key)?.life).toBeUndefined();
     const second = await instance(clock, store, true);
     const [restored] = second.scheduler.activeSlots();
-    expect(restored.life).toEqual({});
+    expect(restored.life).toBeUndefined();
+    second.lives.restore(restored, restored, restored.startFailure);
+    expect(second.lives.view(slot.key)?.phase).toBe('recording');
+    expect(told.filter((t) => t.slot === slot.key && t.to === 'recording')).toEqual([]);
+  });
+
+  it('a damaged `life` in the journal loses its facts, never the slot', async () => {
+    const minute = Math.floor(Date.now() / 60_000) * 60_000;
+    const clock = new ManualClock(minute - 1000, { strictDelays: true });
+    const store = new KeepingStore();
+    const first = await instance(clock, store, true);
+    await clock.advance(1000);
+    const [slot] = first.scheduler.activeSlots();
+    first.scheduler.rememberChannel(slot.key, { id: 'ch-1', state: 'RECORDING' });
+    first.lives.close();
+    first.scheduler.stop();
+    const written = store.last.active.find((s) => s.key === slot.key);
+    expect(written).toBeDefined();
+    const damaged = { awaiting: 'yes', attempts: 'three', stop: { acceptedAt: 'then' }, lateMs: 7000 } as never;
+    store.saved.push({ ...store.last, active: [{ ...(written as NonNullable<typeof written>), life: damaged }] });
+    const second = await instance(clock, store, true);
+    const [restored] = second.scheduler.activeSlots();
+    expect(restored.key).toBe(slot.key);
+    expect(restored.life).toEqual({ lateMs: 7000 });
     second.lives.restore(restored, restored, restored.startFailure);
     expect(second.lives.view(slot.key)?.phase).toBe('recording');
   });
