@@ -25,6 +25,11 @@ export class CoordinationError extends MediaSpacesBaseError<CoordinationErrorCod
   }
 }
 
+/** Redis out of use for now (a timeout, a reconnect): worth another try, unlike refused credentials. */
+export function isTransientCoordinationError(err: unknown): boolean {
+  return err instanceof CoordinationError && (err.code === 'timeout' || err.code === 'unavailable');
+}
+
 function errorCode(err: unknown): string | undefined {
   if (typeof err !== 'object' || err === null) return undefined;
   const code = (err as { code?: unknown }).code;

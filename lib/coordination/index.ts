@@ -18,7 +18,7 @@ export {
   type LeaseKeeper,
   type LockResult,
 } from './coordinator';
-export { CoordinationError, type CoordinationErrorCode } from './errors';
+export { CoordinationError, type CoordinationErrorCode, isTransientCoordinationError } from './errors';
 export {
   type JobRecord,
   JobRegistry,

@@ -1,4 +1,9 @@
-import { CoordinationError, type Coordinator, type JobRecord } from '../../lib/coordination';
+import {
+  CoordinationError,
+  type Coordinator,
+  isTransientCoordinationError,
+  type JobRecord,
+} from '../../lib/coordination';
 import { isPlainObject } from '../../lib/guards';
 import { doublingDelay, retryUntilDeadline } from '../../lib/retry-until';
 import type { JobFollower } from '../../lib/watch';
@@ -123,7 +128,7 @@ export class JobCoordination {
         signal: this.abort.signal,
         attempt: () => this.coordinator().jobs.reportOnce(jobId, terminal),
         decide: (err, n) =>
-          transient(err) && !this.closed
+          isTransientCoordinationError(err) && !this.closed
             ? { retry: true, delayMs: doublingDelay(n, REPORT_RETRY_FIRST_MS, REPORT_RETRY_MAX_MS) }
             : { retry: false },
       });
@@ -132,7 +137,7 @@ export class JobCoordination {
       return won;
     } catch (err) {
       if (this.closed || this.abort.signal.aborted) return false;
-      if (transient(err)) {
+      if (isTransientCoordinationError(err)) {
         this.reportingAlone = true;
         this.reportedAlone.set(jobId, terminal);
       }
@@ -213,9 +218,4 @@ export class JobCoordination {
     this.warned = true;
     this.host.warn(`Redis coordination unusable (${err instanceof Error ? err.message : String(err)}): ${consequence}`);
   }
-}
-
-/** Redis out of use for now (a timeout, a reconnect): worth another try. */
-function transient(err: unknown): boolean {
-  return err instanceof CoordinationError && (err.code === 'timeout' || err.code === 'unavailable');
 }

@@ -8,6 +8,7 @@ import {
   type Coordinator,
   type DoneRecord,
   type HeldBy,
+  isTransientCoordinationError,
   type LeaseKeeper,
   type SlotRef,
 } from '../../lib/coordination';
@@ -233,7 +234,7 @@ export class SlotCoordination {
           return coordinator.claim(ref);
         },
         decide: (err, n) =>
-          transient(err)
+          isTransientCoordinationError(err)
             ? { retry: true, delayMs: doublingDelay(n, REDIS_RETRY_FIRST_MS, REDIS_RETRY_MAX_MS) }
             : { retry: false },
       });
@@ -248,7 +249,7 @@ export class SlotCoordination {
       this.reportingAlone = true;
       send();
       // a coordination node without valid settings has no Redis to come back
-      if (transient(err)) this.recordWhenBack({ key, ref, until, sentAt: Date.now() });
+      if (isTransientCoordinationError(err)) this.recordWhenBack({ key, ref, until, sentAt: Date.now() });
       return;
     }
     this.reportingAlone = false;
@@ -303,7 +304,7 @@ export class SlotCoordination {
         attempt: () => this.writeSentAlone(),
         decide: (err, n) => {
           if (err instanceof NotYet) return { retry: true, delayMs: err.retryInMs };
-          return transient(err)
+          return isTransientCoordinationError(err)
             ? { retry: true, delayMs: doublingDelay(n, REDIS_RETRY_FIRST_MS, REDIS_RETRY_MAX_MS) }
             : { retry: false };
         },
@@ -693,8 +694,7 @@ export class SlotCoordination {
           await step();
         },
         decide: (err, n) => {
-          const transient = err instanceof CoordinationError && (err.code === 'timeout' || err.code === 'unavailable');
-          return transient && !alone() && !this.closed
+          return isTransientCoordinationError(err) && !alone() && !this.closed
             ? { retry: true, delayMs: doublingDelay(n, REDIS_RETRY_FIRST_MS, REDIS_RETRY_MAX_MS) }
             : { retry: false };
         },
@@ -807,11 +807,6 @@ async function ownStalledClaim(
 /** One name per report's claim, whatever the order of the ref's fields. */
 function claimId(ref: SlotRef): string {
   return JSON.stringify([ref.schedule, ref.slot, ref.occurrence, ref.phase]);
-}
-
-/** Redis out of use for now (a timeout, a reconnect): worth another try. */
-function transient(err: unknown): boolean {
-  return err instanceof CoordinationError && (err.code === 'timeout' || err.code === 'unavailable');
 }
 
 /** Resolves true after `ms`, false at once when the signal aborts. */
