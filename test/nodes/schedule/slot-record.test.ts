@@ -80,6 +80,20 @@ async function instance(clock: ManualClock, store: KeepingStore, readsChannels =
   return { scheduler, lives: lives[0] };
 }
 
+/** A slot recording on its channel, journaled by a scheduler stopped since (Node-RED killed): the journal to read. */
+async function journaledRecording() {
+  const minute = Math.floor(Date.now() / 60_000) * 60_000;
+  const clock = new ManualClock(minute - 1000, { strictDelays: true });
+  const store = new KeepingStore();
+  const first = await instance(clock, store, true);
+  await clock.advance(1000);
+  const [slot] = first.scheduler.activeSlots();
+  first.scheduler.rememberChannel(slot.key, { id: 'ch-1', state: 'RECORDING' });
+  first.lives.close();
+  first.scheduler.stop();
+  return { clock, store, slot };
+}
+
 describe("a slot's segments: one record, journaled", () => {
   it('an interruption is journaled as it happens, taken up after a restart, and its gap closed there', async () => {
     // the scheduler's clock one second before a minute that began on the wall clock (the slot's life reads it)
@@ -190,15 +204,7 @@ describe("a slot's segments: one record, journaled", () => {
   });
 
   it('a journal of an earlier release (no life facts) is taken up as before: a slot with a channel records', async () => {
-    const minute = Math.floor(Date.now() / 60_000) * 60_000;
-    const clock = new ManualClock(minute - 1000, { strictDelays: true });
-    const store = new KeepingStore();
-    const first = await instance(clock, store, true);
-    await clock.advance(1000);
-    const [slot] = first.scheduler.activeSlots();
-    first.scheduler.rememberChannel(slot.key, { id: 'ch-1', state: 'RECORDING' });
-    first.lives.close();
-    first.scheduler.stop();
+    const { clock, store, slot } = await journaledRecording();
     // as the release before wrote it: the channel, and no `life`
     expect(store.last.active.find((s) => s.key === slot.key)?.life).toBeUndefined();
     const second = await instance(clock, store, true);
@@ -210,15 +216,7 @@ describe("a slot's segments: one record, journaled", () => {
   });
 
   it('a damaged `life` in the journal loses its facts, never the slot', async () => {
-    const minute = Math.floor(Date.now() / 60_000) * 60_000;
-    const clock = new ManualClock(minute - 1000, { strictDelays: true });
-    const store = new KeepingStore();
-    const first = await instance(clock, store, true);
-    await clock.advance(1000);
-    const [slot] = first.scheduler.activeSlots();
-    first.scheduler.rememberChannel(slot.key, { id: 'ch-1', state: 'RECORDING' });
-    first.lives.close();
-    first.scheduler.stop();
+    const { clock, store, slot } = await journaledRecording();
     const written = store.last.active.find((s) => s.key === slot.key);
     expect(written).toBeDefined();
     const damaged = { awaiting: 'yes', attempts: 'three', stop: { acceptedAt: 'then' }, lateMs: 7000 } as never;
