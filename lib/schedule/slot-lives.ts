@@ -562,8 +562,15 @@ export class SlotLives {
 
   private checkAlarm(run: SlotRun): void {
     run.alarmTimer = undefined;
-    if (run.alarmed || run.phase !== 'starting' || !run.lastFailure || this.runs.get(run.slot.key) !== run) return;
-    if (Date.now() < run.slot.start + this.reads.alarmAfterMs(run.slot)) return;
+    if (run.alarmed || run.phase !== 'starting' || this.runs.get(run.slot.key) !== run) return;
+    const early = run.slot.start + this.reads.alarmAfterMs(run.slot) - Date.now();
+    // a timer may fire a moment before the wall clock says its time came: looked at again then, or the alarm of
+    // a start whose last failure came before it would never be said
+    if (early > 0) {
+      run.alarmTimer ??= setTimeout(() => this.checkAlarm(run), early);
+      return;
+    }
+    if (!run.lastFailure) return;
     run.alarmed = true;
     this.out({ kind: 'start-failing', slot: run.slot, failure: { attempts: run.attempts, reason: run.lastFailure } });
   }

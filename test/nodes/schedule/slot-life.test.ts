@@ -1,9 +1,10 @@
 import diagnostics_channel from 'node:diagnostics_channel';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Slot } from '../../../lib/schedule';
 import type { SlotTransition } from '../../../lib/schedule/slot-events';
-import { type Channel, SlotLives } from '../../../lib/schedule/slot-lives';
+import { type Channel, SlotLives, type SlotOut } from '../../../lib/schedule/slot-lives';
 import type { SlotLife } from '../../../lib/schedule/slot-stage';
+import { reportStart } from '../../../lib/schedule/slot-starts';
 import { quietHost } from '../../support/slot-life-host';
 
 const NOW = Date.now();
@@ -90,6 +91,39 @@ describe('SlotLives: the one record of a slot in progress', () => {
     expect(machine.startedAlone(slot.key)).toBe(true);
     machine.missed(slot, 'missed', 'nothing recorded');
     expect(machine.startedAlone(slot.key)).toBe(false);
+  });
+
+  it('a failing start is said once alarm_after passed, even when its timer fires a moment early by the wall clock', () => {
+    vi.useFakeTimers();
+    try {
+      const start = Date.now();
+      const early: Slot = { ...slot, key: 'news:w1:alarm', start, end: start + 6000 };
+      const [reads] = quietHost({ alarmAfterMs: () => 2000 });
+      const said: Extract<SlotOut, { kind: 'start-failing' }>[] = [];
+      const machine = new SlotLives(reads, (effect) => {
+        if (effect.kind === 'start-failing') said.push(effect);
+      });
+      open.push(machine);
+      machine.starting(early);
+      // the last failure before alarm_after: nothing to say yet
+      vi.advanceTimersByTime(1990);
+      reportStart(early.key, { kind: 'attempt', attempt: 2, reason: '503 Service Unavailable', retryInMs: 8000 });
+      expect(said).toEqual([]);
+      // the wall clock steps back 5 ms against the timers: the alarm's timer fires at 1,995 ms by Date.now()
+      vi.setSystemTime(Date.now() - 5);
+      vi.advanceTimersByTime(10);
+      expect(Date.now() - start).toBeLessThan(2000 + 10);
+      vi.advanceTimersByTime(10);
+      expect(said).toEqual([
+        { kind: 'start-failing', slot: early, failure: { attempts: 2, reason: '503 Service Unavailable' } },
+      ]);
+      // said once
+      reportStart(early.key, { kind: 'attempt', attempt: 3, reason: '503 Service Unavailable', retryInMs: 8000 });
+      vi.advanceTimersByTime(3000);
+      expect(said).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   describe('times by the service clock', () => {
