@@ -34,17 +34,23 @@ export interface FeedHealth {
   occurrences: number;
 }
 
-export interface FeedPlansHost {
+/** What the feeds read of the schedule node they work for. */
+export interface FeedPlanReads {
   scheduler(): Scheduler | undefined;
   config(): ScheduleConfig;
   /** where feeds keep their last good copy (a restart with the feed down still records) */
   dir: string | undefined;
   /** the address and credentials a window's feed is fetched with; a sentence when they are missing */
   access(source: FeedWindowSource): { location: string; credentials?: import('./sources').FeedCredentials } | string;
-  /** a feed's problems or its failure, one sentence each (the node warns) */
-  warn(text: string): void;
-  changed(): void;
 }
+
+/**
+ * What the feeds ask of the schedule node, as data; the node carries each out, in the order given:
+ * - `warn`: a feed's address or credentials missing, its problems (told again only when they change, so a
+ *   refresh every few minutes does not repeat them), or its last good copy unreadable: one sentence each;
+ * - `changed`: a feed was read or failed, so its health may have changed (the badge and the sidebar).
+ */
+export type FeedPlanOut = { kind: 'warn'; text: string } | { kind: 'changed' };
 
 interface Entry {
   source: FeedWindowSource;
@@ -76,12 +82,16 @@ export class FeedPlans {
   private sources: Sources | undefined;
   private closed = false;
 
-  constructor(private readonly host: FeedPlansHost) {}
+  /** `out`: the node's one way of carrying out what the feeds ask (this lib knows no Node-RED). */
+  constructor(
+    private readonly reads: FeedPlanReads,
+    private readonly out: (effect: FeedPlanOut) => void,
+  ) {}
 
   /** The feeds of the windows now configured: new ones read and fetched, changed ones anew, gone ones stopped. */
   configure(): void {
     if (this.closed) return;
-    const windows = this.host.config().windows.filter((w) => w.source?.kind === 'ical' || w.source?.kind === 'xmltv');
+    const windows = this.reads.config().windows.filter((w) => w.source?.kind === 'ical' || w.source?.kind === 'xmltv');
     for (const [id, entry] of this.entries) {
       const now = windows.find((w) => w.id === id);
       if (
@@ -163,9 +173,9 @@ export class FeedPlans {
   private open(window: ScheduleWindow): void {
     const source = window.source as FeedWindowSource;
     const health: FeedHealth = { windowId: window.id, ok: true, occurrences: 0 };
-    const access = this.host.access(source);
+    const access = this.reads.access(source);
     if (typeof access === 'string') {
-      this.host.warn(access);
+      this.out({ kind: 'warn', text: access });
       this.entries.set(window.id, {
         source,
         window,
@@ -179,7 +189,7 @@ export class FeedPlans {
     const feed = new this.sources.Feed({
       location: access.location,
       label: window.id,
-      dir: this.host.dir ?? path.join(os.tmpdir(), 'media-spaces-feeds'),
+      dir: this.reads.dir ?? path.join(os.tmpdir(), 'media-spaces-feeds'),
       ...(access.credentials ? { credentials: access.credentials } : {}),
       allowEmpty: source.allowEmpty,
     });
@@ -190,7 +200,12 @@ export class FeedPlans {
       .then((read) => {
         if (read.result && this.entries.get(window.id) === entry) this.apply(entry, read);
       })
-      .catch((err) => this.host.warn(`window "${window.id}": the feed's last good copy cannot be read: ${String(err)}`))
+      .catch((err) =>
+        this.out({
+          kind: 'warn',
+          text: `window "${window.id}": the feed's last good copy cannot be read: ${String(err)}`,
+        }),
+      )
       .finally(() => void this.refresh(entry));
   }
 
@@ -216,7 +231,7 @@ export class FeedPlans {
         lastError: String(err),
         staleSince: entry.health.staleSince ?? new Date(),
       };
-      this.host.changed();
+      this.out({ kind: 'changed' });
     } finally {
       if (!this.closed && this.entries.get(entry.window.id) === entry) {
         entry.timer = setTimeout(() => void this.refresh(entry), again);
@@ -270,7 +285,7 @@ export class FeedPlans {
     const said = [state.lastError ? `the feed is stale: ${state.lastError}` : '', ...(result?.problems ?? [])]
       .filter(Boolean)
       .join(' ');
-    if (said && said !== entry.warned) this.host.warn(`window "${entry.window.id}": ${said}`);
+    if (said && said !== entry.warned) this.out({ kind: 'warn', text: `window "${entry.window.id}": ${said}` });
     entry.warned = said;
     if (result && !result.error) {
       entry.airings = {
@@ -279,12 +294,12 @@ export class FeedPlans {
       };
       this.plan(entry);
     }
-    this.host.changed();
+    this.out({ kind: 'changed' });
   }
 
   /** The window's plan: the feed's occurrences, and the repeats booked to record a failed slot again. */
   private plan(entry: Entry): void {
-    const scheduler = this.host.scheduler();
+    const scheduler = this.reads.scheduler();
     if (!scheduler || !entry.airings) return;
     const booked = new Map(
       scheduler

@@ -13,7 +13,7 @@ import {
   type ScheduleWindow,
   type Slot,
 } from '../../lib/schedule';
-import { FeedPlans } from '../../lib/schedule/feed-plans';
+import { type FeedPlanOut, FeedPlans } from '../../lib/schedule/feed-plans';
 import {
   type ScheduleWindows,
   type SlotTransition,
@@ -42,7 +42,7 @@ import { entriesOf, messagesWindow, occurrencesFromMessage } from './message-win
 import { RecordingWatch } from './recording-watch';
 import { RerecordWatch } from './rerecord-watch';
 import { COUNT_INPUT, type ScheduleSettings, scheduleSettingsSchema, WINDOW_INPUT } from './settings';
-import { SharedWindows } from './shared-windows';
+import { SharedWindows, type SharedWindowsOut } from './shared-windows';
 import { ScheduleSidebar } from './sidebar-report';
 import { type CoordinationOut, SlotCoordination } from './slot-coordination';
 import { whenFlowsStarted } from './start-gate';
@@ -145,14 +145,15 @@ export class ScheduleController {
       onChange: () => this.changedSoon(),
       onError: (err) => node.error(asMediaSpacesError(err, 'Schedule').message),
     });
-    this.feeds = new FeedPlans({
-      scheduler: () => this.scheduler,
-      config: () => this.config,
-      dir: feedDir(RED, node),
-      access: (source) => feedAccessOf(source, node, feedBaseDir(RED)),
-      warn: (text) => node.warn(text),
-      changed: () => this.updateStatus(),
-    });
+    this.feeds = new FeedPlans(
+      {
+        scheduler: () => this.scheduler,
+        config: () => this.config,
+        dir: feedDir(RED, node),
+        access: (source) => feedAccessOf(source, node, feedBaseDir(RED)),
+      },
+      (effect) => this.carryOutTold(effect),
+    );
     this.rerecords = this.rerecordWatch();
     this.sidebar = new ScheduleSidebar(RED, node, {
       host: () => this.scheduler && this.commandView(this.scheduler),
@@ -274,18 +275,36 @@ export class ScheduleController {
   private shareLists(RED: ScheduleAPI): SharedWindows | undefined {
     if (!this.settings.coordination) return undefined;
     const { provider, problem } = findCoordination((id) => RED.nodes.getNode(id), this.settings.coordination);
-    return new SharedWindows(provider, problem, stateJournal(RED.settings, 'schedule-lists', this.node.id), {
-      scheduleId: () => this.scheduleId(),
-      windows: () => this.config.windows.filter((w) => w.source?.kind === 'messages'),
-      apply: (window, entries) => {
+    return new SharedWindows(
+      provider,
+      problem,
+      stateJournal(RED.settings, 'schedule-lists', this.node.id),
+      {
+        scheduleId: () => this.scheduleId(),
+        windows: () => this.config.windows.filter((w) => w.source?.kind === 'messages'),
+      },
+      (window, entries) => {
         const scheduler = this.scheduler;
         if (!scheduler) throw new MediaSpacesError({ code: 'aborted', message: 'the schedule is closed' });
-        return this.takeList(scheduler, window, occurrencesFromMessage(window, entries));
+        this.takeList(scheduler, window, occurrencesFromMessage(window, entries));
       },
-      log: (text) => this.node.log(text),
-      warn: (text) => this.node.warn(text),
-      changed: () => this.updateStatus(),
-    });
+      (effect) => this.carryOutTold(effect),
+    );
+  }
+
+  /** What the feeds (`FeedPlanOut`) and the shared lists (`SharedWindowsOut`) ask, done through this node. */
+  private carryOutTold(effect: FeedPlanOut | SharedWindowsOut): void {
+    switch (effect.kind) {
+      case 'log':
+        this.node.log(effect.text);
+        return;
+      case 'warn':
+        this.node.warn(effect.text);
+        return;
+      case 'changed':
+        this.updateStatus();
+        return;
+    }
   }
 
   /**

@@ -17,19 +17,33 @@ import type { StateJournal } from './state-journal';
 /** How often an instance reads the versions of its schedule's shared lists. */
 export const LIST_POLL_MS = 1_000;
 
-/** What the sharing does through the schedule node it works for. */
-export interface SharedWindowsHost {
+/** What the sharing reads of the schedule node it works for. */
+export interface SharedWindowsReads {
   /** the schedule id every instance shares (the slot keys' too) */
   scheduleId(): string;
   /** the schedule's windows fed by messages, as configured now */
   windows(): ScheduleWindow[];
-  /** the window's occurrences replaced by a list's entries (throws naming a bad entry); what the reply says */
-  apply(window: ScheduleWindow, entries: unknown[]): Record<string, unknown>;
-  log(text: string): void;
-  warn(text: string): void;
-  /** a list became pending or was written: the badge */
-  changed(): void;
 }
+
+/**
+ * A list taken from Redis made the window's occurrences. An action the sharing calls, not an effect as data
+ * like `SharedWindowsOut`: it throws naming a bad entry, and the sharing must know at once, for a list it
+ * cannot take is warned of once per version and still recorded as read, so that it is not tried again. Nothing
+ * answers a list from Redis, so it returns nothing; a list sent here is taken by `send`'s own `apply`, whose
+ * reply answers the message.
+ */
+export type TakeSharedList = (window: ScheduleWindow, entries: unknown[]) => void;
+
+/**
+ * What the sharing asks of the schedule node, as data; the node carries each out, in the order given:
+ * - `log`: a list written to Redis, taken from it, or written back after Redis lost it: lists move between
+ *   the instances unasked, and the log is where that shows;
+ * - `warn`: a list kept here only, while Redis cannot be used or refuses it; a list from Redis this instance
+ *   cannot take (once per version); a list kept here that another instance's later one replaced; a read or
+ *   the journal failing;
+ * - `changed`: a list became pending here or stopped being so (the badge counts the pending ones).
+ */
+export type SharedWindowsOut = { kind: 'log'; text: string } | { kind: 'warn'; text: string } | { kind: 'changed' };
 
 /** What a `windows` message's reply says of the list's sharing. */
 export type Shared = { shared: true; version: number } | { shared: false; pending: boolean; reason: string };
@@ -59,7 +73,10 @@ export class SharedWindows {
     private readonly provider: CoordinationProvider | undefined,
     private readonly problem: string | undefined,
     private readonly journal: StateJournal | undefined,
-    private readonly host: SharedWindowsHost,
+    private readonly reads: SharedWindowsReads,
+    private readonly take: TakeSharedList,
+    /** the node's one way of carrying out what the sharing asks */
+    private readonly out: (effect: SharedWindowsOut) => void,
     private readonly pollMs = LIST_POLL_MS,
   ) {
     const saved = journal?.read();
@@ -123,21 +140,26 @@ export class SharedWindows {
       const result = await lists.publish(ref, entries, { floor });
       // unconditional: a list sent now is the latest Redis took
       this.save(window.id, written(local, result.version, entries));
-      this.host.log(`window ${window.id}: list of ${entries.length} shared as version ${result.version}`);
-      if (local.pending) this.host.changed();
+      this.out({
+        kind: 'log',
+        text: `window ${window.id}: list of ${entries.length} shared as version ${result.version}`,
+      });
+      if (local.pending) this.out({ kind: 'changed' });
       return { shared: true, version: result.version };
     } catch (err) {
       const e = asCoordinationError(err);
       if (e.code === 'invalid_input') {
-        this.host.warn(`window ${window.id}: the list is taken on this instance only: ${e.message}`);
+        this.out({ kind: 'warn', text: `window ${window.id}: the list is taken on this instance only: ${e.message}` });
         return { shared: false, pending: false, reason: e.message };
       }
       this.save(window.id, keptPending(local, entries, Date.now()));
-      this.host.warn(
-        `window ${window.id}: the list of ${entries.length} is kept on this instance only, Redis cannot be used (${e.message}); ` +
+      this.out({
+        kind: 'warn',
+        text:
+          `window ${window.id}: the list of ${entries.length} is kept on this instance only, Redis cannot be used (${e.message}); ` +
           'it is written when Redis is back, unless another instance writes a later list meanwhile',
-      );
-      this.host.changed();
+      });
+      this.out({ kind: 'changed' });
       return { shared: false, pending: true, reason: e.message };
     }
   }
@@ -145,11 +167,13 @@ export class SharedWindows {
   private poll(): void {
     if (this.closed || !this.provider) return;
     if (this.provider.coordinationStatus().state !== 'connected') return;
-    for (const window of this.host.windows()) {
+    for (const window of this.reads.windows()) {
       if (this.reading.has(window.id)) continue;
       this.reading.add(window.id);
       void this.queue(window.id, () => this.sync(window))
-        .catch((err) => this.host.warn(`window ${window.id}: cannot read its shared list: ${describe(err)}`))
+        .catch((err) =>
+          this.out({ kind: 'warn', text: `window ${window.id}: cannot read its shared list: ${describe(err)}` }),
+        )
         .finally(() => this.reading.delete(window.id));
     }
   }
@@ -183,10 +207,11 @@ export class SharedWindows {
         }
         local = this.localOf(window.id);
         this.save(window.id, written(local, result.version, pending.entries));
-        this.host.log(
-          `window ${window.id}: Redis is back, the list kept here since ${new Date(pending.sentAt).toISOString()} is shared as version ${result.version}`,
-        );
-        this.host.changed();
+        this.out({
+          kind: 'log',
+          text: `window ${window.id}: Redis is back, the list kept here since ${new Date(pending.sentAt).toISOString()} is shared as version ${result.version}`,
+        });
+        this.out({ kind: 'changed' });
         return;
       }
       case 'restore': {
@@ -198,7 +223,10 @@ export class SharedWindows {
           at: Date.now(),
         });
         if (restored)
-          this.host.log(`window ${window.id}: Redis had lost its list; version ${local.version} written back`);
+          this.out({
+            kind: 'log',
+            text: `window ${window.id}: Redis had lost its list; version ${local.version} written back`,
+          });
         return;
       }
     }
@@ -211,30 +239,34 @@ export class SharedWindows {
     const local = this.localOf(window.id);
     if (!local.pending && list.version <= local.version) return;
     try {
-      this.host.apply(window, list.entries);
+      this.take(window, list.entries);
     } catch (err) {
       // a list this instance cannot take (another release's form, a window changed here): said once, then skipped
       if (this.badVersions.get(window.id) !== list.version) {
         this.badVersions.set(window.id, list.version);
-        this.host.warn(
-          `window ${window.id}: the shared list version ${list.version} (from ${list.instance}) cannot be taken: ${describe(err)}`,
-        );
+        this.out({
+          kind: 'warn',
+          text: `window ${window.id}: the shared list version ${list.version} (from ${list.instance}) cannot be taken: ${describe(err)}`,
+        });
       }
       this.save(window.id, { ...adopted(list.version, list.entries) });
-      if (local.pending) this.host.changed();
+      if (local.pending) this.out({ kind: 'changed' });
       return;
     }
     this.save(window.id, adopted(list.version, list.entries));
     if (superseded && local.pending) {
-      this.host.warn(
-        `window ${window.id}: the list kept here since ${new Date(local.pending.sentAt).toISOString()} was not written: ` +
+      this.out({
+        kind: 'warn',
+        text:
+          `window ${window.id}: the list kept here since ${new Date(local.pending.sentAt).toISOString()} was not written: ` +
           `another instance (${list.instance}) wrote a later one while Redis could not be used from here; it is taken instead (version ${list.version})`,
-      );
-      this.host.changed();
+      });
+      this.out({ kind: 'changed' });
     } else {
-      this.host.log(
-        `window ${window.id}: took the shared list version ${list.version} (${list.entries.length} entries)`,
-      );
+      this.out({
+        kind: 'log',
+        text: `window ${window.id}: took the shared list version ${list.version} (${list.entries.length} entries)`,
+      });
     }
   }
 
@@ -255,7 +287,7 @@ export class SharedWindows {
   }
 
   private ref(windowId: string): ListRef {
-    return { schedule: this.host.scheduleId(), window: windowId };
+    return { schedule: this.reads.scheduleId(), window: windowId };
   }
 
   private localOf(windowId: string): LocalList {
@@ -268,7 +300,7 @@ export class SharedWindows {
     try {
       this.journal.write({ lists: Object.fromEntries(this.local), savedAt: Date.now() });
     } catch (err) {
-      this.host.warn(`cannot write the shared lists' journal ${this.journal.file}: ${describe(err)}`);
+      this.out({ kind: 'warn', text: `cannot write the shared lists' journal ${this.journal.file}: ${describe(err)}` });
     }
   }
 }

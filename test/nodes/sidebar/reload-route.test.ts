@@ -37,14 +37,15 @@ beforeAll(async () => {
   const app = express();
   const feed = new ActivityFeed(() => undefined);
   // the schedule node's feed plans, as its controller hands them to the sidebar: no feed opened yet
-  const plans = new FeedPlans({
-    scheduler: () => undefined,
-    config: () => ({ timezone: 'UTC', windows: [] }),
-    dir: undefined,
-    access: () => 'no address',
-    warn: () => undefined,
-    changed: () => undefined,
-  });
+  const plans = new FeedPlans(
+    {
+      scheduler: () => undefined,
+      config: () => ({ timezone: 'UTC', windows: [] }),
+      dir: undefined,
+      access: () => 'no address',
+    },
+    () => undefined,
+  );
   feed.registerSchedule(registration, {
     reloadFeed: (windowId) => {
       asked.push(windowId);
