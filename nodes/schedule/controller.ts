@@ -292,7 +292,7 @@ export class ScheduleController {
     );
   }
 
-  /** What the feeds (`FeedPlanOut`) and the shared lists (`SharedWindowsOut`) ask, done through this node. */
+  /** What the feeds (`FeedPlanOut`), the shared lists (`SharedWindowsOut`) and the re-record watch ask, done through this node. */
   private carryOutTold(effect: FeedPlanOut | SharedWindowsOut): void {
     switch (effect.kind) {
       case 'log':
@@ -406,20 +406,22 @@ export class ScheduleController {
   /** Failed slots of windows with `rerecord` booked at the next airing; with coordination, each booking claimed once. */
   private rerecordWatch(): RerecordWatch {
     const gate = this.coordination;
-    return new RerecordWatch(this.node.id, {
-      config: () => this.config,
-      scheduler: () => this.scheduler,
-      feeds: this.feeds,
-      ...(gate
-        ? { claim: (booking) => gate.claimBooking(booking), lookup: (airing) => gate.bookedElsewhere(airing) }
-        : {}),
-      send: (report) => {
-        this.node.send([null, null, report]);
+    return new RerecordWatch(
+      this.node.id,
+      {
+        config: () => this.config,
+        scheduler: () => this.scheduler,
+        feeds: this.feeds,
+        ...(gate
+          ? { claim: (booking) => gate.claimBooking(booking), lookup: (airing) => gate.bookedElsewhere(airing) }
+          : {}),
+      },
+      (effect) => {
+        if (effect.kind !== 'rerecord') return this.carryOutTold(effect);
+        this.node.send([null, null, effect.report]);
         this.changedSoon();
       },
-      log: (text) => this.node.log(text),
-      warn: (text) => this.node.warn(text),
-    });
+    );
   }
 
   /** With a server: reads the channels of windows in progress and tells a slot whose recording stopped early. */

@@ -45,6 +45,27 @@ const LOOKUP_AHEAD_MS = 3600_000;
 /** Repeats looked up per round at the most. */
 const LOOKUP_MAX = 50;
 
+/** What the watch reads of the schedule node it works for, and, with Redis, how it claims and finds bookings. */
+export interface RerecordReads {
+  config(): ScheduleConfig;
+  scheduler(): Scheduler | undefined;
+  feeds: FeedPlans;
+  claim?: BookingClaim;
+  lookup?: BookingLookup;
+}
+
+/**
+ * What the watch asks of the schedule node, as data; the node carries each out:
+ * - `rerecord`: a booking this instance made, said once on output 3 (another instance's booking is planned
+ *   here too, but said by the instance that made it);
+ * - `log`: a failed slot not booked and why, or a booking taken from another instance;
+ * - `warn`: a booking made on this instance alone because Redis cannot be used (it may be said twice).
+ */
+export type RerecordOut =
+  | { kind: 'rerecord'; report: RerecordReport }
+  | { kind: 'log'; text: string }
+  | { kind: 'warn'; text: string };
+
 /**
  * Turns a schedule's failed slots (its final `missed` and `partial` transitions, as published on
  * `media-spaces:slot`) into bookings at the next airing (lib/schedule/rerecord decides): the scheduler keeps
@@ -56,18 +77,11 @@ export class RerecordWatch {
   private timer: ReturnType<typeof setInterval> | undefined;
   private looking = false;
 
+  /** `out`: the node's one way of carrying out what the watch asks. */
   constructor(
     private readonly nodeId: string,
-    private readonly parts: {
-      config(): ScheduleConfig;
-      scheduler(): Scheduler | undefined;
-      feeds: FeedPlans;
-      claim?: BookingClaim;
-      lookup?: BookingLookup;
-      send(report: RerecordReport): void;
-      log(text: string): void;
-      warn(text: string): void;
-    },
+    private readonly parts: RerecordReads,
+    private readonly out: (effect: RerecordOut) => void,
   ) {
     slotTransitions.subscribe(this.listener);
     if (parts.lookup) {
@@ -108,7 +122,7 @@ export class RerecordWatch {
         const found = await lookup(airing);
         if (this.closed) return;
         if (!isRerecordBooking(found) || found.slot !== airing.slot) continue;
-        this.parts.log(`${found.slot}: booked by another instance to record ${found.of} again`);
+        this.out({ kind: 'log', text: `${found.slot}: booked by another instance to record ${found.of} again` });
         scheduler.book(found);
         this.parts.feeds.replan(found.windowId);
       }
@@ -146,7 +160,7 @@ export class RerecordWatch {
       now: Date.now(),
     });
     if ('none' in decision) {
-      this.parts.log(`${failed.key} (${failed.outcome}) is not recorded again: ${decision.none}`);
+      this.out({ kind: 'log', text: `${failed.key} (${failed.outcome}) is not recorded again: ${decision.none}` });
       return;
     }
     const booking = bookingOf(failed, decision.book, facts, scheduler.scheduleId);
@@ -164,9 +178,10 @@ export class RerecordWatch {
       if (this.parts.claim) claimed = await this.parts.claim(booking);
     } catch (err) {
       // better twice told than not recorded: the airing's own start is still claimed once
-      this.parts.warn(
-        `${booking.slot}: the re-record of ${failed.key} is booked on this instance alone, Redis cannot be used (${String((err as Error).message ?? err)})`,
-      );
+      this.out({
+        kind: 'warn',
+        text: `${booking.slot}: the re-record of ${failed.key} is booked on this instance alone, Redis cannot be used (${String((err as Error).message ?? err)})`,
+      });
     }
     const scheduler = this.parts.scheduler();
     if (this.closed || !scheduler) return;
@@ -174,16 +189,19 @@ export class RerecordWatch {
     this.parts.feeds.replan(booking.windowId);
     if (claimed === 'done') return;
     const title = airing.programme?.title ? occurrenceName(windowName, airing.programme) : undefined;
-    this.parts.send({
-      topic: 'rerecord',
-      payload: {
-        slot: booking.slot,
-        of: booking.of,
-        at: isoSeconds(booking.start),
-        end: isoSeconds(booking.end),
-        window_id: booking.windowId,
-        ...(title ? { title } : {}),
-        reason: failureReason(failed),
+    this.out({
+      kind: 'rerecord',
+      report: {
+        topic: 'rerecord',
+        payload: {
+          slot: booking.slot,
+          of: booking.of,
+          at: isoSeconds(booking.start),
+          end: isoSeconds(booking.end),
+          window_id: booking.windowId,
+          ...(title ? { title } : {}),
+          reason: failureReason(failed),
+        },
       },
     });
   }

@@ -5,7 +5,12 @@ import type { PlannedOccurrence } from '../../../lib/schedule/plan';
 import type { RerecordBooking } from '../../../lib/schedule/rerecord';
 import type { Scheduler } from '../../../lib/schedule/scheduler';
 import { type SlotTransition, slotTransitions } from '../../../lib/schedule/slot-events';
-import { LOOKUP_EVERY_MS, type RerecordReport, RerecordWatch } from '../../../nodes/schedule/rerecord-watch';
+import {
+  LOOKUP_EVERY_MS,
+  type RerecordReads,
+  type RerecordReport,
+  RerecordWatch,
+} from '../../../nodes/schedule/rerecord-watch';
 import { waitFor } from '../../support/node-red-runtime';
 
 /**
@@ -83,19 +88,14 @@ let watch: RerecordWatch | undefined;
 afterEach(() => watch?.close());
 
 /** The watch of schedule node-1 over these parts; `redis`: its claim and lookup when it coordinates. */
-function watchOf(
-  p: ReturnType<typeof parts>,
-  redis: Pick<ConstructorParameters<typeof RerecordWatch>[1], 'claim' | 'lookup'> = {},
-): RerecordWatch {
-  return new RerecordWatch('node-1', {
-    config: () => config,
-    scheduler: () => p.scheduler,
-    feeds: p.feeds,
-    ...redis,
-    send: (r) => p.sent.push(r),
-    log: () => undefined,
-    warn: () => undefined,
-  });
+function watchOf(p: ReturnType<typeof parts>, redis: Pick<RerecordReads, 'claim' | 'lookup'> = {}): RerecordWatch {
+  return new RerecordWatch(
+    'node-1',
+    { config: () => config, scheduler: () => p.scheduler, feeds: p.feeds, ...redis },
+    (effect) => {
+      if (effect.kind === 'rerecord') p.sent.push(effect.report);
+    },
+  );
 }
 
 describe('the re-record watch', () => {
