@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { sameChannel } from '../../lib/channel-ref';
 import type { SlotRef } from '../../lib/coordination';
 import { MediaSpacesError } from '../../lib/errors';
+import { isPlainObject } from '../../lib/guards';
 import {
   isoSeconds,
   type MissedEvent,
@@ -32,9 +33,16 @@ import { dialogLabels, settingsWithWarnings } from '../shared/settings';
 import { StatusBoard } from '../shared/status-board';
 import { FINAL_STAGES } from '../sidebar/activity-types';
 import { AfterSends } from './after-sends';
-import { type ChannelTold, type CommandHost, handleControl } from './commands';
 import { ConfigSource } from './config-source';
 import { type ConflictReport, type ConflictTold, ConflictWatch, conflictRef } from './conflict-report';
+import {
+  type ChannelTold,
+  type ControlEvent,
+  type ControlKind,
+  type ControlResults,
+  readControl,
+} from './control-events';
+import { answerControl } from './control-replies';
 import { Emitter } from './emitter';
 import { feedAccessOf, feedBaseDir, feedDir } from './feed-access';
 import { FIELDS } from './fields';
@@ -156,7 +164,9 @@ export class ScheduleController {
     );
     this.rerecords = this.rerecordWatch();
     this.sidebar = new ScheduleSidebar(RED, node, {
-      host: () => this.scheduler && this.commandView(this.scheduler),
+      scheduler: () => this.scheduler,
+      config: () => this.config,
+      act: (event) => this.act(event),
       lives: this.lives,
       conflicted: () => this.conflicts.keys,
       server: settings.server,
@@ -210,9 +220,20 @@ export class ScheduleController {
 
   /** A control message; its one reply on output 3 (or the start on output 1), or the error. */
   control(msg: NodeMessage): Outputs | Promise<Outputs> {
+    if (!this.scheduler) throw closedError();
+    const event = readControl(msg, {
+      windowId: () => resolveMessageInputs(this.RED, this.node, msg, {}, WINDOW_INPUT).windowId,
+      count: () => resolveMessageInputs(this.RED, this.node, msg, {}, COUNT_INPUT).count,
+      windowIds: () => this.config.windows.map((w) => w.id),
+    });
+    return answerControl(msg, event, (e) => this.act(e), this.settings.source);
+  }
+
+  /** Carries out a control event, from a control message or the sidebar's buttons alike; what it did. */
+  act<K extends ControlKind>(event: ControlEvent<K>): ControlResults[K] {
     const scheduler = this.scheduler;
-    if (!scheduler) throw new MediaSpacesError({ code: 'aborted', message: 'the schedule is closed' });
-    return handleControl(this.commandView(scheduler), msg);
+    if (!scheduler) throw closedError();
+    return this.controlEffects[event.kind](event, scheduler);
   }
 
   close(removed: boolean): void {
@@ -242,28 +263,70 @@ export class ScheduleController {
     this.board.close();
   }
 
-  private commandView(scheduler: Scheduler): CommandHost {
-    return {
-      scheduler,
-      config: this.config,
-      source: this.settings.source,
-      reload: () => this.reload(),
-      updateStatus: () => this.updateStatus(),
-      channelReturned: (key, channel) => this.channelCreated(key, channel),
-      windowId: (msg) => resolveMessageInputs(this.RED, this.node, msg, {}, WINDOW_INPUT).windowId,
-      count: (msg) => resolveMessageInputs(this.RED, this.node, msg, {}, COUNT_INPUT).count,
-      refreshFeeds: () => this.feeds.reload(),
-      reloadFeed: (windowId) => this.feeds.reloadWindow(windowId),
-      listWindows: (msg) => {
-        const named = resolveMessageInputs(this.RED, this.node, msg, {}, WINDOW_INPUT).windowId;
-        const window = messagesWindow(this.config, named);
-        const list = occurrencesFromMessage(window, msg.payload);
-        const take = () => this.takeList(scheduler, window, list);
-        // with coordination the list goes to Redis too, in its window's turn (shared-windows.ts)
-        return this.shared ? this.shared.send(window, entriesOf(list), take) : take();
-      },
-    };
-  }
+  /** What each control event does (see `act`): a table rather than a switch, so that each kind keeps its result's type. */
+  private readonly controlEffects: {
+    [K in ControlKind]: (event: ControlEvent<K>, scheduler: Scheduler) => ControlResults[K];
+  } = {
+    trigger: (event, scheduler) => {
+      // the schedule's one start path, as a timed start takes
+      const started = scheduler.trigger(event.windowId, event.msgid);
+      this.updateStatus();
+      return started;
+    },
+    pause: (_event, scheduler) => {
+      scheduler.pause();
+      this.updateStatus();
+      return { paused: scheduler.paused };
+    },
+    resume: (_event, scheduler) => {
+      scheduler.resume();
+      this.updateStatus();
+      return { paused: scheduler.paused };
+    },
+    skip: (event, scheduler) => {
+      const id = event.windowId;
+      if (id !== undefined && (typeof id !== 'string' || id === '')) {
+        throw MediaSpacesError.invalidInput(
+          'skip takes msg.window_id as the id of a window (or no window_id: the next start)',
+          { window_id: 'is not a window id' },
+        );
+      }
+      const skipped = scheduler.skipNext(id);
+      this.updateStatus();
+      return skipped;
+    },
+    reload: () => {
+      // the reply names the windows as they were before this reload, as it always has
+      const before = this.config;
+      const error = this.reload();
+      this.updateStatus();
+      if (error) throw error;
+      return { windows: before.windows.map((w) => w.id), feeds: this.feeds.reload() };
+    },
+    list: (event, scheduler) => ({
+      upcoming: scheduler.upcoming(event.count),
+      active: scheduler.activeSlots(),
+      paused: scheduler.paused,
+    }),
+    windows: (event, scheduler) => {
+      const window = messagesWindow(this.config, event.windowId);
+      const list = occurrencesFromMessage(window, event.payload);
+      const take = () => this.takeList(scheduler, window, list);
+      // with coordination the list goes to Redis too, in its window's turn (shared-windows.ts)
+      return this.shared ? this.shared.send(window, entriesOf(list), take) : take();
+    },
+    channel: ({ slotKey, channel }, scheduler) => {
+      const told = this.channelCreated(slotKey, channel);
+      if (told.kept) this.updateStatus();
+      const kept = told.kept ? undefined : scheduler.channelOf(slotKey);
+      return { ...told, known: isPlainObject(kept) && kept.id === channel.id };
+    },
+    'reload-feed': async (event) => {
+      const result = await this.feeds.reloadWindow(event.windowId);
+      this.updateStatus();
+      return result;
+    },
+  };
 
   /** A window's occurrences replaced by a list (sent here, or taken from Redis); what the reply says. */
   private takeList(scheduler: Scheduler, window: ScheduleWindow, list: PlannedOccurrence[]): Record<string, unknown> {
@@ -692,6 +755,10 @@ export class ScheduleController {
   private scheduleIdOf(config: ScheduleConfig): string {
     return this.settings.scheduleId || config.scheduleId || safeId(this.node.id);
   }
+}
+
+function closedError(): MediaSpacesError {
+  return new MediaSpacesError({ code: 'aborted', message: 'the schedule is closed' });
 }
 
 /** The node's runtime, from its deploy on: control messages answered on output 3, or an error. */

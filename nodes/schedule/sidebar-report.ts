@@ -1,5 +1,11 @@
 import { isPlainObject } from '../../lib/guards';
-import { occurrenceName, type Scheduler, type ScheduleWindow, type Slot } from '../../lib/schedule';
+import {
+  occurrenceName,
+  type ScheduleConfig,
+  type Scheduler,
+  type ScheduleWindow,
+  type Slot,
+} from '../../lib/schedule';
 import type { SlotLives } from '../../lib/schedule/slot-lives';
 import { clientFor } from '../shared/server-client';
 import {
@@ -12,7 +18,7 @@ import {
 import type { ActivityFeed } from '../sidebar/feed';
 import { activityFeed } from '../sidebar/feed-host';
 import { ChannelWatch } from './channel-watch';
-import { type CommandHost, skipReply } from './commands';
+import type { Act } from './control-events';
 import type { ScheduleAPI, ScheduleNode } from './types';
 
 type Channel = NonNullable<SlotReport['channel']>;
@@ -47,8 +53,11 @@ export class ScheduleSidebar {
     RED: ScheduleAPI,
     private readonly node: ScheduleNode,
     private readonly parts: {
-      /** the scheduler and what the commands act on; undefined once closed */
-      host: () => CommandHost | undefined;
+      /** undefined once closed */
+      scheduler: () => Scheduler | undefined;
+      config: () => ScheduleConfig;
+      /** the schedule's one way to carry out what a button asks (controller.ts `act`) */
+      act: Act;
       lives: SlotLives;
       /** slot keys of planned occurrences over the document's max_channels */
       conflicted: () => ReadonlySet<string>;
@@ -63,9 +72,9 @@ export class ScheduleSidebar {
         (id, state, channel) => lives.channelState(id, state, channel),
       );
     }
-    const current = parts.host();
-    this.windows = current?.config.windows ?? [];
-    this.paused = current?.scheduler.paused ?? false;
+    const scheduler = parts.scheduler();
+    this.windows = scheduler ? parts.config().windows : [];
+    this.paused = scheduler?.paused ?? false;
     this.feed.registerSchedule(
       {
         nodeId: node.id,
@@ -80,9 +89,9 @@ export class ScheduleSidebar {
 
   /** Reports what changed since the last call: paused, windows, the plan, starts skipped. */
   sync(): void {
-    const host = this.parts.host();
-    if (this.closed || !host) return;
-    const { scheduler, config } = host;
+    const scheduler = this.parts.scheduler();
+    if (this.closed || !scheduler) return;
+    const config = this.parts.config();
     if (
       scheduler.paused !== this.paused ||
       config.windows !== this.windows ||
@@ -157,47 +166,42 @@ export class ScheduleSidebar {
     }
   }
 
+  /** The tab's buttons, each the control event a message would be read into. */
   private control(): ScheduleControl {
-    const act = (fn: (host: CommandHost) => void) => {
-      const host = this.parts.host();
-      if (!host) throw new Error('the schedule is closed');
-      fn(host);
+    const { act, config } = this.parts;
+    const running = () => {
+      const scheduler = this.parts.scheduler();
+      if (!scheduler) throw new Error('the schedule is closed');
+      return scheduler;
     };
     return {
-      pause: () =>
-        act((h) => {
-          h.scheduler.pause();
-          h.updateStatus();
-        }),
-      resume: () =>
-        act((h) => {
-          h.scheduler.resume();
-          h.updateStatus();
-        }),
-      startNow: (windowId) =>
-        act((h) => {
-          const id = windowId ?? h.scheduler.nextStart()?.window.id ?? h.config.windows.find((w) => w.enabled)?.id;
-          if (!id) throw new Error('the schedule has no window to start');
-          // the schedule's one start path, as a trigger message takes
-          h.scheduler.trigger(id);
-          h.updateStatus();
-        }),
+      pause: () => {
+        running();
+        act({ kind: 'pause' });
+      },
+      resume: () => {
+        running();
+        act({ kind: 'resume' });
+      },
+      startNow: (windowId) => {
+        const scheduler = running();
+        const id = windowId ?? scheduler.nextStart()?.window.id ?? config().windows.find((w) => w.enabled)?.id;
+        if (!id) throw new Error('the schedule has no window to start');
+        act({ kind: 'trigger', windowId: id });
+      },
       plan: (from, to, perWindow) => {
         const over = this.parts.conflicted();
-        return (this.parts.host()?.scheduler.planned(from, to, perWindow) ?? []).map((p) =>
+        return (this.parts.scheduler()?.planned(from, to, perWindow) ?? []).map((p) =>
           over.has(p.key) ? { ...p, conflict: true as const } : p,
         );
       },
-      skipNext: (windowId) =>
-        act((h) => {
-          skipReply(h, windowId);
-        }),
+      skipNext: (windowId) => {
+        running();
+        act({ kind: 'skip', windowId });
+      },
       reloadFeed: async (windowId) => {
-        const host = this.parts.host();
-        if (!host?.reloadFeed) throw new Error('the schedule is closed');
-        const result = await host.reloadFeed(windowId);
-        host.updateStatus();
-        return result;
+        running();
+        return act({ kind: 'reload-feed', windowId });
       },
     };
   }
