@@ -296,12 +296,11 @@ export class ScheduleController {
       return skipped;
     },
     reload: () => {
-      // the reply names the windows as they were before this reload, as it always has
-      const before = this.config;
       const error = this.reload();
       this.updateStatus();
       if (error) throw error;
-      return { windows: before.windows.map((w) => w.id), feeds: this.feeds.reload() };
+      // the windows as reloaded: what the schedule runs from now on
+      return { windows: this.config.windows.map((w) => w.id), feeds: this.feeds.reload() };
     },
     list: (event, scheduler) => ({
       upcoming: scheduler.upcoming(event.count),

@@ -435,6 +435,28 @@ describe('media-spaces-schedule node', () => {
     expect(unwatch).toHaveBeenCalledWith(file, expect.any(Function));
   });
 
+  it('the reload command answers with the windows as reloaded from the file, not those it replaced', async () => {
+    const file = path.join(TMP, 'reload-command.yaml');
+    const hour = (new Date().getUTCHours() + 12) % 24;
+    fs.writeFileSync(file, YAML.replace('cron: "0 18 * * *"', `cron: "0 ${hour} * * *"`));
+    // the file is watched only once a minute: the reload command is what reads the change
+    await helper.load([scheduleNode], scheduleFlow({ source: 'file', file, watchInterval: 60_000 }));
+    const rec = record();
+    await until(() => statusTexts().some((t) => t.startsWith(`${NO_SERVER}next: `)));
+    fs.writeFileSync(
+      file,
+      `windows:\n  - id: morning\n    cron: "0 ${hour} * * *"\n    duration: 5m\n  - id: late\n    cron: "30 ${hour} * * *"\n    duration: 5m\n`,
+    );
+    const reload = await send(rec, { topic: 'reload' });
+    expect(reload.caught).toEqual([]);
+    expect(reload.outputs).toEqual([
+      expect.objectContaining({
+        topic: 'reload',
+        payload: expect.objectContaining({ reloaded: true, windows: ['morning', 'late'] }),
+      }),
+    ]);
+  });
+
   it('keeps a window in progress across a redeploy: no second start, the end at its time, the state in context', async () => {
     useClock('2024-11-22T17:59:00Z');
     const flow = scheduleFlow({ yaml: YAML });
