@@ -57,7 +57,7 @@ export interface ControlResults {
   pause: { paused: boolean };
   resume: { paused: boolean };
   skip: UpcomingStart;
-  /** the window ids as they were before the reload (what the reply has always named); the feeds fetched again */
+  /** the window ids as reloaded; the feeds fetched again */
   reload: { windows: string[]; feeds: string[] };
   list: {
     upcoming: UpcomingStart[];
