@@ -354,7 +354,7 @@ export class ScheduleController {
     );
   }
 
-  /** What the feeds (`FeedPlanOut`), the shared lists (`SharedWindowsOut`) and the re-record watch ask, done through this node. */
+  /** The log lines, warnings and badge changes the feeds, the shared lists, the re-record watch and the coordination ask. */
   private carryOutTold(effect: FeedPlanOut | SharedWindowsOut): void {
     switch (effect.kind) {
       case 'log':
@@ -740,13 +740,9 @@ export class ScheduleController {
         this.lives.startAlone(effect.key);
         return;
       case 'log':
-        this.node.log(effect.text);
-        return;
       case 'warn':
-        this.node.warn(effect.text);
-        return;
       case 'changed':
-        this.updateStatus();
+        this.carryOutTold(effect);
         return;
     }
   }
