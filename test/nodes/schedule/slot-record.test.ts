@@ -80,14 +80,20 @@ async function instance(clock: ManualClock, store: KeepingStore, readsChannels =
   return { scheduler, lives: lives[0] };
 }
 
-/** A slot recording on its channel, journaled by a scheduler stopped since (Node-RED killed): the journal to read. */
-async function journaledRecording() {
+/** The first run of a schedule whose window started a moment ago: its slot in progress, journaled to `store`. */
+async function firstRun() {
   const minute = Math.floor(Date.now() / 60_000) * 60_000;
   const clock = new ManualClock(minute - 1000, { strictDelays: true });
   const store = new KeepingStore();
   const first = await instance(clock, store, true);
   await clock.advance(1000);
   const [slot] = first.scheduler.activeSlots();
+  return { clock, store, first, slot };
+}
+
+/** A slot recording on its channel, journaled by a scheduler stopped since (Node-RED killed): the journal to read. */
+async function journaledRecording() {
+  const { clock, store, first, slot } = await firstRun();
   first.scheduler.rememberChannel(slot.key, { id: 'ch-1', state: 'RECORDING' });
   first.lives.close();
   first.scheduler.stop();
@@ -148,12 +154,7 @@ describe("a slot's segments: one record, journaled", () => {
   });
 
   it('a channel still warming up at a restart is taken up as starting, and its start told when the service records', async () => {
-    const minute = Math.floor(Date.now() / 60_000) * 60_000;
-    const clock = new ManualClock(minute - 1000, { strictDelays: true });
-    const store = new KeepingStore();
-    const first = await instance(clock, store, true);
-    await clock.advance(1000);
-    const [slot] = first.scheduler.activeSlots();
+    const { clock, store, first, slot } = await firstRun();
 
     // two failed attempts, then the channel: created, not recording yet (the service warms it up)
     reportStart(slot.key, { kind: 'attempt', attempt: 1, reason: 'HTTP 503', retryInMs: 1000 });
