@@ -130,6 +130,20 @@ describe('SlotLives: the one record of a slot in progress', () => {
     const told: SlotTransition[] = [];
     const listen = (t: unknown) => told.push(t as SlotTransition);
     const iso = (ms: number) => new Date(ms).toISOString();
+    /** A slot's whole life as the service times it: recording from `began`, stopped, its recording ended at `ended`. */
+    const recordedThrough = (machine: SlotLives, s: Slot, began: number, ended: number, why?: string) => {
+      const channel = { id: `ch-${s.key}`, state: 'RECORDING', recording: { started_at: iso(began) } };
+      machine.starting(s);
+      machine.recording(s, channel);
+      machine.stopping(s, channel);
+      const stopped = {
+        ...channel,
+        state: 'FINISHING_RECORDING',
+        recording: { started_at: iso(began), ended_at: iso(ended) },
+      };
+      machine.finishing(s, stopped, why);
+      machine.finished(s, { ...stopped, state: 'INACTIVE' });
+    };
 
     it('a channel created late is starting until the service says it records; lateBy from recording.started_at', () => {
       told.length = 0;
@@ -188,17 +202,7 @@ describe('SlotLives: the one record of a slot in progress', () => {
         open.push(machine);
         const began = slot.start + 1000;
         const ended = slot.end + 15_000;
-        const channel = { id: 'ch-3', state: 'RECORDING', recording: { started_at: iso(began) } };
-        machine.starting(slot);
-        machine.recording(slot, channel);
-        machine.stopping(slot, channel);
-        const stopped = {
-          ...channel,
-          state: 'FINISHING_RECORDING',
-          recording: { started_at: iso(began), ended_at: iso(ended) },
-        };
-        machine.finishing(slot, stopped, 'stop refused 503 ×14');
-        machine.finished(slot, { ...stopped, state: 'INACTIVE' });
+        recordedThrough(machine, slot, began, ended, 'stop refused 503 ×14');
         const mine = told.filter((t) => t.slot === slot.key);
         expect(mine.map((t) => t.to)).toEqual(['starting', 'recording', 'stopping', 'finishing', 'finished']);
         expect(mine[1]).toMatchObject({ lateBy: 1, startedAt: iso(began) });
@@ -225,19 +229,7 @@ describe('SlotLives: the one record of a slot in progress', () => {
         );
         open.push(machine);
         const other = { ...slot, key: `${slot.key}-b` };
-        for (const s of [slot, other]) {
-          const channel = { id: `ch-${s.key}`, state: 'RECORDING', recording: { started_at: iso(s.start + 12_000) } };
-          machine.starting(s);
-          machine.recording(s, channel);
-          machine.stopping(s, channel);
-          const ended = {
-            ...channel,
-            state: 'INACTIVE',
-            recording: { ...channel.recording, ended_at: iso(s.end + 10_000) },
-          };
-          machine.finishing(s, ended);
-          machine.finished(s, ended);
-        }
+        for (const s of [slot, other]) recordedThrough(machine, s, s.start + 12_000, s.end + 10_000);
         // two slots, one warning: the same difference
         expect(warnings).toEqual([
           "the service's clock is 10.3 s ahead of this host's: recordings start and stop by this host's clock, so the service times them 10.3 s late by its own (the as-run log says so); set this host's clock by NTP",
