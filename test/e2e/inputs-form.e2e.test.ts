@@ -6,7 +6,9 @@ import {
   editorNode,
   importNodes,
   openNode,
+  pickWorkflowRow,
   typedInputValue,
+  waitForForm,
   waitForStatus,
 } from './support/editor';
 import { type Stack, screenshot, simulatorServer, startStack } from './support/stack';
@@ -57,8 +59,8 @@ describe('the inputs form and the runtime agree', () => {
     const { page } = stack;
     await openNode(page, SUBMIT);
     await page.fill('#node-media-spaces-workflow-search', LOUDNESS);
-    await page.locator(`#node-media-spaces-workflow-list .ms-wf-row[data-id="${LOUDNESS}"]`).click();
-    await channels().waitFor({ timeout: 10_000 });
+    await pickWorkflowRow(page.locator('#node-media-spaces-workflow-list'), LOUDNESS);
+    await waitForForm(page, channels());
     const choices = await channels().locator('option').allTextContents();
     expect(choices).toEqual(['(choose)', '2', '6']);
     const standard = form().locator('select[data-parameter="Standard"]');

@@ -1,6 +1,14 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeAllTrays, closeNode, editorNode, importNodes, openNode } from './support/editor';
+import {
+  closeAllTrays,
+  closeNode,
+  editorNode,
+  importNodes,
+  openNode,
+  pickWorkflowRow,
+  waitForForm,
+} from './support/editor';
 import { type Stack, simulatorServer, startStack } from './support/stack';
 
 /**
@@ -124,8 +132,8 @@ describe("submit job fed by a schedule's follow-up", () => {
   const channels = () => form().locator('select[data-label="delivery"][data-parameter="Channels"]');
   const chooseLoudness = async () => {
     await stack.page.fill('#node-media-spaces-workflow-search', LOUDNESS);
-    await stack.page.locator(`#node-media-spaces-workflow-list .ms-wf-row[data-id="${LOUDNESS}"]`).click();
-    await channels().waitFor({ timeout: 10_000 });
+    await pickWorkflowRow(stack.page.locator('#node-media-spaces-workflow-list'), LOUDNESS);
+    await waitForForm(stack.page, channels());
   };
   const channelsRow = async () => (await channels().evaluate((el) => el.closest('.form-row')?.textContent)) ?? '';
   const marked = () => channels().evaluate((el) => el.classList.contains('input-error'));

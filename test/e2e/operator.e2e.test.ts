@@ -8,7 +8,9 @@ import {
   editorNode,
   importNodes,
   openNode,
+  pickWorkflowRow,
   showDebugSidebar,
+  waitForForm,
   waitForStatus,
 } from './support/editor';
 import { type Stack, screenshot, startStack } from './support/stack';
@@ -305,9 +307,9 @@ describe('operator experience in the editor', () => {
     await openNode(page, SUBMIT);
     // the searchable picker: a search by id, then a click on its row
     await page.fill('#node-media-spaces-workflow-search', RENDER);
-    await page.locator(`#node-media-spaces-workflow-list .ms-wf-row[data-id="${RENDER}"]`).click();
+    await pickWorkflowRow(page.locator('#node-media-spaces-workflow-list'), RENDER);
     const form = page.locator('#node-media-spaces-inputs-form');
-    await form.waitFor({ state: 'visible', timeout: 10_000 });
+    await waitForForm(page, form);
     const int32 = form.locator('input[data-variable="VideoBitrateKbps"]');
     await int32.waitFor();
     const label = int32.locator('xpath=preceding-sibling::label[1]');

@@ -9,8 +9,10 @@ import {
   editorNode,
   importNodes,
   openNode,
+  pickWorkflowRow,
   showDebugSidebar,
   typedInputValue,
+  waitForForm,
   waitForStatus,
 } from './support/editor';
 import { addSimulatorServer, type Stack, screenshot, startStack } from './support/stack';
@@ -244,9 +246,9 @@ describe('submit-job in the editor against the simulator', () => {
     const { page } = stack;
     await openNode(page, SUBMIT);
     await page.fill('#node-media-spaces-workflow-search', RENDER);
-    await page.locator(`#node-media-spaces-workflow-list .ms-wf-row[data-id="${RENDER}"]`).click();
+    await pickWorkflowRow(page.locator('#node-media-spaces-workflow-list'), RENDER);
     const form = page.locator('#node-media-spaces-inputs-form');
-    await form.waitFor({ state: 'visible', timeout: 10_000 });
+    await waitForForm(page, form);
     // one field per declared variable, the typecode in its label
     await expect.poll(() => form.locator('[data-variable]').count()).toBe(9);
     expect(await form.textContent()).toContain('StartTimecode (TimeCode)');

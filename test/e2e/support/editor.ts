@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { showSidebarTab } from './sidebar-tabs';
 
 /**
@@ -81,8 +81,42 @@ export async function openNode(page: Page, id: string): Promise<void> {
       if (attempt >= 3) throw error;
     }
   }
-  // the tray slides in; wait until it stops moving so clicks land
+  await trayStill(page);
+}
+
+/**
+ * The tray slides in (250 ms), then takes its width (150 ms later) and settles (200 ms after that);
+ * on a loaded machine each step comes late. Clicks land once its box has not moved for 150 ms.
+ */
+async function trayStill(page: Page): Promise<void> {
+  const tray = page.locator('.red-ui-tray').last();
+  const box = async () => JSON.stringify(await tray.boundingBox());
   await page.waitForTimeout(400);
+  let last = await box();
+  for (let i = 0; i < 40; i++) {
+    await page.waitForTimeout(150);
+    const now = await box();
+    if (now === last) return;
+    last = now;
+  }
+}
+
+/**
+ * Picks a workflow in a picker's list by its row and waits until the row shows it chosen; a click
+ * that did not take is clicked again, as a user would (CI once saw the submit-job form never come
+ * after one click, on a loaded machine).
+ */
+export async function pickWorkflowRow(list: Locator, id: string): Promise<void> {
+  const chosen = list.locator(`.ms-wf-row.selected[data-id="${id}"]`);
+  for (let attempt = 1; ; attempt++) {
+    await list.locator(`.ms-wf-row[data-id="${id}"]`).click();
+    try {
+      await chosen.waitFor({ timeout: 5_000 });
+      return;
+    } catch (error) {
+      if (attempt >= 3) throw error;
+    }
+  }
 }
 
 export async function closeNode(page: Page, button: 'ok' | 'cancel' = 'ok'): Promise<void> {
@@ -281,4 +315,22 @@ export async function wire(page: Page, from: string, port: number, to: string): 
   await page.mouse.down();
   await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 12 });
   await page.mouse.up();
+}
+
+/**
+ * Waits for a field of the submit-job dialog's inputs form (the workflow's declared inputs come from
+ * the server, slower on a loaded machine); if it never comes, the error says what the dialog showed.
+ */
+export async function waitForForm(page: Page, field: Locator): Promise<void> {
+  try {
+    await field.waitFor({ timeout: 30_000 });
+  } catch (error) {
+    const shown = await page.evaluate(() => ({
+      workflow: (document.getElementById('node-input-workflowId') as HTMLInputElement | null)?.value,
+      hint: document.getElementById('node-media-spaces-submit-hint')?.textContent,
+      list: document.getElementById('node-media-spaces-workflow-count')?.textContent,
+      form: document.getElementById('node-media-spaces-inputs-form')?.textContent?.slice(0, 200),
+    }));
+    throw new Error(`the inputs form did not show (${JSON.stringify(shown)}): ${(error as Error).message}`);
+  }
 }
