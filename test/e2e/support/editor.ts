@@ -115,6 +115,7 @@ export async function pickWorkflowRow(list: Locator, id: string): Promise<void> 
       return;
     } catch (error) {
       if (attempt >= 3) throw error;
+      console.warn(`[e2e] the click on workflow ${id}'s row did not take (attempt ${attempt}); clicking again`);
     }
   }
 }
@@ -327,6 +328,9 @@ export async function waitForForm(page: Page, field: Locator): Promise<void> {
   } catch (error) {
     const shown = await page.evaluate(() => ({
       workflow: (document.getElementById('node-input-workflowId') as HTMLInputElement | null)?.value,
+      chosenRow: document
+        .querySelector('#node-media-spaces-workflow-list .ms-wf-row.selected')
+        ?.getAttribute('data-id'),
       hint: document.getElementById('node-media-spaces-submit-hint')?.textContent,
       list: document.getElementById('node-media-spaces-workflow-count')?.textContent,
       form: document.getElementById('node-media-spaces-inputs-form')?.textContent?.slice(0, 200),
