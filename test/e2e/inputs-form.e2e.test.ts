@@ -106,3 +106,28 @@ describe('the inputs form and the runtime agree', () => {
     expect(stack.pageErrors).toEqual([]);
   });
 });
+
+describe('a failed read of the workflow inputs', () => {
+  it('is said with how to try again; clicking the row again reads them, shows the form and the line goes', async () => {
+    const { page, sim } = stack;
+    const hint = page.locator('#node-media-spaces-submit-hint');
+    sim.addFault({ route: 'workflow', kind: 'status', status: 503, count: 1 });
+    // reopened, the dialog reads the chosen workflow's inputs at once: that read fails
+    await openNode(page, SUBMIT);
+    await expect
+      .poll(() => hint.textContent())
+      .toBe(
+        "Could not read the workflow's inputs (click its row to try again): injected fault: HTTP 503 (from Get workflow)",
+      );
+    expect(await form().isVisible()).toBe(false);
+    await page.locator(`#node-media-spaces-workflow-list .ms-wf-row[data-id="${LOUDNESS}"]`).click();
+    await waitForForm(page, channels());
+    expect(await hint.textContent()).toBe('');
+    expect(await channels().inputValue()).toBe('6');
+    await closeNode(page, 'cancel');
+    // the one read that failed, as the browser logs it (the runtime answers 502 for the service's 503)
+    expect(stack.pageErrors).toEqual([
+      'Failed to load resource: the server responded with a status of 502 (Bad Gateway)',
+    ]);
+  });
+});

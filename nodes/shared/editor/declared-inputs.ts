@@ -13,9 +13,14 @@ export interface DeclaredInputs {
 
 /**
  * Reads through the chosen config node (`server()` is its id); `failed` hears why a read failed
- * (a 404: the service does not describe inputs, the workflow read being an extension).
+ * (a 404: the service does not describe inputs, the workflow read being an extension), `read` that
+ * one succeeded (before anything waiting for it hears its inputs).
  */
-export function declaredInputsLoader(server: () => unknown, failed: (xhr: JQuery.jqXHR) => void): DeclaredInputs {
+export function declaredInputsLoader(
+  server: () => unknown,
+  failed: (xhr: JQuery.jqXHR) => void,
+  read: () => void = () => undefined,
+): DeclaredInputs {
   let cache: Record<string, JQuery.Promise<WorkflowInputs | null>> = {};
   const none = () => $.Deferred<WorkflowInputs | null>().resolve(null).promise();
   return {
@@ -24,6 +29,7 @@ export function declaredInputsLoader(server: () => unknown, failed: (xhr: JQuery
       if (!body || !workflow) return none();
       cache[workflow] ??= postAdmin<{ inputs?: WorkflowInputs }>('workflow-inputs', { ...body, workflow }).then(
         (result) => {
+          read();
           if (result.inputs) knownInputs[workflow] = result.inputs;
           return result.inputs ?? null;
         },

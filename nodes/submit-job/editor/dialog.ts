@@ -14,14 +14,25 @@ const currentWorkflow = () =>
 /** The dialog's workflow list, declared-inputs form and template button. */
 export function prepareDialog(node: EditorNodeInstance): void {
   const $hint = $('#node-media-spaces-submit-hint');
-  const declared = declaredInputsLoader(server, (xhr) => {
-    // the workflow read is an extension; without it the JSON editor is all there is
-    $hint.text(
-      xhr.status === 404
-        ? node._('media-spaces-submit-job.inputs.unsupported')
-        : `${node._('media-spaces-submit-job.workflows.failed')} ${adminErrorText(xhr)}`,
-    );
-  });
+  /** the hint says a read failed: the next read that succeeds takes it away, before any other hint */
+  let readFailureShown = false;
+  const declared = declaredInputsLoader(
+    server,
+    (xhr) => {
+      // the workflow read is an extension; without it the JSON editor is all there is
+      $hint.text(
+        xhr.status === 404
+          ? node._('media-spaces-submit-job.inputs.unsupported')
+          : `${node._('media-spaces-submit-job.inputs.failed')} ${adminErrorText(xhr)}`,
+      );
+      readFailureShown = xhr.status !== 404;
+    },
+    () => {
+      if (!readFailureShown) return;
+      readFailureShown = false;
+      $hint.text('');
+    },
+  );
 
   /** Shows the form for the chosen workflow's inputs (JSON Inputs only); hides it otherwise. */
   function refreshForm(): void {
