@@ -1,5 +1,6 @@
 import type { NodeDef } from '../shared/node-red-types';
 import { startMonitoringSoon } from '../sidebar/monitoring';
+import { registerPatternRoute } from './pattern-route';
 import { registerPreviewRoute } from './preview-route';
 import { listenForFlowsStarted } from './start-gate';
 import { registerTestFeedRoute } from './test-feed-route';
@@ -27,6 +28,7 @@ export = function register(RED: ScheduleAPI): void {
     credentials: { feeds: { type: 'password' } },
   });
   registerPreviewRoute(RED);
+  registerPatternRoute(RED);
   registerTestFeedRoute(RED);
   listenForFlowsStarted(RED);
 };

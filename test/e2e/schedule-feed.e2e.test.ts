@@ -133,7 +133,14 @@ describe('schedule window from a calendar', () => {
     await row().locator('.ms-w-kind').selectOption('ical');
     expect(await row().locator('.ms-w-cron').isVisible()).toBe(false);
     await row().locator('.ms-w-feed').fill(feedFile);
+    // the title pattern's syntax is RE2's, asked of the runtime once typing pauses, and said under the field
+    const titleError = row().locator('.ms-w-match-title-error');
+    await row().locator('.ms-w-match-title').fill('(unclosed');
+    await expect
+      .poll(() => titleError.textContent())
+      .toBe('The title pattern "(unclosed" is not a valid regular expression (missing closing ): `(unclosed`).');
     await row().locator('.ms-w-match-title').fill('^REC ');
+    await expect.poll(() => titleError.isVisible()).toBe(false);
     await row().locator('.ms-w-padding-before').fill('2m');
     await row().locator('.ms-w-padding-after').fill('5m');
     await row().locator('.ms-w-timezone').fill(ZONE);

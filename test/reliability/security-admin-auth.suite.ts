@@ -138,6 +138,14 @@ function routes(sim: Simulator): Route[] {
       callsService: false,
     },
     {
+      method: 'POST',
+      path: '/media-spaces/schedule/pattern',
+      permission: 'media-spaces.read',
+      ok: { body: { pattern: '^REC ' } },
+      bad: { body: {}, status: 400 },
+      callsService: false,
+    },
+    {
       // an address in the request also needs flows.write (admin has it): see security-stored-credentials
       method: 'POST',
       path: '/media-spaces/schedule/test-feed',

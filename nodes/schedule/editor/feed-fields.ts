@@ -3,6 +3,7 @@ import { FEED_WINDOW_DEFAULTS as DEFAULTS } from '../../../lib/schedule/feed-def
 import { DEFAULT_RERECORD } from '../../../lib/schedule/rerecord';
 import type { FeedSecret } from '../../../lib/schedule/sources/feed-access';
 import { unsupportedConstruct } from '../../../lib/schedule/sources/pattern-syntax';
+import { postAdmin } from '../../shared/editor/admin';
 import type { FeedSecrets } from './feed-secrets';
 import { errorLine, fieldError, noteLine } from './field-error';
 
@@ -49,19 +50,26 @@ function durationCheck(allowZero: boolean) {
   };
 }
 
-/** The pattern's syntax (RegExp's), and the constructs the runtime's linear-time engine refuses, named as a deploy names them. */
+/** The constructs the runtime's linear-time engine refuses, named as a deploy names them (said as typed). */
 export function regexCheck(v: string): string | undefined {
-  if (v === '') return undefined;
-  const construct = unsupportedConstruct(v);
+  const construct = v === '' ? undefined : unsupportedConstruct(v);
   if (construct)
     return `uses ${construct}, which the linear-time engine does not run (no backreferences or lookaround)`;
-  try {
-    // RE2's flag groups ((?i), (?s)…), which JavaScript has no syntax for, are left out of the syntax check
-    new RegExp(v.replace(/\(\?[imsU]+\)/g, ''));
-    return undefined;
-  } catch (err) {
-    return (err as Error).message;
-  }
+  return undefined;
+}
+
+/** How long typing pauses before a field's slower check is asked. */
+const CHECK_PAUSE_MS = 300;
+
+/**
+ * The pattern's syntax as RE2 in the runtime reads it (pattern-route.ts): the browser's RegExp, a
+ * backtracking engine, never compiles it. Resolves to the deploy's sentence, or undefined.
+ */
+function runtimePatternCheck(v: string): JQuery.Promise<string | undefined> {
+  return postAdmin<{ problem?: string | null }>('schedule/pattern', { pattern: v }).then(
+    (answer) => answer.problem ?? undefined,
+    () => undefined,
+  );
 }
 
 /** A row shown for some kinds of window only. */
@@ -84,11 +92,33 @@ function input(cls: string, value: unknown, placeholder = '', type = 'text'): JQ
     .val(text(value));
 }
 
-/** A text field checked as it is typed, its reason under it. */
-function checked($row: JQuery, $field: JQuery, check: (v: string) => string | undefined, changed: () => void): JQuery {
+/**
+ * A text field checked as it is typed, its reason under it; `later`, where given, is asked once typing
+ * pauses and the quick check found nothing (an answer for text since changed is dropped).
+ */
+function checked(
+  $row: JQuery,
+  $field: JQuery,
+  check: (v: string) => string | undefined,
+  changed: () => void,
+  later?: (v: string) => JQuery.Promise<string | undefined>,
+): JQuery {
   $field.appendTo($row);
   const $error = errorLine(`${$field.attr('class')?.split(' ')[0]}-error`).appendTo($row);
-  const validate = () => fieldError($field, $error, check(String($field.val() ?? '').trim()));
+  const value = () => String($field.val() ?? '').trim();
+  let pause: ReturnType<typeof setTimeout> | undefined;
+  const validate = () => {
+    const v = value();
+    const problem = check(v);
+    fieldError($field, $error, problem);
+    clearTimeout(pause);
+    if (problem || !later || v === '') return;
+    pause = setTimeout(() => {
+      later(v).then((found) => {
+        if (value() === v) fieldError($field, $error, found);
+      });
+    }, CHECK_PAUSE_MS);
+  };
   $field.on('change keyup input', () => {
     validate();
     changed();
@@ -415,6 +445,7 @@ export function feedFields(
     input('ms-w-match-title', match.title, '^REC '),
     regexCheck,
     changed,
+    runtimePatternCheck,
   );
   const guide = guideRows(line, label, match, changed);
   const pad = paddingRow(line, label, obj(w.padding), changed);

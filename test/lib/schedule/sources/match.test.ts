@@ -70,7 +70,9 @@ describe('match patterns run in linear time', () => {
   it("RE2's flag groups run, and the editor's syntax check takes them", () => {
     expect(compiled('(?i)^news').test('NEWS at six')).toBe(true);
     expect(regexCheck('(?i)^news')).toBeUndefined();
-    expect(regexCheck('(unclosed')).toMatch(/Unterminated group/);
+    // its syntax is RE2's, asked of the runtime (test/nodes/schedule/pattern-route.test.ts): the editor
+    // compiles no pattern, so a bad one is left to that check
+    expect(regexCheck('(unclosed')).toBeUndefined();
   });
 
   it('a pattern that does not parse is one sentence, with the engine reason', () => {
