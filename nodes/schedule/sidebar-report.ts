@@ -166,25 +166,19 @@ export class ScheduleSidebar {
     }
   }
 
-  /** The tab's buttons, each the control event a message would be read into. */
+  /** The tab's buttons, each the control event a message would be read into (`act` refuses once closed). */
   private control(): ScheduleControl {
     const { act, config } = this.parts;
-    const running = () => {
-      const scheduler = this.parts.scheduler();
-      if (!scheduler) throw new Error('the schedule is closed');
-      return scheduler;
-    };
     return {
       pause: () => {
-        running();
         act({ kind: 'pause' });
       },
       resume: () => {
-        running();
         act({ kind: 'resume' });
       },
       startNow: (windowId) => {
-        const scheduler = running();
+        const scheduler = this.parts.scheduler();
+        if (!scheduler) throw new Error('the schedule is closed');
         const id = windowId ?? scheduler.nextStart()?.window.id ?? config().windows.find((w) => w.enabled)?.id;
         if (!id) throw new Error('the schedule has no window to start');
         act({ kind: 'trigger', windowId: id });
@@ -196,13 +190,9 @@ export class ScheduleSidebar {
         );
       },
       skipNext: (windowId) => {
-        running();
         act({ kind: 'skip', windowId });
       },
-      reloadFeed: async (windowId) => {
-        running();
-        return act({ kind: 'reload-feed', windowId });
-      },
+      reloadFeed: (windowId) => act({ kind: 'reload-feed', windowId }),
     };
   }
 
