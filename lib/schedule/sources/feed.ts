@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -69,6 +69,8 @@ interface Meta {
 
 const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 60_000;
+/** A file in progress untouched this long was left by a reader that stopped: no fetch or read runs as long. */
+const LEFTOVER_AFTER_MS = 3600_000;
 /** The last good body read to at least this many occurrences: an empty new one is suspicious. */
 const SUSPICIOUS_FROM = 2;
 
@@ -107,6 +109,12 @@ export class Feed {
   private loaded = false;
   private inflight: Promise<FeedRead> | undefined;
   private readonly base: string;
+  /**
+   * Names this reader's files in progress. Two readers of one window can run at once (a redeploy while the
+   * old node's refresh runs, two schedule nodes sharing a folder): each writes its own and renames it into
+   * place, so neither reads nor deletes the other's half-written body.
+   */
+  private readonly own = randomBytes(6).toString('hex');
 
   constructor(private readonly opts: FeedOptions) {
     // one snapshot per window and address: two windows reading one guide never write the same files
@@ -141,7 +149,7 @@ export class Feed {
 
   private async refreshNow(read: FeedReader, again = false): Promise<FeedRead> {
     await this.load();
-    const part = `${this.base}.part`;
+    const part = `${this.base}.${this.own}.part`;
     try {
       const got = await this.fetchTo(part);
       if (got === 'not-modified') {
@@ -190,6 +198,7 @@ export class Feed {
     if (this.loaded) return;
     this.loaded = true;
     await mkdir(this.opts.dir, { recursive: true, mode: 0o700 });
+    await this.removeLeftovers();
     try {
       this.meta = JSON.parse(await readFile(`${this.base}.json`, 'utf8')) as Meta;
     } catch {
@@ -197,9 +206,22 @@ export class Feed {
     }
   }
 
+  /** Files in progress that a reader stopped mid-way (a killed process) left: any not touched for an hour. */
+  private async removeLeftovers(): Promise<void> {
+    const prefix = `${path.basename(this.base)}.`;
+    const names = await readdir(this.opts.dir).catch(() => [] as string[]);
+    const cutoff = Date.now() - LEFTOVER_AFTER_MS;
+    for (const name of names) {
+      if (!name.startsWith(prefix) || !(name.endsWith('.part') || name.endsWith('.json.tmp'))) continue;
+      const file = path.join(this.opts.dir, name);
+      const info = await stat(file).catch(() => undefined);
+      if (info && info.mtimeMs < cutoff) await rm(file, { force: true });
+    }
+  }
+
   private async saveMeta(meta: Meta): Promise<void> {
     this.meta = Object.fromEntries(Object.entries(meta).filter(([, v]) => v !== undefined)) as Meta;
-    const tmp = `${this.base}.json.tmp`;
+    const tmp = `${this.base}.${this.own}.json.tmp`;
     await writeFile(tmp, JSON.stringify(this.meta), { mode: 0o600 });
     await rename(tmp, `${this.base}.json`);
   }

@@ -208,6 +208,44 @@ describe('Feed from a file', () => {
     expect(titles(gone)).toEqual(['Changed', 'Too']);
   });
 
+  it('two readers of one window at once (a redeploy while a refresh runs) each read the whole file, 50 times over', async () => {
+    const file = path.join(dir, 'desk.ics');
+    const events = Array.from({ length: 400 }, (_, i) => `Event ${i}`);
+    writeFileSync(file, ics(...events));
+    for (let round = 0; round < 50; round++) {
+      // a new file each round, so that neither reader takes its snapshot as unchanged
+      utimesSync(file, new Date(), new Date(Date.now() + round * 1000));
+      const snap = path.join(dir, `snap-${round}`);
+      const readers = [0, 1].map(() => new Feed({ location: file, label: 'desk', dir: snap }));
+      const reads = await Promise.all(readers.map((f) => f.refresh(read)));
+      for (const r of reads) {
+        expect(r.state, `round ${round}: ${r.state.lastError}`).toMatchObject({ ok: true });
+        expect(r.result?.occurrences, `round ${round}`).toHaveLength(9);
+      }
+      expect(readdirSync(snap).sort(), `round ${round}: no part or temporary file is left`).toEqual([
+        expect.stringMatching(/^feed-[0-9a-f]{20}\.body$/),
+        expect.stringMatching(/^feed-[0-9a-f]{20}\.json$/),
+      ]);
+    }
+  });
+
+  it('a file in progress left by a killed reader is removed once it is an hour old, and a fresh one is left', async () => {
+    const file = path.join(dir, 'desk.ics');
+    writeFileSync(file, ics('A'));
+    const snap = path.join(dir, 'snap');
+    await new Feed({ location: file, label: 'desk', dir: snap }).refresh(read);
+    const [body] = readdirSync(snap).filter((f) => f.endsWith('.body'));
+    const base = body.replace(/\.body$/, '');
+    const old = [`${base}.0123456789ab.part`, `${base}.0123456789ab.json.tmp`];
+    const fresh = `${base}.ba9876543210.part`;
+    const elsewhere = 'notes.part';
+    for (const name of [...old, fresh, elsewhere]) writeFileSync(path.join(snap, name), 'half');
+    const hoursAgo = new Date(Date.now() - 3 * 3600_000);
+    for (const name of [...old, elsewhere]) utimesSync(path.join(snap, name), hoursAgo, hoursAgo);
+    await new Feed({ location: file, label: 'desk', dir: snap }).refresh(read);
+    expect(readdirSync(snap).sort()).toEqual([body, fresh, `${base}.json`, elsewhere].sort());
+  });
+
   it('reads a gzip XMLTV guide file through the guide reader', async () => {
     const file = path.join(dir, 'guide.xml.gz');
     writeFileSync(file, gzipSync(readFileSync(path.join(FIXTURES, 'guide.xml'))));
