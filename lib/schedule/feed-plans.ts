@@ -247,7 +247,8 @@ export class FeedPlans {
     const to = new Date(now + PLAN_AHEAD_MS);
     const { source, window } = entry;
     return source.kind === 'ical'
-      ? sources.calendarReader(
+      ? // ical.js parses a whole calendar at once: off the thread that times every schedule
+        sources.calendarReaderOffThread(
           {
             windowId: window.id,
             zone: window.timezone,
@@ -257,8 +258,7 @@ export class FeedPlans {
             allDay: source.allDay,
             defaultDuration: source.defaultDuration ?? window.duration * 1000,
           },
-          // ical.js parses a whole calendar at once: off the thread that times every schedule
-          (text, opts) => sources.expandCalendarOffThread(text, opts, CALENDAR_TIMEOUT_MS),
+          CALENDAR_TIMEOUT_MS,
         )
       : sources.guideReader({
           windowId: window.id,

@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import type { FeedReader } from './feed';
 import type { CalendarOptions } from './ical';
 import type { SourceResult } from './occurrence';
 import { readerSlot } from './reader-slots';
+import { calendarReader } from './readers';
 
 /** A worker's heap at the most: a calendar of the largest size read, parsed, with its occurrences. */
 const WORKER_HEAP_MB = 512;
@@ -17,20 +19,19 @@ parentPort.postMessage(expandCalendar(workerData.text, workerData.opts));
 const failed = (error: string): SourceResult => ({ occurrences: [], problems: [], error });
 
 /**
- * expandCalendar in a worker thread: parsing and expanding a large calendar
- * takes seconds of CPU (16 MB: about 3 s), which must not hold up the event
- * loop that runs the schedules' starts and ends. Bounded in time and heap,
- * at most MAX_READERS feed readers at once (see reader-slots); never
- * rejects. Where the compiled module is not beside this one (the sources
- * run untranspiled, in tests) it expands on the calling thread.
+ * A calendar feed's reader (see calendarReader) that expands in a worker thread: parsing and expanding a
+ * large calendar takes seconds of CPU (16 MB: about 3 s), which must not hold up the event loop that runs
+ * the schedules' starts and ends. Bounded in time and heap, at most MAX_READERS feed readers at once (see
+ * reader-slots), and the body is read once the reader's turn comes, not before: twenty windows refreshed
+ * at one deploy would otherwise hold twenty calendars of up to 16 MB each while two are expanded. Never
+ * rejects. Where the compiled module is not beside this one (the sources run untranspiled, in tests) it
+ * expands on the calling thread.
  */
-export function expandCalendarOffThread(text: string, opts: CalendarOptions, timeoutMs: number): Promise<SourceResult> {
+export function calendarReaderOffThread(opts: CalendarOptions, timeoutMs: number): FeedReader {
   const compiled = path.join(__dirname, 'ical.js');
-  if (!existsSync(compiled)) {
-    const { expandCalendar } = require('./ical') as typeof import('./ical');
-    return Promise.resolve(expandCalendar(text, opts));
-  }
-  return readerSlot().then((release) => expandInWorker(compiled, text, opts, timeoutMs).finally(release));
+  if (!existsSync(compiled)) return calendarReader(opts);
+  const read = calendarReader(opts, (text, o) => expandInWorker(compiled, text, o, timeoutMs));
+  return (open) => readerSlot().then((release) => read(open).finally(release));
 }
 
 function expandInWorker(
@@ -48,11 +49,18 @@ function expandInWorker(
       void worker.terminate();
       resolve(result);
     };
-    const worker = new Worker(SCRIPT, {
-      eval: true,
-      workerData: { module: compiled, text, opts },
-      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
-    });
+    let worker: Worker;
+    try {
+      worker = new Worker(SCRIPT, {
+        eval: true,
+        workerData: { module: compiled, text, opts },
+        resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+      });
+    } catch (error) {
+      // a worker that could not start (too many threads, no memory left for one)
+      resolve(failed(`The calendar cannot be read: ${(error as Error).message}.`));
+      return;
+    }
     const timer = setTimeout(
       () => finish(failed(`The calendar took longer than ${Math.round(timeoutMs / 1000)} s to read.`)),
       timeoutMs,

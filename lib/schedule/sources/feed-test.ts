@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { decideConflicts, type Loss } from '../conflicts';
 import { formatLocalIso, isValidTimeZone, systemTimeZone } from '../tz';
-import { expandCalendarOffThread } from './calendar-worker';
+import { calendarReaderOffThread } from './calendar-worker';
 import { Feed, type FeedReader } from './feed';
 import { type FeedSecret, feedAccess } from './feed-access';
 import { resolveFeedFile } from './feed-file';
 import type { FeedTestAnswer, FeedTestConflict, FeedTestOccurrence } from './feed-test-answer';
 import { type Occurrence, planned } from './occurrence';
-import { calendarReader, guideReader } from './readers';
+import { guideReader } from './readers';
 import { type FeedWindowSource, parseSourceWindow } from './window-config';
 
 export type { FeedTestAnswer, FeedTestConflict, FeedTestOccurrence };
@@ -103,7 +103,7 @@ export async function testFeedWindow(request: FeedTestRequest): Promise<FeedTest
 
 function readerFor(source: FeedWindowSource, zone: string, from: Date, to: Date): FeedReader {
   if (source.kind === 'ical') {
-    return calendarReader(
+    return calendarReaderOffThread(
       {
         windowId: source.id,
         zone,
@@ -113,7 +113,7 @@ function readerFor(source: FeedWindowSource, zone: string, from: Date, to: Date)
         allDay: source.allDay,
         ...(source.defaultDuration !== undefined ? { defaultDuration: source.defaultDuration } : {}),
       },
-      (text, opts) => expandCalendarOffThread(text, opts, FEED_TEST_TIMEOUT_MS),
+      FEED_TEST_TIMEOUT_MS,
     );
   }
   return guideReader(

@@ -5,7 +5,7 @@
  * parsers (ical.js, saxes) and undici load on first use.
  */
 
-export { expandCalendarOffThread } from './calendar-worker';
+export { calendarReaderOffThread } from './calendar-worker';
 export * from './feed';
 export * from './feed-access';
 export { resolveFeedFile } from './feed-file';

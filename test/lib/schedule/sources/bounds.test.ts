@@ -329,7 +329,7 @@ describe('feed readers at once', () => {
   });
 });
 
-describe('guides are read in a worker with a bounded heap (built package)', () => {
+describe('feeds are read in workers with a bounded heap (built package)', () => {
   const built = existsSync(path.join(DIST, 'guide-worker.js'));
   let dir = '';
   // made and removed only where the built package's cases run (a describe whose cases are all skipped runs no hooks)
@@ -399,6 +399,46 @@ describe('guides are read in a worker with a bounded heap (built package)', () =
       const result = await read;
       expect(opened).toBe(1);
       expect(result.occurrences.map((o) => o.title)).toEqual(['Late']);
+    },
+  );
+
+  it.runIf(built)(
+    "a calendar waiting for a reader's turn is not opened until its turn comes, then expanded in a worker",
+    { timeout: 60_000 },
+    async () => {
+      const slots = require(
+        path.join(DIST, 'reader-slots.js'),
+      ) as typeof import('../../../../lib/schedule/sources/reader-slots');
+      const { calendarReaderOffThread } = require(
+        path.join(DIST, 'calendar-worker.js'),
+      ) as typeof import('../../../../lib/schedule/sources/calendar-worker');
+      const held = await Promise.all(Array.from({ length: slots.MAX_READERS }, () => slots.readerSlot()));
+      let opened = 0;
+      const ics = [
+        'BEGIN:VCALENDAR',
+        'VERSION:2.0',
+        'PRODID:-//test//EN',
+        'BEGIN:VEVENT',
+        'UID:late@test',
+        'DTSTAMP:20261001T000000Z',
+        'DTSTART:20261002T000000Z',
+        'DTEND:20261002T010000Z',
+        'SUMMARY:Late',
+        'END:VEVENT',
+        'END:VCALENDAR',
+        '',
+      ].join('\r\n');
+      const read = calendarReaderOffThread(october, 60_000)(() => {
+        opened++;
+        return body(ics);
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      expect([opened, slots.readerSlots()]).toEqual([0, { running: slots.MAX_READERS, waiting: 1 }]);
+      for (const release of held) release();
+      const result = await read;
+      expect(opened).toBe(1);
+      expect(result.occurrences.map((o) => o.title)).toEqual(['Late']);
+      expect(slots.readerSlots()).toEqual({ running: 0, waiting: 0 });
     },
   );
 
