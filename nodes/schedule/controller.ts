@@ -233,7 +233,15 @@ export class ScheduleController {
   act<K extends ControlKind>(event: ControlEvent<K>): ControlResults[K] {
     const scheduler = this.scheduler;
     if (!scheduler) throw closedError();
-    return this.controlEffects[event.kind](event, scheduler);
+    let result: ControlResults[K] | undefined;
+    try {
+      result = this.controlEffects[event.kind](event, scheduler);
+      return result;
+    } finally {
+      // the badge after every event, a refused one too (a failed reload says so); once it settles where it is awaited
+      if (result instanceof Promise) void result.finally(() => this.updateStatus()).catch(() => undefined);
+      else this.updateStatus();
+    }
   }
 
   close(removed: boolean): void {
@@ -267,37 +275,20 @@ export class ScheduleController {
   private readonly controlEffects: {
     [K in ControlKind]: (event: ControlEvent<K>, scheduler: Scheduler) => ControlResults[K];
   } = {
-    trigger: (event, scheduler) => {
-      // the schedule's one start path, as a timed start takes
-      const started = scheduler.trigger(event.windowId, event.msgid);
-      this.updateStatus();
-      return started;
-    },
+    // the schedule's one start path, as a timed start takes
+    trigger: (event, scheduler) => scheduler.trigger(event.windowId, event.msgid),
     pause: (_event, scheduler) => {
       scheduler.pause();
-      this.updateStatus();
       return { paused: scheduler.paused };
     },
     resume: (_event, scheduler) => {
       scheduler.resume();
-      this.updateStatus();
       return { paused: scheduler.paused };
     },
-    skip: (event, scheduler) => {
-      const id = event.windowId;
-      if (id !== undefined && (typeof id !== 'string' || id === '')) {
-        throw MediaSpacesError.invalidInput(
-          'skip takes msg.window_id as the id of a window (or no window_id: the next start)',
-          { window_id: 'is not a window id' },
-        );
-      }
-      const skipped = scheduler.skipNext(id);
-      this.updateStatus();
-      return skipped;
-    },
+    // a window id that is not text is refused as the message is read (fields.ts), one that is unknown by the scheduler
+    skip: (event, scheduler) => scheduler.skipNext(event.windowId),
     reload: () => {
       const error = this.reload();
-      this.updateStatus();
       if (error) throw error;
       // the windows as reloaded: what the schedule runs from now on
       return { windows: this.config.windows.map((w) => w.id), feeds: this.feeds.reload() };
@@ -316,15 +307,10 @@ export class ScheduleController {
     },
     channel: ({ slotKey, channel }, scheduler) => {
       const told = this.channelCreated(slotKey, channel);
-      if (told.kept) this.updateStatus();
       const kept = told.kept ? undefined : scheduler.channelOf(slotKey);
       return { ...told, known: isPlainObject(kept) && kept.id === channel.id };
     },
-    'reload-feed': async (event) => {
-      const result = await this.feeds.reloadWindow(event.windowId);
-      this.updateStatus();
-      return result;
-    },
+    'reload-feed': (event) => this.feeds.reloadWindow(event.windowId),
   };
 
   /** A window's occurrences replaced by a list (sent here, or taken from Redis); what the reply says. */
