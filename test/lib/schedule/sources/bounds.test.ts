@@ -428,7 +428,8 @@ describe('feeds are read in workers with a bounded heap (built package)', () => 
         'END:VCALENDAR',
         '',
       ].join('\r\n');
-      const read = calendarReaderOffThread(october, 60_000)(() => {
+      const reader = calendarReaderOffThread(october, 60_000);
+      const read = reader(() => {
         opened++;
         return body(ics);
       });
