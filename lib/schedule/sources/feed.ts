@@ -62,6 +62,11 @@ interface Meta {
   lastModified?: string;
   /** a file feed: its size and mtime when read */
   fileStamp?: string;
+  /**
+   * The body these validators came with, as it lies on disk (see bodyStamp): another reader of the window
+   * may have renamed its own body over it since, and validators must not vouch for a body they did not see.
+   */
+  body?: string;
   fetchedAt?: string;
   staleSince?: string;
   lastError?: string;
@@ -94,6 +99,12 @@ function defaultDispatcher(publicOnly: boolean): Dispatcher {
 }
 
 class FeedFailure extends Error {}
+
+/** A body file as it lies on disk: a rename over it gives another inode, a rewrite another size or time. */
+async function bodyStamp(file: string): Promise<string | undefined> {
+  const info = await stat(file).catch(() => undefined);
+  return info ? `${info.ino}:${info.size}:${info.mtimeMs}` : undefined;
+}
 
 /** Why a file feed was not read: its file is not there (yet). */
 export const FILE_MISSING = 'the feed file does not exist';
@@ -173,9 +184,12 @@ export class Feed {
           );
         }
       }
+      // stamped before the rename (which keeps it): another reader may rename its own body in right after
+      const body = await bodyStamp(part);
       await rename(part, `${this.base}.body`);
       await this.saveMeta({
         ...got,
+        body,
         fetchedAt: new Date().toISOString(),
         staleSince: undefined,
         lastError: undefined,
@@ -204,6 +218,16 @@ export class Feed {
     } catch {
       this.meta = {};
     }
+  }
+
+  /**
+   * Whether the body on disk is there and is the one the validators were saved with (a snapshot of an
+   * earlier release, saved without its stamp, is taken as its own). When another reader's body replaced it,
+   * the feed is fetched whole rather than answered "not modified" for a body it never read.
+   */
+  private async snapshotIsOwn(): Promise<boolean> {
+    const now = await bodyStamp(`${this.base}.body`);
+    return now !== undefined && (this.meta.body === undefined || this.meta.body === now);
   }
 
   /** Files in progress that a reader stopped mid-way (a killed process) left: any not touched for an hour. */
@@ -239,10 +263,7 @@ export class Feed {
   private async fetchTo(part: string): Promise<Meta | 'not-modified'> {
     const url = feedUrl(this.opts.location);
     if (url === undefined) return this.copyFile(filePath(this.opts.location), part);
-    const haveSnapshot = await stat(`${this.base}.body`).then(
-      () => true,
-      () => false,
-    );
+    const haveSnapshot = await this.snapshotIsOwn();
     const headers: Record<string, string> = {
       accept: 'text/calendar, application/xml, text/xml, application/gzip, */*;q=0.5',
       'accept-encoding': 'gzip, deflate, br',
@@ -334,10 +355,7 @@ export class Feed {
   private async copyFile(file: string, part: string): Promise<Meta | 'not-modified'> {
     const info = await stat(file);
     const fileStamp = `${info.size}:${info.mtimeMs}`;
-    const haveSnapshot = await stat(`${this.base}.body`).then(
-      () => true,
-      () => false,
-    );
+    const haveSnapshot = await this.snapshotIsOwn();
     if (haveSnapshot && this.meta.fileStamp === fileStamp) return 'not-modified';
     await pipeline(createReadStream(file), this.sizeCap(), createWriteStream(part, { mode: 0o600 }));
     return { fileStamp };

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -184,6 +184,19 @@ describe('Feed over HTTP', () => {
     expect(readdirSync(dir).filter((f) => f.endsWith('.body'))).toHaveLength(2);
   });
 
+  it('validators are not sent for a body another reader renamed in: the feed is fetched whole', async () => {
+    const f = feed();
+    expect(titles(await f.refresh(read))).toEqual(['A', 'B', 'C']);
+    const [bodyFile] = readdirSync(dir).filter((n) => n.endsWith('.body'));
+    const late = path.join(dir, 'late.part');
+    writeFileSync(late, ics('Old'));
+    renameSync(late, path.join(dir, bodyFile));
+    const again = await f.refresh(read);
+    expect([again.from, titles(again)]).toEqual(['fetched', ['A', 'B', 'C']]);
+    expect(stub.requests.at(-1)?.headers['if-none-match']).toBeUndefined();
+    expect((await f.refresh(read)).from).toBe('not-modified');
+  });
+
   it('one refresh at a time: a second call while one runs gets the same read', async () => {
     const f = feed();
     const [a, b] = await Promise.all([f.refresh(read), f.refresh(read)]);
@@ -227,6 +240,22 @@ describe('Feed from a file', () => {
         expect.stringMatching(/^feed-[0-9a-f]{20}\.json$/),
       ]);
     }
+  });
+
+  it('a body another reader renamed in after this one read is never taken as unchanged: read again whole', async () => {
+    const file = path.join(dir, 'desk.ics');
+    const snap = path.join(dir, 'snap');
+    writeFileSync(file, ics('New', 'Newer'));
+    const f = new Feed({ location: file, label: 'desk', dir: snap });
+    expect(titles(await f.refresh(read))).toEqual(['New', 'Newer']);
+    // the old node's slower read of the file as it was, renamed in last (a redeploy mid-refresh)
+    const [body] = readdirSync(snap).filter((n) => n.endsWith('.body'));
+    const late = path.join(snap, 'late.part');
+    writeFileSync(late, ics('Old'));
+    renameSync(late, path.join(snap, body));
+    const again = await f.refresh(read);
+    expect([again.from, titles(again)]).toEqual(['fetched', ['New', 'Newer']]);
+    expect((await f.refresh(read)).from).toBe('not-modified');
   });
 
   it('a file in progress left by a killed reader is removed once it is an hour old, and a fresh one is left', async () => {
