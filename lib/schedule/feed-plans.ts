@@ -58,6 +58,8 @@ interface Entry {
   /** absent when the feed's address or credentials are missing */
   feed?: import('./sources').Feed;
   timer?: NodeJS.Timeout;
+  /** aborted when the entry goes (its window changed or removed, the schedule closed): its reads stop */
+  stop: AbortController;
   health: FeedHealth;
   /** the feed's problems last warned of, so that each refresh does not repeat them */
   warned: string;
@@ -100,6 +102,7 @@ export class FeedPlans {
         now.timezone !== entry.window.timezone
       ) {
         clearTimeout(entry.timer);
+        entry.stop.abort();
         this.entries.delete(id);
       }
     }
@@ -166,7 +169,10 @@ export class FeedPlans {
 
   close(): void {
     this.closed = true;
-    for (const entry of this.entries.values()) clearTimeout(entry.timer);
+    for (const entry of this.entries.values()) {
+      clearTimeout(entry.timer);
+      entry.stop.abort();
+    }
     this.entries.clear();
   }
 
@@ -179,6 +185,7 @@ export class FeedPlans {
       this.entries.set(window.id, {
         source,
         window,
+        stop: new AbortController(),
         health: { ...health, ok: false, lastError: access },
         warned: access,
       });
@@ -186,14 +193,24 @@ export class FeedPlans {
     }
     // the sources' parsers (ical.js, saxes, zod schemas) load with the first feed window, not with Node-RED
     this.sources ??= require('./sources') as Sources;
+    const stop = new AbortController();
     const feed = new this.sources.Feed({
       location: access.location,
       label: window.id,
       dir: this.reads.dir ?? path.join(os.tmpdir(), 'media-spaces-feeds'),
       ...(access.credentials ? { credentials: access.credentials } : {}),
       allowEmpty: source.allowEmpty,
+      signal: stop.signal,
     });
-    const entry: Entry = { source, window, feed, health, warned: '', graceUntil: Date.now() + FIRST_FILE_GRACE_MS };
+    const entry: Entry = {
+      source,
+      window,
+      feed,
+      stop,
+      health,
+      warned: '',
+      graceUntil: Date.now() + FIRST_FILE_GRACE_MS,
+    };
     this.entries.set(window.id, entry);
     void feed
       .readSnapshot(this.reader(entry))
@@ -259,15 +276,20 @@ export class FeedPlans {
             defaultDuration: source.defaultDuration ?? window.duration * 1000,
           },
           CALENDAR_TIMEOUT_MS,
+          entry.stop.signal,
         )
-      : sources.guideReader({
-          windowId: window.id,
-          zone: window.timezone,
-          from,
-          to,
-          match: source.match,
-          sources: source.sources,
-        });
+      : sources.guideReader(
+          {
+            windowId: window.id,
+            zone: window.timezone,
+            from,
+            to,
+            match: source.match,
+            sources: source.sources,
+          },
+          undefined,
+          entry.stop.signal,
+        );
   }
 
   /** The occurrences read become the window's plan; the feed's health and problems are told. */

@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import type { FeedReader } from './feed';
 import type { CalendarOptions } from './ical';
 import type { SourceResult } from './occurrence';
-import { readerSlot } from './reader-slots';
+import { READ_STOPPED, readerSlot } from './reader-slots';
 import { calendarReader } from './readers';
 
 /** A worker's heap at the most: a calendar of the largest size read, parsed, with its occurrences. */
@@ -27,11 +27,15 @@ const failed = (error: string): SourceResult => ({ occurrences: [], problems: []
  * rejects. Where the compiled module is not beside this one (the sources run untranspiled, in tests) it
  * expands on the calling thread.
  */
-export function calendarReaderOffThread(opts: CalendarOptions, timeoutMs: number): FeedReader {
+export function calendarReaderOffThread(opts: CalendarOptions, timeoutMs: number, signal?: AbortSignal): FeedReader {
   const compiled = path.join(__dirname, 'ical.js');
   if (!existsSync(compiled)) return calendarReader(opts);
-  const read = calendarReader(opts, (text, o) => expandInWorker(compiled, text, o, timeoutMs));
-  return (open) => readerSlot().then((release) => read(open).finally(release));
+  const read = calendarReader(opts, (text, o) => expandInWorker(compiled, text, o, timeoutMs, signal));
+  return (open) =>
+    readerSlot(signal).then(
+      (release) => read(open).finally(release),
+      () => failed(READ_STOPPED),
+    );
 }
 
 function expandInWorker(
@@ -39,13 +43,20 @@ function expandInWorker(
   text: string,
   opts: CalendarOptions,
   timeoutMs: number,
+  signal: AbortSignal | undefined,
 ): Promise<SourceResult> {
   return new Promise((resolve) => {
+    if (signal?.aborted) {
+      resolve(failed(READ_STOPPED));
+      return;
+    }
     let done = false;
+    const stopped = () => finish(failed(READ_STOPPED));
     const finish = (result: SourceResult) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
+      signal?.removeEventListener('abort', stopped);
       void worker.terminate();
       resolve(result);
     };
@@ -76,5 +87,7 @@ function expandInWorker(
       ),
     );
     worker.once('exit', () => finish(failed('The calendar cannot be read: its reader stopped.')));
+    // a redeploy: the worker is ended now rather than when it is done
+    signal?.addEventListener('abort', stopped, { once: true });
   });
 }

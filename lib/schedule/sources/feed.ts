@@ -35,6 +35,11 @@ export interface FeedOptions {
   dispatcher?: Dispatcher;
   /** where a host leads, for the redirect rule (default: its name, else every address DNS gives) */
   addressCheck?: AddressCheck;
+  /**
+   * Aborted when the window's reader is no longer wanted (its schedule closed, a redeploy): a fetch under way
+   * is cut off, and the refresh leaves the kept copy and its record as they were.
+   */
+  signal?: AbortSignal;
 }
 
 /** How the feed is doing: ok, or stale since the first failure after the last good read, and why. */
@@ -197,6 +202,8 @@ export class Feed {
       return { result, state: this.state, from: 'fetched' };
     } catch (error) {
       await rm(part, { force: true });
+      // stopped, not failed: nothing to say of the feed's health
+      if (this.opts.signal?.aborted) return { state: this.state, from: 'none' };
       const message = error instanceof FeedFailure ? error.message : describeFailure(error);
       await this.saveMeta({
         ...this.meta,
@@ -273,7 +280,31 @@ export class Feed {
     if (haveSnapshot && this.meta.lastModified) headers['if-modified-since'] = this.meta.lastModified;
     const auth = authorization(this.opts.credentials);
     if (auth) headers.authorization = auth;
-    const signal = AbortSignal.timeout(this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const timeout = AbortSignal.timeout(this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const stop = this.opts.signal;
+    if (!stop) return this.fetchBody(url, headers, part, haveSnapshot, timeout);
+    // the fetch's own signal, cut by either: the window's signal lives for days, so each fetch takes its
+    // listener off again when it ends
+    const cut = new AbortController();
+    const cutOff = () => cut.abort(stop.aborted ? stop.reason : timeout.reason);
+    if (stop.aborted) cutOff();
+    stop.addEventListener('abort', cutOff, { once: true });
+    timeout.addEventListener('abort', cutOff, { once: true });
+    try {
+      return await this.fetchBody(url, headers, part, haveSnapshot, cut.signal);
+    } finally {
+      stop.removeEventListener('abort', cutOff);
+      timeout.removeEventListener('abort', cutOff);
+    }
+  }
+
+  private async fetchBody(
+    url: URL,
+    headers: Record<string, string>,
+    part: string,
+    haveSnapshot: boolean,
+    signal: AbortSignal,
+  ): Promise<Meta | 'not-modified'> {
     const res = await this.request(url, headers, signal);
     if (res.statusCode === 304 && haveSnapshot) {
       await res.body.dump();

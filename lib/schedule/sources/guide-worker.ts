@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import type { SourceResult } from './occurrence';
-import { readerSlot } from './reader-slots';
+import { READ_STOPPED, readerSlot } from './reader-slots';
 import { type GuideOptions, readGuide } from './xmltv';
 
 /**
@@ -70,25 +70,29 @@ export function readGuideOffThread(
   opts: GuideOptions,
   timeoutMs: number,
   heapMb = GUIDE_WORKER_HEAP_MB,
+  signal?: AbortSignal,
 ): Promise<SourceResult> {
   const compiled = path.join(__dirname, 'xmltv.js');
   // a body given as a way to open it is opened once the reader's turn comes: a file stream opened while it
   // waits would hold a descriptor, and an error of its open would go unheard until then
   const opened = () => (typeof input === 'function' ? input() : input);
   if (!existsSync(compiled)) return readGuide(opened(), opts);
-  return readerSlot().then(async (release) => {
-    let body: Readable | undefined;
-    try {
-      body = opened();
-      return await readInWorker(compiled, body, opts, timeoutMs, heapMb);
-    } catch (error) {
-      // a worker that could not start (too many threads, no memory left for one)
-      body?.destroy();
-      return failed(`The guide cannot be read: ${(error as Error).message}.`);
-    } finally {
-      release();
-    }
-  });
+  return readerSlot(signal).then(
+    async (release) => {
+      let body: Readable | undefined;
+      try {
+        body = opened();
+        return await readInWorker(compiled, body, opts, timeoutMs, heapMb, signal);
+      } catch (error) {
+        // a worker that could not start (too many threads, no memory left for one)
+        body?.destroy();
+        return failed(`The guide cannot be read: ${(error as Error).message}.`);
+      } finally {
+        release();
+      }
+    },
+    () => failed(READ_STOPPED),
+  );
 }
 
 function readInWorker(
@@ -97,9 +101,16 @@ function readInWorker(
   opts: GuideOptions,
   timeoutMs: number,
   heapMb: number,
+  signal: AbortSignal | undefined,
 ): Promise<SourceResult> {
   return new Promise((resolve) => {
+    if (signal?.aborted) {
+      input.destroy();
+      resolve(failed(READ_STOPPED));
+      return;
+    }
     let done = false;
+    const stopped = () => finish(failed(READ_STOPPED));
     let inFlight = 0;
     let credit: (() => void) | undefined;
     const release = () => {
@@ -111,6 +122,7 @@ function readInWorker(
       if (done) return;
       done = true;
       clearTimeout(timer);
+      signal?.removeEventListener('abort', stopped);
       release();
       input.destroy();
       void worker.terminate();
@@ -142,6 +154,8 @@ function readInWorker(
       ),
     );
     worker.once('exit', () => finish(failed('The guide cannot be read: its reader stopped.')));
+    // a redeploy: the worker is ended now rather than when it is done
+    signal?.addEventListener('abort', stopped, { once: true });
     void (async () => {
       try {
         for await (const chunk of input) {

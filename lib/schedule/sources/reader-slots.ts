@@ -8,8 +8,15 @@ export const MAX_READERS = 2;
 let running = 0;
 const waiting: Array<() => void> = [];
 
-/** Waits for a reader's turn; resolves to the function that ends it (call it once, when the reader is done). */
-export function readerSlot(): Promise<() => void> {
+/** Why a reader did not run: the schedule that wanted it closed (a redeploy) before or while it ran. */
+export const READ_STOPPED = 'The read was stopped: its schedule closed.';
+
+/**
+ * Waits for a reader's turn; resolves to the function that ends it (call it once, when the reader is done).
+ * Rejects with READ_STOPPED where `signal` is aborted first, leaving its place in the queue to the next.
+ */
+export function readerSlot(signal?: AbortSignal): Promise<() => void> {
+  if (signal?.aborted) return Promise.reject(new Error(READ_STOPPED));
   let released = false;
   const release = () => {
     if (released) return;
@@ -21,12 +28,20 @@ export function readerSlot(): Promise<() => void> {
     running++;
     return Promise.resolve(release);
   }
-  return new Promise((resolve) =>
-    waiting.push(() => {
+  return new Promise((resolve, reject) => {
+    const turn = () => {
+      signal?.removeEventListener('abort', stopped);
       running++;
       resolve(release);
-    }),
-  );
+    };
+    const stopped = () => {
+      const at = waiting.indexOf(turn);
+      if (at >= 0) waiting.splice(at, 1);
+      reject(new Error(READ_STOPPED));
+    };
+    signal?.addEventListener('abort', stopped, { once: true });
+    waiting.push(turn);
+  });
 }
 
 /** Readers running and waiting now (for tests). */

@@ -53,6 +53,6 @@ export function calendarReader(
  * A guide feed's body (plain or gzip) read streaming with the window's rules, in a worker
  * thread with a bounded heap (see readGuideOffThread), `timeoutMs` at the most.
  */
-export function guideReader(opts: GuideOptions, timeoutMs = GUIDE_READ_TIMEOUT_MS): FeedReader {
-  return (open) => readGuideOffThread(open, opts, timeoutMs);
+export function guideReader(opts: GuideOptions, timeoutMs = GUIDE_READ_TIMEOUT_MS, signal?: AbortSignal): FeedReader {
+  return (open) => readGuideOffThread(open, opts, timeoutMs, undefined, signal);
 }

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_READERS, readerSlot, readerSlots } from '../../../../lib/schedule/sources/reader-slots';
+import { MAX_READERS, READ_STOPPED, readerSlot, readerSlots } from '../../../../lib/schedule/sources/reader-slots';
 import { calendarReader, guideReader } from '../../../../lib/schedule/sources/readers';
 import { BodyTooLarge, openBody } from '../../../../lib/schedule/sources/stream-body';
 import { type GuideOptions, MAX_PROGRAMMES, parseXmltvTime, readGuide } from '../../../../lib/schedule/sources/xmltv';
@@ -329,6 +329,30 @@ describe('feed readers at once', () => {
   });
 });
 
+describe('a read stopped (its schedule closed)', () => {
+  it('gives up its place in the queue at once, and the next reader gets the turn it would have had', async () => {
+    const held = await Promise.all(Array.from({ length: MAX_READERS }, () => readerSlot()));
+    const stop = new AbortController();
+    const stopped = readerSlot(stop.signal);
+    let nextRan = false;
+    const next = readerSlot().then((release) => {
+      nextRan = true;
+      return release;
+    });
+    expect(readerSlots()).toEqual({ running: MAX_READERS, waiting: 2 });
+    stop.abort();
+    await expect(stopped).rejects.toThrow(READ_STOPPED);
+    expect(readerSlots()).toEqual({ running: MAX_READERS, waiting: 1 });
+    held[0]();
+    (await next)();
+    expect(nextRan).toBe(true);
+    held[1]();
+    expect(readerSlots()).toEqual({ running: 0, waiting: 0 });
+    await expect(readerSlot(stop.signal)).rejects.toThrow(READ_STOPPED);
+    expect(readerSlots()).toEqual({ running: 0, waiting: 0 });
+  });
+});
+
 describe('feeds are read in workers with a bounded heap (built package)', () => {
   const built = existsSync(path.join(DIST, 'guide-worker.js'));
   let dir = '';
@@ -439,6 +463,54 @@ describe('feeds are read in workers with a bounded heap (built package)', () => 
       const result = await read;
       expect(opened).toBe(1);
       expect(result.occurrences.map((o) => o.title)).toEqual(['Late']);
+      expect(slots.readerSlots()).toEqual({ running: 0, waiting: 0 });
+    },
+  );
+
+  it.runIf(built)(
+    'a calendar and a guide being read are stopped at once when their schedule closes, and give their turns back',
+    { timeout: 60_000 },
+    async () => {
+      const slots = require(
+        path.join(DIST, 'reader-slots.js'),
+      ) as typeof import('../../../../lib/schedule/sources/reader-slots');
+      const { calendarReaderOffThread } = require(
+        path.join(DIST, 'calendar-worker.js'),
+      ) as typeof import('../../../../lib/schedule/sources/calendar-worker');
+      const { readGuideOffThread } = require(
+        path.join(DIST, 'guide-worker.js'),
+      ) as typeof import('../../../../lib/schedule/sources/guide-worker');
+      // each takes seconds to read whole
+      const events = Array.from({ length: 40_000 }, (_, i) =>
+        [
+          'BEGIN:VEVENT',
+          `UID:e${i}@test`,
+          'DTSTAMP:20261001T000000Z',
+          'DTSTART:20261002T000000Z',
+          'DTEND:20261002T010000Z',
+          `SUMMARY:Event ${i}`,
+          'END:VEVENT',
+        ].join('\r\n'),
+      );
+      const ics = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//EN', ...events, 'END:VCALENDAR', ''].join('\r\n');
+      const programme = (i: number) =>
+        `<programme start="${xmltv(Date.UTC(2026, 9, 2) + i * 60_000)}" stop="${xmltv(Date.UTC(2026, 9, 2) + (i + 1) * 60_000)}" channel="c1"><title>P${i}</title></programme>`;
+      const big = guide(Array.from({ length: 200_000 }, (_, i) => programme(i)).join('\n'));
+      const stop = new AbortController();
+      const reads = [
+        calendarReaderOffThread({ ...october, defaultDuration: 3600_000 }, 60_000, stop.signal)(() => body(ics)),
+        readGuideOffThread(() => body(big), october, 60_000, undefined, stop.signal),
+      ];
+      await new Promise((r) => setTimeout(r, 300));
+      expect(slots.readerSlots()).toEqual({ running: 2, waiting: 0 });
+      const at = Date.now();
+      stop.abort();
+      const results = await Promise.all(reads);
+      expect(Date.now() - at).toBeLessThan(3_000);
+      expect(results.map((r) => [r.error, r.occurrences.length])).toEqual([
+        [slots.READ_STOPPED, 0],
+        [slots.READ_STOPPED, 0],
+      ]);
       expect(slots.readerSlots()).toEqual({ running: 0, waiting: 0 });
     },
   );

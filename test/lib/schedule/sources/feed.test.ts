@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -195,6 +196,30 @@ describe('Feed over HTTP', () => {
     expect([again.from, titles(again)]).toEqual(['fetched', ['A', 'B', 'C']]);
     expect(stub.requests.at(-1)?.headers['if-none-match']).toBeUndefined();
     expect((await f.refresh(read)).from).toBe('not-modified');
+  });
+
+  it('a refresh stopped mid-fetch (its schedule closed) says nothing of the feed: the kept copy and its record stay', async () => {
+    const stop = new AbortController();
+    const f = feed({ signal: stop.signal });
+    expect(titles(await f.refresh(read))).toEqual(['A', 'B', 'C']);
+    for (let i = 0; i < 5; i++) await f.refresh(read);
+    // the window's signal lives as long as the window: each fetch took its listener off again
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+    const record = () => readFileSync(path.join(dir, readdir(dir)[0]), 'utf8');
+    const before = record();
+    stub.handle(async (_req, res) => {
+      await new Promise((r) => setTimeout(r, 5_000));
+      res.writeHead(200, headers).end(ics('Never'));
+    });
+    const refreshing = f.refresh(read);
+    await new Promise((r) => setTimeout(r, 200));
+    const at = Date.now();
+    stop.abort();
+    const stopped = await refreshing;
+    expect(Date.now() - at).toBeLessThan(2_000);
+    expect(stopped).toMatchObject({ from: 'none', state: { ok: true } });
+    expect(record()).toBe(before);
+    expect(readdirSync(dir).filter((n) => n.endsWith('.part'))).toEqual([]);
   });
 
   it('one refresh at a time: a second call while one runs gets the same read', async () => {
