@@ -353,8 +353,19 @@ describe('a read stopped (its schedule closed)', () => {
   });
 });
 
+/** The built package's modules (dist/), where the readers run in workers: loaded by the cases that need them. */
+const built = {
+  there: existsSync(path.join(DIST, 'guide-worker.js')),
+  slots: () =>
+    require(path.join(DIST, 'reader-slots.js')) as typeof import('../../../../lib/schedule/sources/reader-slots'),
+  guide: () =>
+    require(path.join(DIST, 'guide-worker.js')) as typeof import('../../../../lib/schedule/sources/guide-worker'),
+  calendar: () =>
+    require(path.join(DIST, 'calendar-worker.js')) as typeof import('../../../../lib/schedule/sources/calendar-worker'),
+  readers: () => require(path.join(DIST, 'readers.js')) as typeof import('../../../../lib/schedule/sources/readers'),
+};
+
 describe('feeds are read in workers with a bounded heap (built package)', () => {
-  const built = existsSync(path.join(DIST, 'guide-worker.js'));
   let dir = '';
   // made and removed only where the built package's cases run (a describe whose cases are all skipped runs no hooks)
   beforeAll(() => {
@@ -362,13 +373,11 @@ describe('feeds are read in workers with a bounded heap (built package)', () => 
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it.runIf(built)(
+  it.runIf(built.there)(
     'a guide that needs more heap than the reader has reads as broken; this thread lives on',
     { timeout: 60_000 },
     async () => {
-      const { readGuideOffThread } = require(
-        path.join(DIST, 'guide-worker.js'),
-      ) as typeof import('../../../../lib/schedule/sources/guide-worker');
+      const { readGuideOffThread } = built.guide();
       const programmes = Array.from(
         { length: 2500 },
         (_, i) =>
@@ -394,16 +403,12 @@ describe('feeds are read in workers with a bounded heap (built package)', () => 
     },
   );
 
-  it.runIf(built)(
+  it.runIf(built.there)(
     "a guide waiting for a reader's turn is not opened until its turn comes, then read",
     { timeout: 60_000 },
     async () => {
-      const slots = require(
-        path.join(DIST, 'reader-slots.js'),
-      ) as typeof import('../../../../lib/schedule/sources/reader-slots');
-      const { readGuideOffThread } = require(
-        path.join(DIST, 'guide-worker.js'),
-      ) as typeof import('../../../../lib/schedule/sources/guide-worker');
+      const slots = built.slots();
+      const { readGuideOffThread } = built.guide();
       const held = await Promise.all(Array.from({ length: slots.MAX_READERS }, () => slots.readerSlot()));
       let opened = 0;
       const text = guide(
@@ -426,16 +431,12 @@ describe('feeds are read in workers with a bounded heap (built package)', () => 
     },
   );
 
-  it.runIf(built)(
+  it.runIf(built.there)(
     "a calendar waiting for a reader's turn is not opened until its turn comes, then expanded in a worker",
     { timeout: 60_000 },
     async () => {
-      const slots = require(
-        path.join(DIST, 'reader-slots.js'),
-      ) as typeof import('../../../../lib/schedule/sources/reader-slots');
-      const { calendarReaderOffThread } = require(
-        path.join(DIST, 'calendar-worker.js'),
-      ) as typeof import('../../../../lib/schedule/sources/calendar-worker');
+      const slots = built.slots();
+      const { calendarReaderOffThread } = built.calendar();
       const held = await Promise.all(Array.from({ length: slots.MAX_READERS }, () => slots.readerSlot()));
       let opened = 0;
       const ics = [
@@ -467,19 +468,13 @@ describe('feeds are read in workers with a bounded heap (built package)', () => 
     },
   );
 
-  it.runIf(built)(
+  it.runIf(built.there)(
     'a calendar and a guide being read are stopped at once when their schedule closes, and give their turns back',
     { timeout: 60_000 },
     async () => {
-      const slots = require(
-        path.join(DIST, 'reader-slots.js'),
-      ) as typeof import('../../../../lib/schedule/sources/reader-slots');
-      const { calendarReaderOffThread } = require(
-        path.join(DIST, 'calendar-worker.js'),
-      ) as typeof import('../../../../lib/schedule/sources/calendar-worker');
-      const { readGuideOffThread } = require(
-        path.join(DIST, 'guide-worker.js'),
-      ) as typeof import('../../../../lib/schedule/sources/guide-worker');
+      const slots = built.slots();
+      const { calendarReaderOffThread } = built.calendar();
+      const { readGuideOffThread } = built.guide();
       // each takes seconds to read whole
       const events = Array.from({ length: 40_000 }, (_, i) =>
         [
@@ -515,13 +510,11 @@ describe('feeds are read in workers with a bounded heap (built package)', () => 
     },
   );
 
-  it.runIf(built)(
+  it.runIf(built.there)(
     'a nesting bomb read by the guide reader of the built package is refused by depth',
     { timeout: 60_000 },
     async () => {
-      const readers = require(
-        path.join(DIST, 'readers.js'),
-      ) as typeof import('../../../../lib/schedule/sources/readers');
+      const readers = built.readers();
       const file = path.join(dir, 'bomb.xml.gz');
       writeFileSync(file, nestingBomb(2_000_000));
       const result = await readers.guideReader(october)(() => Readable.from([readFileSync(file)]));
