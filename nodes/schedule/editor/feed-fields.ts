@@ -53,9 +53,9 @@ function durationCheck(allowZero: boolean) {
 /** The constructs the runtime's linear-time engine refuses, named as a deploy names them (said as typed). */
 export function regexCheck(v: string): string | undefined {
   const construct = v === '' ? undefined : unsupportedConstruct(v);
-  if (construct)
-    return `uses ${construct}, which the linear-time engine does not run (no backreferences or lookaround)`;
-  return undefined;
+  return construct
+    ? `uses ${construct}, which the linear-time engine does not run (no backreferences or lookaround)`
+    : undefined;
 }
 
 /** How long typing pauses before a field's slower check is asked. */
